@@ -1,0 +1,57 @@
+/**
+ * The one in-memory form every loader produces and every consumer reads:
+ * structure-of-arrays typed arrays, activations already applied.
+ */
+
+/** Number of SH coefficients per colour channel for a degree (1, 4, 9, 16). */
+export function shCoeffCount(degree: number): number {
+  return (degree + 1) * (degree + 1);
+}
+
+export type ShDegree = 0 | 1 | 2 | 3;
+
+export interface Bounds {
+  min: [number, number, number];
+  max: [number, number, number];
+}
+
+export interface SplatCloud {
+  /** Number of splats. */
+  count: number;
+  /** Highest SH band present (0..3). */
+  shDegree: ShDegree;
+  /** 3 per splat: x, y, z in the file's own world frame (COLMAP: y down, z forward). */
+  positions: Float32Array;
+  /** 3 per splat: linear scale (exp of the stored log-scale). */
+  scales: Float32Array;
+  /** 4 per splat: unit quaternion w, x, y, z (rot_0 is w). */
+  rotations: Float32Array;
+  /** 1 per splat: opacity in [0, 1] (sigmoid of the stored logit, +Inf clamped). */
+  opacities: Float32Array;
+  /**
+   * shCoeffCount(shDegree) * 3 per splat, coefficient-major:
+   * sh[(i * K + k) * 3 + c] for splat i, coefficient k (k = 0 is the DC term f_dc),
+   * channel c (r, g, b). Raw SH coefficients; colour = 0.5 + sum_k Y_k(dir) * sh_k.
+   * (The file stores f_rest channel-major; loaders transpose.)
+   */
+  sh: Float32Array;
+  /** Axis-aligned bounds of the positions. */
+  bounds: Bounds;
+  /** Where it came from, for the UI and `info`. */
+  source: { name: string; format: string };
+}
+
+/** Bounds of a positions array (3 floats per point). */
+export function computeBounds(positions: Float32Array): Bounds {
+  const min: [number, number, number] = [Infinity, Infinity, Infinity];
+  const max: [number, number, number] = [-Infinity, -Infinity, -Infinity];
+  for (let i = 0; i < positions.length; i += 3) {
+    for (let a = 0; a < 3; a++) {
+      const v = positions[i + a];
+      if (v < min[a]) min[a] = v;
+      if (v > max[a]) max[a] = v;
+    }
+  }
+  if (positions.length === 0) return { min: [0, 0, 0], max: [0, 0, 0] };
+  return { min, max };
+}
