@@ -1,0 +1,133 @@
+/**
+ * Fast reader for binary little-endian 3D Gaussian Splatting PLY files
+ * (the INRIA layout and its reorderings).
+ *
+ * Why this exists next to @loaders.gl/ply (which load.ts still uses for
+ * ASCII, big-endian and plain point-cloud PLYs): loaders.gl decodes the whole
+ * file as a string, then reads each property of each row through a
+ * `switch` on the type name into an object, and pushes values into JS
+ * arrays. Measured with `npm run bench:parse -- --loadersgl 100000` on this
+ * project's 2-core dev machine: LOADERSGL_FIGURE. Others have measured ~35 s
+ * and 2.4 GB for 1M SH3 splats, and it cannot read files over ~540 MB at all
+ * (V8's maximum string length). This reader looks the 62 properties up once
+ * by name and then reads a Float32Array view of the body in place: 1M SH3
+ * splats (248 MB) in FASTPATH_FIGURE.
+ */
+import { SceneLoadError } from './errors';
+import { asBytes, copyBytes, locateElements, parsePlyHeader, type ElementSpan, type PlyHeader, type PlyScalarType } from './ply-header';
+import { decodeSplats, resolveSplatProperties } from './ply-decode';
+import { computeBounds, type SplatCloud } from './splat-cloud';
+
+// A Float32Array view reads in the host's byte order; on a (hypothetical)
+// big-endian host every file goes through the DataView path instead.
+const HOST_IS_LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
+/**
+ * Parses a binary little-endian Gaussian-splat PLY.
+ *
+ * Properties are looked up by name (writers order them differently; normals
+ * and unknown properties are ignored). Elements before and after `vertex`
+ * are skipped; bytes after the last declared element are ignored.
+ *
+ * @param data - the whole file
+ * @param name - file name, for `source` and error messages
+ * @param header - the already parsed header, when the caller has it
+ * @returns the splats with activations applied (see SplatCloud)
+ * @throws SceneLoadError for a bad or truncated file, a vertex element
+ *   without the splat properties, a list property on it, or a format other
+ *   than binary_little_endian (use loadScene for those)
+ */
+export function parseSplatPly(data: ArrayBuffer | Uint8Array, name: string, header?: PlyHeader): SplatCloud {
+  const bytes = asBytes(data);
+  const h = header ?? parsePlyHeader(bytes, name);
+  if (h.format !== 'binary_little_endian') {
+    throw new SceneLoadError(name, 'unsupported', `format ${h.format} is not read by the binary splat fast path (loadScene routes it elsewhere)`);
+  }
+  const span = locateElements(bytes, h, name).find((s) => s.element.name === 'vertex');
+  if (span === undefined) {
+    throw new SceneLoadError(name, 'missing-element', 'the header declares no "vertex" element');
+  }
+  const el = span.element;
+  rejectVertexLists(el.properties, name);
+  const ix = resolveSplatProperties(el.properties.map((p) => p.name), name);
+
+  const stride = el.properties.length;
+  const rows = elementRowsAsFloats(bytes, span, true);
+  const arrays = decodeSplats(rows, stride, el.count, ix);
+  return { ...arrays, bounds: computeBounds(arrays.positions), source: { name, format: 'ply' } };
+}
+
+/**
+ * Rejects list properties on the vertex element: a splat is a fixed set of
+ * scalars, and a list would make every row a different size.
+ *
+ * @throws SceneLoadError `unsupported` naming the property
+ */
+export function rejectVertexLists(properties: readonly { name: string; listCountType?: PlyScalarType }[], file: string): void {
+  const list = properties.find((p) => p.listCountType !== undefined);
+  if (list !== undefined) {
+    throw new SceneLoadError(file, 'unsupported', `list property '${list.name}' on the vertex element (splat and point rows must be fixed-size scalars)`, {
+      property: list.name,
+    });
+  }
+}
+
+/**
+ * An element's rows as floats, one per property in declaration order.
+ *
+ * When every property is float32 (the norm) this is a view of the file's own
+ * bytes: no copy at all when the body starts 4-byte aligned, one memcpy when
+ * it does not (a header's length is arbitrary). Otherwise each property is
+ * converted through a DataView.
+ */
+export function elementRowsAsFloats(bytes: Uint8Array, span: ElementSpan, littleEndian: boolean): Float32Array {
+  const el = span.element;
+  const n = el.count * el.properties.length;
+  if (HOST_IS_LITTLE_ENDIAN && littleEndian && el.properties.every((p) => p.type === 'float')) {
+    const abs = bytes.byteOffset + span.start;
+    if (abs % 4 === 0) return new Float32Array(bytes.buffer, abs, n);
+    return new Float32Array(copyBytes(bytes, span.start, span.start + span.byteLength).buffer);
+  }
+  const out = new Float32Array(n);
+  const view = new DataView(bytes.buffer, bytes.byteOffset + span.start, span.byteLength);
+  const nprops = el.properties.length;
+  const stride = el.stride as number;
+  el.properties.forEach((p, j) => readColumn(view, p.offset, stride, el.count, p.type, littleEndian, out, j, nprops));
+  return out;
+}
+
+// One tight loop per type (the switch is outside the loop) so each stays
+// monomorphic for the JIT.
+function readColumn(
+  view: DataView, offset: number, stride: number, count: number, type: PlyScalarType, le: boolean,
+  out: Float32Array, column: number, outStride: number,
+): void {
+  let at = offset;
+  let o = column;
+  switch (type) {
+    case 'float':
+      for (let i = 0; i < count; i++, at += stride, o += outStride) out[o] = view.getFloat32(at, le);
+      break;
+    case 'double':
+      for (let i = 0; i < count; i++, at += stride, o += outStride) out[o] = view.getFloat64(at, le);
+      break;
+    case 'char':
+      for (let i = 0; i < count; i++, at += stride, o += outStride) out[o] = view.getInt8(at);
+      break;
+    case 'uchar':
+      for (let i = 0; i < count; i++, at += stride, o += outStride) out[o] = view.getUint8(at);
+      break;
+    case 'short':
+      for (let i = 0; i < count; i++, at += stride, o += outStride) out[o] = view.getInt16(at, le);
+      break;
+    case 'ushort':
+      for (let i = 0; i < count; i++, at += stride, o += outStride) out[o] = view.getUint16(at, le);
+      break;
+    case 'int':
+      for (let i = 0; i < count; i++, at += stride, o += outStride) out[o] = view.getInt32(at, le);
+      break;
+    case 'uint':
+      for (let i = 0; i < count; i++, at += stride, o += outStride) out[o] = view.getUint32(at, le);
+      break;
+  }
+}
