@@ -1,0 +1,786 @@
+/**
+ * Orbit / pan / zoom / fly camera controller (pure state, testable without a
+ * DOM) and `attachControls`, which feeds it from pointer, wheel and keyboard
+ * events (docs/UX.md, 'Camera and input').
+ *
+ * The state is an anchor point, a log-distance and yaw/pitch around a fixed
+ * world up vector, so the camera never rolls and zoom is multiplicative. In
+ * orbit mode the anchor is the target (the camera circles it); in fly mode
+ * the anchor is the eye (the camera turns in place). Input moves a goal
+ * state; `update(dt)` moves the current state towards it with exponential
+ * damping, x += (goal - x) * (1 - exp(-k dt)), which lands in the same place
+ * whatever the frame rate.
+ */
+import type { Bounds } from '../scenes/splat-cloud';
+import {
+  type CameraPose,
+  type UpAxis,
+  type Vec3,
+  boundsCenter,
+  boundsRadius,
+  cross,
+  dot,
+  fitDistance,
+  fitPose,
+  length,
+  normalize,
+  orthogonalForward,
+  sub,
+  upVector,
+} from './camera';
+
+/** Orbit: drag circles the target. Fly: drag turns the camera in place; W/A/S/D switch to it. */
+export type ControlMode = 'orbit' | 'fly';
+
+/** Tuning of a {@link CameraController}; every field has a default. */
+export interface CameraControllerOptions {
+  /** Orbit rotation in radians per dragged pixel (default 0.005: ~115 degrees across 400 px). */
+  rotateSpeed?: number;
+  /** Fly-mode look-around in radians per dragged pixel (default 0.003; slower, since turning in place swings the whole view). */
+  lookSpeed?: number;
+  /** Zoom exponent per wheel pixel: distance *= exp(delta * zoomSpeed) (default 0.0015: ~16% per 100 px notch). */
+  zoomSpeed?: number;
+  /** Damping rate k in 1/s (default 12: ~15% of the way per 60 Hz frame); Infinity disables damping. */
+  damping?: number;
+  /** Fly speed in scene radii per second (default 0.5); see {@link CameraController.moveSpeed}. */
+  moveSpeed?: number;
+  /** Viewport width / height, used when framing (default 1). */
+  aspect?: number;
+}
+
+/** How {@link CameraController.frame} places the camera. */
+export interface FrameOptions {
+  /** Viewport width / height; defaults to the controller's `aspect`. */
+  aspect?: number;
+  /**
+   * Keep the current viewing direction (what the F key wants) rather than
+   * look along the up axis' default forward (what a freshly loaded scene
+   * wants). Default true.
+   */
+  keepDirection?: boolean;
+  /** Also make this the home pose that `reset()` returns to, refitted when the up axis changes. Default false. */
+  setHome?: boolean;
+  /** Jump there instead of gliding. Default false. */
+  snap?: boolean;
+}
+
+interface State {
+  /** Target in orbit mode, eye in fly mode. */
+  anchor: Vec3;
+  /** log(distance eye-target): zoom is multiplicative, and damping in log space feels even at every scale. */
+  logDist: number;
+  /** Rotation around up, from the basis forward towards the basis right (radians, unwrapped). */
+  yaw: number;
+  /** Elevation of the eye above the target (radians); positive looks down. */
+  pitch: number;
+}
+
+// Short of +-90 degrees: at the pole the view direction is parallel to up and lookAt's roll is undefined.
+const MAX_PITCH = Math.PI / 2 - 1e-3;
+// Below these the current state snaps to the goal and update() reports rest;
+// 1e-5 rad is ~0.01 px on a 1000 px view, invisible.
+const EPS_ANGLE = 1e-5;
+const EPS_LOG = 1e-5;
+const EPS_POS = 1e-5; // relative to the eye-target distance
+
+function clamp(x: number, lo: number, hi: number): number {
+  return x < lo ? lo : x > hi ? hi : x;
+}
+
+function wrapPi(a: number): number {
+  return a - 2 * Math.PI * Math.round(a / (2 * Math.PI));
+}
+
+function cloneState(s: State): State {
+  return { anchor: [...s.anchor], logDist: s.logDist, yaw: s.yaw, pitch: s.pitch };
+}
+
+/**
+ * Camera state machine driven by input deltas and stepped once a frame.
+ * Everything is in world units of the scene; nothing here touches the DOM.
+ */
+export class CameraController {
+  /** Orbit rotation, radians per pixel. */
+  rotateSpeed: number;
+  /** Fly look-around, radians per pixel. */
+  lookSpeed: number;
+  /** Zoom exponent per wheel pixel. */
+  zoomSpeed: number;
+  /** Damping rate in 1/s; Infinity snaps. */
+  damping: number;
+  /**
+   * Fly speed in scene radii per second: the same slider value feels the same
+   * in a 1 m object scan and a 500 m aerial scene. The world speed is
+   * `moveSpeed * sceneScale`.
+   */
+  moveSpeed: number;
+  /**
+   * World size that fly speed and zoom limits scale with: the bounding-sphere
+   * radius of the last framed bounds, or half the initial eye-target distance
+   * before any scene is framed.
+   */
+  sceneScale: number;
+  /** Viewport width / height, used when framing. */
+  aspect: number;
+
+  private cur: State;
+  private goal: State;
+  private modeValue: ControlMode = 'orbit';
+  private upVec: Vec3 = [0, 1, 0];
+  private basisF: Vec3 = [0, 0, -1];
+  private basisR: Vec3 = [1, 0, 0];
+  private fovy: number;
+  private home: CameraPose;
+  private homeBounds: Bounds | undefined;
+  private sceneBounds: Bounds | undefined;
+  private moveInput: Vec3 = [0, 0, 0];
+
+  /** Starts at `pose`, which is also the home pose until `frame(..., { setHome })` or `setHome`. */
+  constructor(pose: CameraPose, opts: CameraControllerOptions = {}) {
+    this.rotateSpeed = opts.rotateSpeed ?? 0.005;
+    this.lookSpeed = opts.lookSpeed ?? 0.003;
+    this.zoomSpeed = opts.zoomSpeed ?? 0.0015;
+    this.damping = opts.damping ?? 12;
+    this.moveSpeed = opts.moveSpeed ?? 0.5;
+    this.aspect = opts.aspect ?? 1;
+    this.fovy = pose.fovyDeg;
+    this.setBasis(pose.up);
+    this.cur = this.stateFromPose(pose, 'orbit');
+    this.goal = cloneState(this.cur);
+    const d = length(sub(pose.target, pose.eye));
+    this.sceneScale = d > 0 && Number.isFinite(d) ? d / 2 : 1;
+    this.home = this.pose;
+  }
+
+  // -------------------------------------------------------------------------
+  // Reading and writing the pose
+
+  /** The current (damped) pose. Its `up` is the controller's up vector. */
+  get pose(): CameraPose {
+    return this.poseFromState(this.cur, this.modeValue);
+  }
+
+  /** Where the camera is heading; equals `pose` once `update` reports rest. */
+  get goalPose(): CameraPose {
+    return this.poseFromState(this.goal, this.modeValue);
+  }
+
+  /**
+   * Jumps to `pose` (no damping), switching to orbit mode. The pose's `up`
+   * becomes the orbit axis, so the view is reproduced exactly; the home pose
+   * is untouched.
+   */
+  setPose(pose: CameraPose): void {
+    this.modeValue = 'orbit';
+    this.fovy = pose.fovyDeg;
+    this.setBasis(pose.up);
+    this.cur = this.stateFromPose(pose, 'orbit');
+    this.goal = cloneState(this.cur);
+  }
+
+  /**
+   * Glides to `pose` (damped), switching to orbit mode; its fovy applies at
+   * once. If its `up` differs, the controller first re-bases onto it (the
+   * view rolls at once, then glides). Returns false, changing nothing, for a
+   * pose whose eye equals its target or whose up is zero.
+   */
+  setGoal(pose: CameraPose): boolean {
+    const d = length(sub(pose.target, pose.eye));
+    if (!(d > 0) || !Number.isFinite(d) || !(length(pose.up) > 0)) return false;
+    if (dot(normalize(pose.up), this.upVec) < 1 - 1e-9) this.rebase(pose.up);
+    this.mode = 'orbit';
+    this.fovyDeg = pose.fovyDeg;
+    this.goal = this.unwrapTo(this.stateFromPose(pose, 'orbit'));
+    return true;
+  }
+
+  /** Makes `pose` (default: the current pose) the one `reset()` returns to. */
+  setHome(pose: CameraPose = this.pose): void {
+    this.home = { eye: [...pose.eye], target: [...pose.target], up: [...pose.up], fovyDeg: pose.fovyDeg };
+    this.homeBounds = undefined;
+  }
+
+  /** Vertical field of view in degrees, clamped to [1, 170]; applies at once. */
+  get fovyDeg(): number {
+    return this.fovy;
+  }
+  set fovyDeg(v: number) {
+    if (Number.isFinite(v)) this.fovy = clamp(v, 1, 170);
+  }
+
+  /** The orbit axis (unit vector). */
+  get up(): Vec3 {
+    return [...this.upVec];
+  }
+
+  /** Orbit or fly; switching keeps the view exactly where it is. */
+  get mode(): ControlMode {
+    return this.modeValue;
+  }
+  set mode(m: ControlMode) {
+    if (m === this.modeValue) return;
+    this.cur = this.convertAnchor(this.cur, m);
+    this.goal = this.convertAnchor(this.goal, m);
+    this.modeValue = m;
+  }
+
+  /** The bounds `frame()` with no argument (the F key) fits, if a scene was framed. */
+  get bounds(): Bounds | undefined {
+    return this.sceneBounds;
+  }
+
+  // -------------------------------------------------------------------------
+  // Stepping
+
+  /**
+   * Advances the damping by `dtSeconds` (and fly movement from
+   * `setMoveInput`). Returns true when the pose changed, so the renderer can
+   * skip re-sorting while the camera rests.
+   */
+  update(dtSeconds: number): boolean {
+    const dt = Number.isFinite(dtSeconds) && dtSeconds > 0 ? dtSeconds : 0;
+    const [mf, mr, mu] = this.moveInput;
+    if (dt > 0 && (mf !== 0 || mr !== 0 || mu !== 0)) this.moveLocal(mf, mr, mu, dt);
+
+    const c = this.cur;
+    const g = this.goal;
+    const dist = Math.exp(Math.max(c.logDist, g.logDist));
+    const atRest =
+      Math.abs(g.yaw - c.yaw) < EPS_ANGLE &&
+      Math.abs(g.pitch - c.pitch) < EPS_ANGLE &&
+      Math.abs(g.logDist - c.logDist) < EPS_LOG &&
+      length(sub(g.anchor, c.anchor)) < EPS_POS * dist;
+    const changed =
+      g.yaw !== c.yaw || g.pitch !== c.pitch || g.logDist !== c.logDist || length(sub(g.anchor, c.anchor)) !== 0;
+    if (atRest || !(this.damping < Infinity)) {
+      this.cur = cloneState(g);
+      return changed;
+    }
+    const a = 1 - Math.exp(-dt * this.damping);
+    if (a === 0) return false;
+    c.yaw += (g.yaw - c.yaw) * a;
+    c.pitch += (g.pitch - c.pitch) * a;
+    c.logDist += (g.logDist - c.logDist) * a;
+    for (let i = 0; i < 3; i++) c.anchor[i] += (g.anchor[i] - c.anchor[i]) * a;
+    return true;
+  }
+
+  /** Skips the remaining glide: the current state becomes the goal. */
+  snap(): void {
+    this.cur = cloneState(this.goal);
+  }
+
+  // -------------------------------------------------------------------------
+  // Input
+
+  /**
+   * Rotates by a pointer drag. Orbit mode circles the target; fly mode turns
+   * in place. Both are "grab the scene": the scene follows the pointer.
+   */
+  orbit(dxPixels: number, dyPixels: number): void {
+    const g = this.goal;
+    if (this.modeValue === 'orbit') {
+      // Drag right: the camera swings left around the target, so the scene turns right.
+      g.yaw += dxPixels * this.rotateSpeed;
+      // Drag down: the camera rises and looks down, so the scene's top tilts towards the viewer.
+      g.pitch = clamp(g.pitch + dyPixels * this.rotateSpeed, -MAX_PITCH, MAX_PITCH);
+    } else {
+      // Turning in place: the view direction moves against the drag so the scene follows it.
+      g.yaw -= dxPixels * this.lookSpeed;
+      g.pitch = clamp(g.pitch - dyPixels * this.lookSpeed, -MAX_PITCH, MAX_PITCH);
+    }
+  }
+
+  /**
+   * Slides eye and target together in the image plane so that the point at
+   * the target's depth stays under the pointer.
+   */
+  pan(dxPixels: number, dyPixels: number, viewportHeight: number): void {
+    const g = this.goal;
+    const { right, camUp } = this.frameAxes(g);
+    const worldPerPixel = (2 * Math.exp(g.logDist) * Math.tan((this.fovy * Math.PI) / 360)) / Math.max(1, viewportHeight);
+    // Screen y grows downwards; dragging down moves the scene down, i.e. the camera up.
+    const sx = -dxPixels * worldPerPixel;
+    const sy = dyPixels * worldPerPixel;
+    for (let i = 0; i < 3; i++) g.anchor[i] += right[i] * sx + camUp[i] * sy;
+  }
+
+  /**
+   * Dollies towards (negative delta, wheel up) or away from the target:
+   * distance *= exp(wheelDelta * zoomSpeed). Multiplicative, so it never
+   * reaches or crosses the target. Switches to orbit mode.
+   */
+  zoom(wheelDelta: number): void {
+    if (Number.isFinite(wheelDelta)) this.zoomBy(Math.exp(wheelDelta * this.zoomSpeed));
+  }
+
+  /**
+   * Multiplies the eye-target distance by `factor` (pinch zoom), kept within
+   * [1e-4, 1e4] x sceneScale (a distance already outside is not pulled in).
+   */
+  zoomBy(factor: number): void {
+    if (!(factor > 0) || !Number.isFinite(factor)) return;
+    this.mode = 'orbit';
+    const g = this.goal;
+    const lo = Math.min(Math.log(this.sceneScale * 1e-4), g.logDist);
+    const hi = Math.max(Math.log(this.sceneScale * 1e4), g.logDist);
+    g.logDist = clamp(g.logDist + Math.log(factor), lo, hi);
+  }
+
+  /**
+   * Fly movement for `dt` seconds: `forward` along the view direction,
+   * `right` across it, `upDelta` along world up, each a rate in [-1, 1]
+   * (larger for Shift-faster) times `moveSpeed * sceneScale` per second.
+   * Moves eye and target together and switches to fly mode.
+   */
+  moveLocal(forward: number, right: number, upDelta: number, dt: number): void {
+    if (!(dt > 0) || !Number.isFinite(dt)) return;
+    this.mode = 'fly';
+    const g = this.goal;
+    const { fwd, right: r } = this.frameAxes(g);
+    const u = this.upVec;
+    const s = this.moveSpeed * this.sceneScale * dt;
+    for (let i = 0; i < 3; i++) g.anchor[i] += (fwd[i] * forward + r[i] * right + u[i] * upDelta) * s;
+  }
+
+  /**
+   * Held-key movement, integrated by `update(dt)` until set back to zero
+   * (rates as in {@link moveLocal}).
+   */
+  setMoveInput(forward: number, right: number, upDelta: number): void {
+    this.moveInput = [forward || 0, right || 0, upDelta || 0];
+  }
+
+  /**
+   * Turns to look at `point` and makes it the orbit pivot, keeping the eye
+   * where it is (double-click focus).
+   */
+  focusOn(point: readonly number[]): void {
+    const eye = this.goalPose.eye;
+    if (length(sub(point, eye)) === 0) return;
+    this.mode = 'orbit';
+    this.goal = this.unwrapTo(this.stateFromPose({ eye, target: [point[0], point[1], point[2]], up: this.upVec, fovyDeg: this.fovy }, 'orbit'));
+  }
+
+  /**
+   * Frames `bounds` (remembered for later argument-less calls, e.g. the F
+   * key): target at the centre, distance so the bounding sphere fits the
+   * view. Returns false when there is nothing to frame.
+   *
+   * On scene load: `frame(robustBounds(cloud.positions), { keepDirection: false, setHome: true, snap: true })`.
+   */
+  frame(bounds?: Bounds, fit: FrameOptions = {}): boolean {
+    if (bounds) {
+      this.sceneBounds = bounds;
+      const r = boundsRadius(bounds);
+      this.sceneScale = r > 0 ? r : 1;
+    }
+    const b = bounds ?? this.sceneBounds;
+    if (!b) return false;
+    const aspect = fit.aspect ?? this.aspect;
+    if (fit.setHome) {
+      this.home = fitPose(b, this.upVec, this.fovy, aspect);
+      this.homeBounds = b;
+    }
+    this.mode = 'orbit';
+    const keep = fit.keepDirection ?? true;
+    const g = this.goal;
+    // The basis forward is the up axis' default forward, so yaw = pitch = 0 is fitPose's direction.
+    const next: State = {
+      anchor: boundsCenter(b),
+      logDist: Math.log(fitDistance(boundsRadius(b), this.fovy, aspect)),
+      yaw: keep ? g.yaw : 0,
+      pitch: keep ? g.pitch : 0,
+    };
+    this.goal = keep ? next : this.unwrapTo(next);
+    if (fit.snap) this.snap();
+    return true;
+  }
+
+  /** Glides back to the home pose (the initial or last home-setting fitted pose). */
+  reset(): void {
+    this.setGoal(this.home);
+  }
+
+  /**
+   * Changes the world up (an axis name or any non-zero vector). The eye and
+   * target stay put; the image rolls so the new up points up. A home pose
+   * fitted from bounds is refitted for the new up.
+   */
+  setUp(axis: UpAxis | readonly number[]): void {
+    const u = typeof axis === 'string' ? upVector(axis) : normalize(axis);
+    if (length(u) === 0) return;
+    this.rebase(u);
+    if (this.homeBounds) this.home = fitPose(this.homeBounds, this.upVec, this.home.fovyDeg, this.aspect);
+  }
+
+  // -------------------------------------------------------------------------
+  // Internals
+
+  private setBasis(up: readonly number[]): void {
+    const u = normalize(up);
+    this.upVec = length(u) > 0 ? u : [0, 1, 0];
+    this.basisF = orthogonalForward(this.upVec);
+    this.basisR = cross(this.basisF, this.upVec);
+  }
+
+  /** Re-expresses current and goal states around a new up without moving the camera. */
+  private rebase(up: readonly number[]): void {
+    const mode = this.modeValue;
+    const curPose = this.poseFromState(this.cur, mode);
+    const goalPose = this.poseFromState(this.goal, mode);
+    this.setBasis(up);
+    curPose.up = this.upVec;
+    goalPose.up = this.upVec;
+    this.cur = this.stateFromPose(curPose, mode);
+    this.goal = this.stateFromPose(goalPose, mode);
+    this.goal = this.unwrapTo(this.goal);
+  }
+
+  /** Shifts the goal's yaw by whole turns to the one nearest the current yaw, so a glide never spins round. */
+  private unwrapTo(s: State): State {
+    s.yaw = this.cur.yaw + wrapPi(s.yaw - this.cur.yaw);
+    return s;
+  }
+
+  private forward(s: State): Vec3 {
+    const cp = Math.cos(s.pitch);
+    const cy = Math.cos(s.yaw);
+    const sy = Math.sin(s.yaw);
+    const sp = Math.sin(s.pitch);
+    const f = this.basisF;
+    const r = this.basisR;
+    const u = this.upVec;
+    return [
+      cp * (cy * f[0] + sy * r[0]) - sp * u[0],
+      cp * (cy * f[1] + sy * r[1]) - sp * u[1],
+      cp * (cy * f[2] + sy * r[2]) - sp * u[2],
+    ];
+  }
+
+  /** View direction, image right and image up of a state (lookAt's axes). */
+  private frameAxes(s: State): { fwd: Vec3; right: Vec3; camUp: Vec3 } {
+    const fwd = this.forward(s);
+    const right = normalize(cross(fwd, this.upVec));
+    return { fwd, right, camUp: cross(right, fwd) };
+  }
+
+  private poseFromState(s: State, mode: ControlMode): CameraPose {
+    const f = this.forward(s);
+    const d = Math.exp(s.logDist);
+    const a = s.anchor;
+    const off: Vec3 = [f[0] * d, f[1] * d, f[2] * d];
+    const eye: Vec3 = mode === 'orbit' ? [a[0] - off[0], a[1] - off[1], a[2] - off[2]] : [a[0], a[1], a[2]];
+    const target: Vec3 = mode === 'orbit' ? [a[0], a[1], a[2]] : [a[0] + off[0], a[1] + off[1], a[2] + off[2]];
+    return { eye, target, up: [...this.upVec], fovyDeg: this.fovy };
+  }
+
+  private stateFromPose(pose: CameraPose, mode: ControlMode): State {
+    let dir = sub(pose.target, pose.eye);
+    let d = length(dir);
+    if (!(d > 0) || !Number.isFinite(d)) {
+      // Degenerate pose: look along the basis forward from a unit distance.
+      dir = [...this.basisF];
+      d = 1;
+    }
+    const f: Vec3 = [dir[0] / d, dir[1] / d, dir[2] / d];
+    const pitch = clamp(Math.asin(clamp(-dot(f, this.upVec), -1, 1)), -MAX_PITCH, MAX_PITCH);
+    const fx = dot(f, this.basisF);
+    const fy = dot(f, this.basisR);
+    const yaw = fx === 0 && fy === 0 ? 0 : Math.atan2(fy, fx);
+    const anchor: Vec3 = mode === 'orbit' ? [...pose.target] : [...pose.eye];
+    return { anchor, logDist: Math.log(d), yaw, pitch };
+  }
+
+  private convertAnchor(s: State, to: ControlMode): State {
+    const f = this.forward(s);
+    const d = Math.exp(s.logDist);
+    const sign = to === 'fly' ? -1 : 1; // orbit -> fly: eye = target - f d; fly -> orbit: target = eye + f d
+    return {
+      anchor: [s.anchor[0] + sign * f[0] * d, s.anchor[1] + sign * f[1] * d, s.anchor[2] + sign * f[2] * d],
+      logDist: s.logDist,
+      yaw: s.yaw,
+      pitch: s.pitch,
+    };
+  }
+}
+
+// ---------------------------------------------------------------------------
+// DOM wiring
+
+/** Options of {@link attachControls}. */
+export interface AttachControlsOptions {
+  /** Where key events are listened for (default `window`, so keys work without focusing the canvas). */
+  keyTarget?: EventTarget;
+  /**
+   * Picks the world point under element-relative CSS pixel (x, y), or null;
+   * when given, double-click focuses that point.
+   */
+  pick?: (x: number, y: number) => readonly number[] | null;
+  /** Called on H (help overlay), unless `onKey` is given. */
+  onHelp?: () => void;
+  /**
+   * Takes over the non-movement keys: called with `e.key` lower-cased for
+   * every keydown that is not a movement key, not in a text field, not a
+   * repeat and without Ctrl/Alt/Meta. When given, the built-in F (frame),
+   * R (reset) and H (help) actions are not performed, so the app can do its
+   * own.
+   */
+  onKey?: (key: string, e: KeyboardEvent) => void;
+  /** Called after any handled input, so an on-demand render loop can wake up. */
+  onInput?: () => void;
+  /** Speed factor while Shift is held (default 4). */
+  fastFactor?: number;
+  /** Speed factor while Ctrl is held (default 0.25). */
+  slowFactor?: number;
+}
+
+// [forward, right, up] per physical key (KeyboardEvent.code, so W/A/S/D sit in the same place on AZERTY).
+const MOVE_KEYS = new Map<string, Vec3>([
+  ['KeyW', [1, 0, 0]],
+  ['ArrowUp', [1, 0, 0]],
+  ['KeyS', [-1, 0, 0]],
+  ['ArrowDown', [-1, 0, 0]],
+  ['KeyA', [0, -1, 0]],
+  ['ArrowLeft', [0, -1, 0]],
+  ['KeyD', [0, 1, 0]],
+  ['ArrowRight', [0, 1, 0]],
+  ['KeyQ', [0, 0, -1]],
+  ['KeyE', [0, 0, 1]],
+]);
+
+// Pixels per wheel "line" and the largest zoom step one event may take: a
+// trackpad pinch (wheel + ctrlKey) reports small deltas and is scaled up; a
+// Ctrl+mouse-wheel notch must not then jump by a factor of ten.
+const LINE_PX = 16;
+const PINCH_SCALE = 6;
+const MAX_WHEEL_PX = 200;
+
+/**
+ * Typing fields keep their keys: text-like inputs, textareas, selects (which
+ * use the arrows) and contenteditable. Buttons and checkboxes (lil-gui
+ * toggles keep focus after a click) do not, or W/A/S/D would stop working
+ * after every GUI click.
+ */
+function isTypingTarget(t: EventTarget | null): boolean {
+  const el = t as (HTMLElement & { type?: string }) | null;
+  if (!el || typeof el.tagName !== 'string') return false;
+  if (el.isContentEditable) return true;
+  const tag = el.tagName.toUpperCase();
+  if (tag === 'TEXTAREA' || tag === 'SELECT') return true;
+  if (tag !== 'INPUT') return false;
+  const type = (el.type ?? 'text').toLowerCase();
+  return !['button', 'checkbox', 'radio', 'submit', 'reset', 'color', 'range', 'file', 'image'].includes(type);
+}
+
+/**
+ * Feeds `controller` from DOM input on `element` (usually the canvas):
+ * - mouse: left-drag rotate; right-, middle- or Shift+left-drag pan; wheel zoom
+ *   (trackpad pinch arrives as Ctrl+wheel and zooms too); double-click focuses
+ *   the picked point when `opts.pick` is given;
+ * - touch (Pointer Events): one finger rotates, two fingers pan and pinch-zoom;
+ * - keys (on window): W/A/S/D or arrows move, Q/E down/up (switching to fly
+ *   mode), Shift faster, Ctrl slower, F frames the scene, R resets, H calls
+ *   `opts.onHelp`; ignored while a text field has focus.
+ *
+ * Held keys are integrated by `controller.update(dt)`, which the render loop
+ * calls every frame. Browser shortcuts with Ctrl still win where the browser
+ * reserves them (Ctrl+W closes the tab): use the arrows with Ctrl.
+ *
+ * @returns a function that removes every listener and clears held keys.
+ */
+export function attachControls(element: HTMLElement, controller: CameraController, opts: AttachControlsOptions = {}): () => void {
+  const keyTarget = opts.keyTarget ?? window;
+  const fast = opts.fastFactor ?? 4;
+  const slow = opts.slowFactor ?? 0.25;
+  const touched = () => opts.onInput?.();
+
+  type Gesture = 'rotate' | 'pan';
+  const pointers = new Map<number, { x: number; y: number; gesture: Gesture }>();
+  // After two fingers, the finger left on the glass must not suddenly rotate.
+  let multiTouch = false;
+
+  const spread = () => {
+    const [a, b] = [...pointers.values()];
+    return { cx: (a.x + b.x) / 2, cy: (a.y + b.y) / 2, d: Math.hypot(a.x - b.x, a.y - b.y) };
+  };
+
+  const onPointerDown = (e: PointerEvent) => {
+    let gesture: Gesture = 'rotate';
+    if (e.pointerType !== 'touch') {
+      // Mouse and pen: the button picks the gesture.
+      if (e.button === 1 || e.button === 2 || (e.button === 0 && e.shiftKey)) gesture = 'pan';
+      else if (e.button !== 0) return;
+      // No text selection or focus stealing while dragging (click and dblclick still fire).
+      e.preventDefault();
+    }
+    pointers.set(e.pointerId, { x: e.clientX, y: e.clientY, gesture });
+    if (pointers.size >= 2) multiTouch = true;
+    try {
+      element.setPointerCapture(e.pointerId);
+    } catch {
+      // Capture is a nicety (drags continue outside the element); synthetic events can't take it.
+    }
+  };
+
+  const onPointerMove = (e: PointerEvent) => {
+    const p = pointers.get(e.pointerId);
+    if (!p) return;
+    if (pointers.size >= 2) {
+      const before = spread();
+      p.x = e.clientX;
+      p.y = e.clientY;
+      const after = spread();
+      controller.pan(after.cx - before.cx, after.cy - before.cy, element.clientHeight);
+      if (before.d > 0 && after.d > 0) controller.zoomBy(before.d / after.d);
+      touched();
+      return;
+    }
+    const dx = e.clientX - p.x;
+    const dy = e.clientY - p.y;
+    p.x = e.clientX;
+    p.y = e.clientY;
+    if (multiTouch || (dx === 0 && dy === 0)) return;
+    if (p.gesture === 'pan') controller.pan(dx, dy, element.clientHeight);
+    else controller.orbit(dx, dy);
+    touched();
+  };
+
+  const onPointerEnd = (e: PointerEvent) => {
+    if (!pointers.delete(e.pointerId)) return;
+    if (pointers.size === 0) multiTouch = false;
+    try {
+      if (element.hasPointerCapture(e.pointerId)) element.releasePointerCapture(e.pointerId);
+    } catch {
+      // Already released by the browser.
+    }
+  };
+
+  const onWheel = (e: WheelEvent) => {
+    e.preventDefault(); // the page must not scroll (or browser-zoom on pinch) under the canvas
+    let delta = e.deltaY;
+    if (e.deltaMode === 1) delta *= LINE_PX;
+    else if (e.deltaMode === 2) delta *= element.clientHeight || 800;
+    if (e.ctrlKey) delta *= PINCH_SCALE;
+    controller.zoom(clamp(delta, -MAX_WHEEL_PX, MAX_WHEEL_PX));
+    touched();
+  };
+
+  const onContextMenu = (e: Event) => e.preventDefault(); // right-drag pans
+
+  const onDblClick = (e: MouseEvent) => {
+    if (!opts.pick) return;
+    const r = element.getBoundingClientRect();
+    const p = opts.pick(e.clientX - r.left, e.clientY - r.top);
+    if (p) {
+      controller.focusOn(p);
+      touched();
+    }
+  };
+
+  const held = new Set<string>();
+  let shift = false;
+  let ctrl = false;
+  const applyMove = () => {
+    let f = 0;
+    let r = 0;
+    let u = 0;
+    for (const code of held) {
+      const m = MOVE_KEYS.get(code);
+      if (!m) continue;
+      f += m[0];
+      r += m[1];
+      u += m[2];
+    }
+    const k = (shift ? fast : 1) * (ctrl ? slow : 1);
+    // W and Up together are one "forward", not double speed.
+    controller.setMoveInput(clamp(f, -1, 1) * k, clamp(r, -1, 1) * k, clamp(u, -1, 1) * k);
+  };
+
+  const onKeyDown = (ev: Event) => {
+    const e = ev as KeyboardEvent;
+    shift = e.shiftKey;
+    ctrl = e.ctrlKey;
+    if (e.altKey || e.metaKey || isTypingTarget(e.target)) {
+      applyMove();
+      return;
+    }
+    if (MOVE_KEYS.has(e.code)) {
+      e.preventDefault(); // arrows would scroll the page
+      held.add(e.code);
+      applyMove();
+      touched();
+      return;
+    }
+    applyMove(); // Shift/Ctrl pressed while moving changes the speed now
+    if (e.ctrlKey || e.repeat) return; // Ctrl+F, Ctrl+R belong to the browser
+    if (opts.onKey) {
+      opts.onKey(e.key.toLowerCase(), e);
+      touched();
+      return;
+    }
+    if (e.code === 'KeyF') {
+      if (element.clientWidth > 0 && element.clientHeight > 0) controller.aspect = element.clientWidth / element.clientHeight;
+      controller.frame();
+    } else if (e.code === 'KeyR') controller.reset();
+    else if (e.code === 'KeyH') opts.onHelp?.();
+    else return;
+    touched();
+  };
+
+  const onKeyUp = (ev: Event) => {
+    const e = ev as KeyboardEvent;
+    shift = e.shiftKey;
+    ctrl = e.ctrlKey;
+    // Always release, even if focus moved to a text field meanwhile, or the key sticks.
+    held.delete(e.code);
+    applyMove();
+  };
+
+  const onBlur = () => {
+    // Key-ups are lost while the window is unfocused.
+    held.clear();
+    shift = ctrl = false;
+    applyMove();
+  };
+
+  const prevTouchAction = element.style.touchAction;
+  element.style.touchAction = 'none'; // the browser must not scroll or zoom on touch drags
+
+  element.addEventListener('pointerdown', onPointerDown);
+  element.addEventListener('pointermove', onPointerMove);
+  element.addEventListener('pointerup', onPointerEnd);
+  element.addEventListener('pointercancel', onPointerEnd);
+  element.addEventListener('lostpointercapture', onPointerEnd);
+  element.addEventListener('wheel', onWheel, { passive: false });
+  element.addEventListener('contextmenu', onContextMenu);
+  element.addEventListener('dblclick', onDblClick);
+  keyTarget.addEventListener('keydown', onKeyDown);
+  keyTarget.addEventListener('keyup', onKeyUp);
+  keyTarget.addEventListener('blur', onBlur);
+
+  return () => {
+    element.removeEventListener('pointerdown', onPointerDown);
+    element.removeEventListener('pointermove', onPointerMove);
+    element.removeEventListener('pointerup', onPointerEnd);
+    element.removeEventListener('pointercancel', onPointerEnd);
+    element.removeEventListener('lostpointercapture', onPointerEnd);
+    element.removeEventListener('wheel', onWheel);
+    element.removeEventListener('contextmenu', onContextMenu);
+    element.removeEventListener('dblclick', onDblClick);
+    keyTarget.removeEventListener('keydown', onKeyDown);
+    keyTarget.removeEventListener('keyup', onKeyUp);
+    keyTarget.removeEventListener('blur', onBlur);
+    for (const id of pointers.keys()) {
+      try {
+        if (element.hasPointerCapture(id)) element.releasePointerCapture(id);
+      } catch {
+        // Nothing to release.
+      }
+    }
+    pointers.clear();
+    held.clear();
+    controller.setMoveInput(0, 0, 0);
+    element.style.touchAction = prevTouchAction;
+  };
+}
