@@ -1,0 +1,113 @@
+import commonWgsl from '../shaders/splat_common.wgsl?raw';
+import splatWgsl from '../shaders/splat.wgsl?raw';
+
+interface DrawPipelines {
+  layout: GPUBindGroupLayout;
+  byFormat: Map<GPUTextureFormat, GPURenderPipeline>;
+}
+const cache = new WeakMap<GPUDevice, DrawPipelines>();
+
+function pipelinesFor(device: GPUDevice): DrawPipelines {
+  let p = cache.get(device);
+  if (!p) {
+    const vis = GPUShaderStage.VERTEX;
+    const layout = device.createBindGroupLayout({
+      label: 'DrawPass.layout',
+      entries: [
+        { binding: 0, visibility: vis | GPUShaderStage.FRAGMENT, buffer: { type: 'uniform' } },
+        { binding: 1, visibility: vis, buffer: { type: 'read-only-storage' } },
+        { binding: 2, visibility: vis, buffer: { type: 'read-only-storage' } },
+        { binding: 3, visibility: vis, buffer: { type: 'read-only-storage' } },
+        { binding: 4, visibility: vis, buffer: { type: 'read-only-storage' } },
+      ],
+    });
+    p = { layout, byFormat: new Map() };
+    cache.set(device, p);
+  }
+  return p;
+}
+
+function pipelineFor(device: GPUDevice, format: GPUTextureFormat): { layout: GPUBindGroupLayout; pipeline: GPURenderPipeline } {
+  const p = pipelinesFor(device);
+  let pipeline = p.byFormat.get(format);
+  if (!pipeline) {
+    const module = device.createShaderModule({ label: 'DrawPass.module', code: `${commonWgsl}\n${splatWgsl}` });
+    pipeline = device.createRenderPipeline({
+      label: `DrawPass.pipeline(${format})`,
+      layout: device.createPipelineLayout({ label: 'DrawPass.pipelineLayout', bindGroupLayouts: [p.layout] }),
+      vertex: { module, entryPoint: 'vs' },
+      fragment: {
+        module,
+        entryPoint: 'fs',
+        targets: [
+          {
+            format,
+            // Premultiplied colour, back to front: dst = src + (1 - src.a) * dst.
+            blend: {
+              color: { srcFactor: 'one', dstFactor: 'one-minus-src-alpha', operation: 'add' },
+              alpha: { srcFactor: 'one', dstFactor: 'one-minus-src-alpha', operation: 'add' },
+            },
+          },
+        ],
+      },
+      primitive: { topology: 'triangle-strip' },
+    });
+    p.byFormat.set(format, pipeline);
+  }
+  return { layout: p.layout, pipeline };
+}
+
+export interface DrawBuffers {
+  frame: GPUBuffer;
+  centers: GPUBuffer;
+  covs: GPUBuffer;
+  sh: GPUBuffer;
+  /** Sorted splat ids, back to front. */
+  order: GPUBuffer;
+  drawArgs: GPUBuffer;
+}
+
+/** The splat draw: one instanced quad per sorted id (shaders/splat.wgsl), count from drawArgs. */
+export class DrawPass {
+  private readonly pipeline: GPURenderPipeline;
+  private readonly bindGroup: GPUBindGroup;
+  private readonly drawArgs: GPUBuffer;
+
+  constructor(device: GPUDevice, readonly format: GPUTextureFormat, buffers: DrawBuffers) {
+    const { layout, pipeline } = pipelineFor(device, format);
+    this.pipeline = pipeline;
+    this.drawArgs = buffers.drawArgs;
+    this.bindGroup = device.createBindGroup({
+      label: 'DrawPass.bindGroup',
+      layout,
+      entries: [buffers.frame, buffers.centers, buffers.covs, buffers.sh, buffers.order].map((buffer, binding) => ({
+        binding,
+        resource: { buffer },
+      })),
+    });
+  }
+
+  encode(
+    encoder: GPUCommandEncoder,
+    target: GPUTextureView,
+    background: readonly [number, number, number],
+    timestampWrites?: GPURenderPassTimestampWrites,
+  ): void {
+    const pass = encoder.beginRenderPass({
+      label: 'DrawPass.pass',
+      colorAttachments: [
+        {
+          view: target,
+          clearValue: { r: background[0], g: background[1], b: background[2], a: 1 },
+          loadOp: 'clear',
+          storeOp: 'store',
+        },
+      ],
+      timestampWrites,
+    });
+    pass.setPipeline(this.pipeline);
+    pass.setBindGroup(0, this.bindGroup);
+    pass.drawIndirect(this.drawArgs, 0);
+    pass.end();
+  }
+}

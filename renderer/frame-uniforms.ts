@@ -1,0 +1,70 @@
+import { makeShaderDataDefinitions, makeStructuredView, type StructuredView } from 'webgpu-utils';
+import commonWgsl from '../shaders/splat_common.wgsl?raw';
+
+/** What a frame needs to know about the camera (matrices from renderer/camera.ts). */
+export interface FrameCamera {
+  view: Float32Array;
+  proj: Float32Array;
+  eye: ArrayLike<number>;
+  fovyDeg: number;
+  width: number;
+  height: number;
+  near: number;
+  far: number;
+}
+
+export interface FrameSettings {
+  /** SH degree to evaluate; clamped to the scene's. */
+  shDegree: number;
+  splatScale: number;
+  /** Frustum culling in the project pass. */
+  cull: boolean;
+  /** Key bits of the depth key (32: exact float order; fewer: quantised depth). */
+  keyBits: number;
+}
+
+/**
+ * The `Frame` uniform block of shaders/splat_common.wgsl, packed by webgpu-utils
+ * from the shader's own struct definition (no hand-counted offsets).
+ */
+export class FrameUniforms {
+  readonly buffer: GPUBuffer;
+  private readonly view: StructuredView;
+
+  constructor(private readonly device: GPUDevice) {
+    const defs = makeShaderDataDefinitions(`${commonWgsl}\n@group(0) @binding(0) var<uniform> frame: Frame;`);
+    this.view = makeStructuredView(defs.uniforms.frame);
+    this.buffer = device.createBuffer({
+      label: 'FrameUniforms.buffer',
+      size: this.view.arrayBuffer.byteLength,
+      usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST,
+    });
+  }
+
+  write(cam: FrameCamera, settings: FrameSettings, splatCount: number, sceneShDegree: number, shStride: number): void {
+    const tanY = Math.tan((cam.fovyDeg * Math.PI) / 360);
+    const tanX = tanY * (cam.width / cam.height);
+    const fy = cam.height / (2 * tanY);
+    this.view.set({
+      view: cam.view,
+      proj: cam.proj,
+      eye: [cam.eye[0], cam.eye[1], cam.eye[2]],
+      splatCount,
+      viewport: [cam.width, cam.height],
+      focal: [fy, fy],
+      tanHalfFov: [tanX, tanY],
+      near: cam.near,
+      far: cam.far,
+      splatScale: settings.splatScale,
+      shDegree: Math.max(0, Math.min(settings.shDegree, sceneShDegree)),
+      shStride,
+      keyBits: settings.keyBits,
+      cullEnabled: settings.cull ? 1 : 0,
+    });
+    this.device.queue.writeBuffer(this.buffer, 0, this.view.arrayBuffer);
+  }
+
+  destroy(): void {
+    this.buffer.destroy();
+  }
+}

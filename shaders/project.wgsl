@@ -1,0 +1,89 @@
+// project: per splat, view-space depth, frustum cull, and append (key, id) of every
+// visible splat for the sort.
+//
+// Steps (one thread per splat, 256 per workgroup):
+//   1. depth d = -z_view; visible if d > near and the splat's 3-sigma bounding sphere
+//      (3 * maxScale * splatScale) overlaps the view frustum's side planes (with
+//      culling off: every splat in front of the near plane).
+//   2. Workgroup-aggregated append: each visible thread takes a slot from a
+//      workgroup counter; one thread reserves the workgroup's total from the global
+//      counter with a single atomicAdd; every thread writes at base + slot.
+//   3. keys[j] = depthKey(d), values[j] = splat id.
+//
+// The global counter is the instanceCount word of the indirect draw arguments
+// (drawArgs[1]): the sort reads its live count from there and the draw uses it as
+// is, so nothing returns to the CPU. The CPU writes drawArgs = (4, 0, 0, 0) before
+// each frame.
+
+@group(0) @binding(0) var<uniform> frame: Frame;
+@group(0) @binding(1) var<storage, read> centers: array<vec4f>;
+@group(0) @binding(2) var<storage, read> covs: array<vec4f>;
+@group(0) @binding(3) var<storage, read_write> keys: array<u32>;
+@group(0) @binding(4) var<storage, read_write> values: array<u32>;
+@group(0) @binding(5) var<storage, read_write> drawArgs: array<atomic<u32>, 4>;
+
+override WORKGROUP_SIZE: u32 = 256u;
+
+var<workgroup> wgCount: atomic<u32>;
+var<workgroup> wgBase: u32;
+
+fn isVisible(i: u32) -> vec2f {
+  // returns (visible, depth)
+  let c = centers[i];
+  let v = frame.view * vec4f(c.xyz, 1.0);
+  let d = -v.z;
+  if (d <= frame.near) {
+    return vec2f(0.0, d);
+  }
+  if (frame.cullEnabled == 0u) {
+    return vec2f(1.0, d);
+  }
+  // Side planes of the frustum through the eye: |x| <= d * tanHalfFov.x, likewise y.
+  // A sphere of radius r is outside a plane with unit normal n when dot(n, v) > r.
+  let r = 3.0 * covs[2u * i + 1u].z * frame.splatScale;
+  let tx = frame.tanHalfFov.x;
+  let ty = frame.tanHalfFov.y;
+  let ix = inverseSqrt(1.0 + tx * tx);
+  let iy = inverseSqrt(1.0 + ty * ty);
+  let outX = (abs(v.x) - d * tx) * ix > r;
+  let outY = (abs(v.y) - d * ty) * iy > r;
+  let outFar = d - r > frame.far;
+  return vec2f(select(1.0, 0.0, outX || outY || outFar), d);
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(local_invocation_index) lid: u32,
+        @builtin(num_workgroups) nwg: vec3u) {
+  if (lid == 0u) {
+    atomicStore(&wgCount, 0u);
+  }
+  workgroupBarrier();
+
+  let i = gid.x + gid.y * nwg.x * WORKGROUP_SIZE;
+  var visible = false;
+  var depth = 0.0;
+  if (i < frame.splatCount) {
+    let vd = isVisible(i);
+    visible = vd.x > 0.5;
+    depth = vd.y;
+  }
+  var slot = 0u;
+  if (visible) {
+    slot = atomicAdd(&wgCount, 1u);
+  }
+  workgroupBarrier();
+  if (lid == 0u) {
+    let total = atomicLoad(&wgCount);
+    var base = 0u;
+    if (total > 0u) {
+      base = atomicAdd(&drawArgs[1], total);
+    }
+    wgBase = base;
+  }
+  let base = workgroupUniformLoad(&wgBase);
+  if (visible) {
+    let j = base + slot;
+    keys[j] = depthKey(depth, frame.keyBits, frame.near, frame.far);
+    values[j] = i;
+  }
+}

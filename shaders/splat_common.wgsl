@@ -1,0 +1,45 @@
+// Shared by project.wgsl and splat.wgsl (prepended to each): the frame uniforms
+// and the GPU scene layout.
+//
+// Scene buffers (one entry per splat i, written once at upload by GpuScene):
+//   centers[i]      vec4f  (x, y, z, opacity)        world position, opacity in [0,1]
+//   covs[2i]        vec4f  (s00, s01, s02, s11)      3D covariance R S S^T R^T
+//   covs[2i+1]      vec4f  (s12, s22, maxScale, 0)   maxScale: largest axis, for culling
+//   sh[i*shStride..] u32   pairs of f16 (pack2x16float), coefficient-major:
+//                          coefficient k, channel c at half index k*3 + c
+//
+// Frame uniforms: see struct Frame. The projection maps view-space depth d = -z_view
+// into WebGPU clip space (perspectiveZO); pixel y points down.
+
+struct Frame {
+  view: mat4x4f,
+  proj: mat4x4f,
+  eye: vec3f,
+  splatCount: u32,
+  viewport: vec2f,      // width, height in pixels
+  focal: vec2f,         // fx, fy in pixels
+  tanHalfFov: vec2f,    // tan(fovx/2), tan(fovy/2)
+  near: f32,
+  far: f32,
+  splatScale: f32,
+  shDegree: u32,        // degree evaluated (<= the scene's)
+  shStride: u32,        // u32 words per splat in `sh`
+  keyBits: u32,         // 32: float-bits key; fewer: depth quantised in [near, far]
+  cullEnabled: u32,
+  _pad0: u32,
+  _pad1: u32,
+  _pad2: u32,
+};
+
+// An ascending sort of these keys gives back-to-front order: farther splats get
+// smaller keys. With 32 bits the key is the complemented IEEE bits of the positive
+// depth (order-preserving for positive floats, exact); with fewer bits the depth is
+// quantised linearly between the near and far planes.
+fn depthKey(depth: f32, keyBits: u32, near: f32, far: f32) -> u32 {
+  if (keyBits >= 32u) {
+    return ~bitcast<u32>(max(depth, 0.0));
+  }
+  let t = clamp((depth - near) / (far - near), 0.0, 1.0);
+  let maxKey = (1u << keyBits) - 1u;
+  return maxKey - u32(round(t * f32(maxKey)));
+}

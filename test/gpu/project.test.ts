@@ -1,0 +1,95 @@
+/**
+ * The project pass on a real adapter against a CPU computation: every splat in front
+ * of the near plane whose 3-sigma sphere touches the frustum is appended once, with
+ * its depth key; nothing else is.
+ */
+import { describe, expect, it } from 'vitest';
+import { readBuffer } from '../../bench/node-gpu';
+import { fitPose, nearFar, robustBounds, upVector } from '../../renderer/camera';
+import { frameCamera } from '../../renderer/frame-camera';
+import { FrameUniforms } from '../../renderer/frame-uniforms';
+import { depthKey, transformPoint } from '../../renderer/forward-model';
+import { GpuScene } from '../../renderer/gpu-scene';
+import { ProjectPass } from '../../renderer/project-pass';
+import { generateSynthetic } from '../../scenes/generate';
+import { useGpu, withValidation } from '../support/gpu';
+
+const ctx = useGpu();
+
+describe('project pass (depth keys + frustum cull + append)', () => {
+  for (const cull of [true, false]) {
+    it(`matches the CPU ${cull ? 'with' : 'without'} culling`, async () => {
+      const { device } = ctx.gpu;
+      const cloud = generateSynthetic(20_000, 7);
+      const width = 320, height = 200;
+      // A close-up from inside the scene: many splats behind the camera or off screen.
+      const fit = fitPose(robustBounds(cloud.positions), upVector('-y'), 60, width / height);
+      const pose = { ...fit, eye: [fit.target[0] + (fit.eye[0] - fit.target[0]) * 0.3, fit.target[1] + (fit.eye[1] - fit.target[1]) * 0.3, fit.target[2] + (fit.eye[2] - fit.target[2]) * 0.3] as [number, number, number] };
+      const cam = frameCamera(pose, width, height, cloud.bounds);
+      expect(nearFar(pose, cloud.bounds).near).toBeCloseTo(cam.near);
+
+      await withValidation(device, async () => {
+        const scene = new GpuScene(device, cloud);
+        const uniforms = new FrameUniforms(device);
+        const usage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC;
+        const keys = device.createBuffer({ label: 'test.keys', size: cloud.count * 4, usage });
+        const values = device.createBuffer({ label: 'test.values', size: cloud.count * 4, usage });
+        const drawArgs = device.createBuffer({ label: 'test.drawArgs', size: 16, usage: usage | GPUBufferUsage.INDIRECT | GPUBufferUsage.COPY_DST });
+        device.queue.writeBuffer(drawArgs, 0, new Uint32Array([4, 0, 0, 0]));
+        uniforms.write(cam, { shDegree: 3, splatScale: 1, cull, keyBits: 32 }, cloud.count, cloud.shDegree, scene.shStride);
+        const pass = new ProjectPass(device, { frame: uniforms.buffer, centers: scene.centers, covs: scene.covs, keys, values, drawArgs }, cloud.count);
+        const enc = device.createCommandEncoder();
+        pass.encode(enc);
+        device.queue.submit([enc.finish()]);
+        const args = new Uint32Array(await readBuffer(device, drawArgs));
+        const gpuKeys = new Uint32Array(await readBuffer(device, keys));
+        const gpuIds = new Uint32Array(await readBuffer(device, values));
+
+        // CPU: the same test in double precision; splats within a hair of a plane may go either way.
+        const tx = Math.tan((pose.fovyDeg * Math.PI) / 360) * (width / height);
+        const ty = Math.tan((pose.fovyDeg * Math.PI) / 360);
+        const expected = new Map<number, number>();
+        const borderline = new Set<number>();
+        for (let i = 0; i < cloud.count; i++) {
+          const p = [cloud.positions[3 * i], cloud.positions[3 * i + 1], cloud.positions[3 * i + 2]];
+          const v = transformPoint(cam.view, p);
+          const d = -v[2];
+          const r = 3 * Math.max(cloud.scales[3 * i], cloud.scales[3 * i + 1], cloud.scales[3 * i + 2]);
+          const margins = [d - cam.near];
+          if (cull) {
+            margins.push(r - (Math.abs(v[0]) - d * tx) / Math.sqrt(1 + tx * tx));
+            margins.push(r - (Math.abs(v[1]) - d * ty) / Math.sqrt(1 + ty * ty));
+            margins.push(cam.far - (d - r));
+          }
+          if (margins.some((m) => Math.abs(m) < 1e-4 * (1 + Math.abs(d)))) borderline.add(i);
+          if (margins.every((m) => m > 0)) expected.set(i, depthKey(d));
+        }
+        const count = args[1];
+        expect(args[0]).toBe(4);
+        expect(count).toBeGreaterThan(100);
+        expect(count).toBeLessThan(cloud.count);
+        const seen = new Set<number>();
+        for (let j = 0; j < count; j++) {
+          const id = gpuIds[j];
+          expect(seen.has(id)).toBe(false);
+          seen.add(id);
+          const want = expected.get(id);
+          if (want === undefined) {
+            expect(borderline.has(id), `splat ${id} appended but outside`).toBe(true);
+            continue;
+          }
+          // f32 on the GPU vs f64 here: a few ulps of depth.
+          expect(Math.abs(gpuKeys[j] - want)).toBeLessThanOrEqual(64);
+        }
+        for (const id of expected.keys()) {
+          if (!seen.has(id)) expect(borderline.has(id), `splat ${id} visible but not appended`).toBe(true);
+        }
+        scene.destroy();
+        uniforms.destroy();
+        keys.destroy();
+        values.destroy();
+        drawArgs.destroy();
+      });
+    });
+  }
+});

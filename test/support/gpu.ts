@@ -1,0 +1,34 @@
+import { afterAll, beforeAll } from 'vitest';
+import { createNodeGpu, type NodeGpu } from '../../bench/node-gpu';
+
+/**
+ * One device per test file, created before the tests. No adapter is a failure
+ * (NoAdapterError propagates), never a skip: CI must run these on a real adapter.
+ */
+export function useGpu(): { readonly gpu: NodeGpu } {
+  const holder = {} as { gpu: NodeGpu };
+  beforeAll(async () => {
+    holder.gpu = await createNodeGpu();
+    console.log(`adapter: ${holder.gpu.description}`);
+  });
+  afterAll(() => {
+    holder.gpu?.device.destroy();
+  });
+  return holder;
+}
+
+/** Runs `fn` inside a validation error scope and fails on any validation error. */
+export async function withValidation<T>(device: GPUDevice, fn: () => Promise<T> | T): Promise<T> {
+  device.pushErrorScope('validation');
+  device.pushErrorScope('out-of-memory');
+  let result: T;
+  try {
+    result = await fn();
+  } finally {
+    const oom = await device.popErrorScope();
+    const val = await device.popErrorScope();
+    if (val) throw new Error(`WebGPU validation error: ${val.message}`);
+    if (oom) throw new Error(`WebGPU out-of-memory error: ${oom.message}`);
+  }
+  return result;
+}
