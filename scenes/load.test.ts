@@ -81,6 +81,16 @@ describe('loadScene dispatch', () => {
     await expect(loadScene(buildPly('ascii', [noXyz]), 'uv.ply')).rejects.toMatchObject({ code: 'missing-property', property: 'x' });
   });
 
+  it('an empty vertex element gives an empty cloud on every route', async () => {
+    for (const format of ['binary_little_endian', 'ascii'] as const) {
+      const empty = await loadScene(buildPly(format, [{ ...splats(), rows: [] }]), 'empty.ply');
+      expect(empty.count).toBe(0);
+      expect(empty.sh.length).toBe(0);
+      const none = await loadScene(buildPly(format, [{ name: 'vertex', properties: floatProps(['x', 'y', 'z']), rows: [] }]), 'none.ply');
+      expect(none.count).toBe(0);
+    }
+  });
+
   it('accepts an ArrayBuffer as well as a Uint8Array', async () => {
     const bytes = buildPly('binary_little_endian', [splats()]);
     const c = await loadScene(bytes.slice().buffer, 'ab.ply');

@@ -81,11 +81,12 @@ export async function parseWithLoadersGl(bytes: Uint8Array, name: string, header
   const suffix = header.format === 'ascii' ? '-ascii' : header.format === 'binary_big_endian' ? '-big-endian' : '';
 
   if (splatIndex !== null) {
-    const rows = interleave(vertex, count, attributes, name);
+    // With no rows loaders.gl returns no attributes at all.
+    const rows = count === 0 ? new Float32Array(0) : interleave(vertex, count, attributes, name);
     const arrays = decodeSplats(rows, names.length, count, splatIndex);
     return { ...arrays, bounds: computeBounds(arrays.positions), source: { name, format: `ply${suffix}` } };
   }
-  return pointsToSplats(Float32Array.from(position!.value), attributes['COLOR_0']?.value ?? null, name, `ply-points${suffix}`);
+  return pointsToSplats(Float32Array.from(position?.value ?? []), attributes['COLOR_0']?.value ?? null, name, `ply-points${suffix}`);
 }
 
 /** Rows of one float per vertex property, from loaders.gl's per-attribute arrays. */
