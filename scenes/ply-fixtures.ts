@@ -56,6 +56,7 @@ export interface FixtureElement {
   declaredCount?: number;
 }
 
+/** Body encodings the fixture writer supports. */
 export type FixtureFormat = 'binary_little_endian' | 'binary_big_endian' | 'ascii';
 
 const SIZES: Record<string, [number, (v: DataView, at: number, x: number, le: boolean) => void]> = {
