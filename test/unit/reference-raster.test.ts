@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { PNG } from 'pngjs';
 import { computeBounds, type SplatCloud } from '../../scenes/splat-cloud';
-import { SH_C0, type CameraSpec } from '../../renderer/forward-model';
+import { makeCameraFrame, projectSplat, SH_C0, type CameraSpec } from '../../renderer/forward-model';
+import { generateDefaultScene, rotateX180 } from '../../scenes/generate';
 import { maxAbsError, psnr, rasterizeReference, toPng } from '../reference/raster';
 
 interface TestSplat {
@@ -103,5 +104,40 @@ describe('reference rasteriser', () => {
     const png = PNG.sync.read(toPng(Float32Array.of(1, 0, 0.5, -1, 2, 0.2), 2, 1));
     expect([png.width, png.height]).toEqual([2, 1]);
     expect(Array.from(png.data)).toEqual([255, 0, 128, 255, 0, 255, 51, 255]);
+  });
+});
+
+describe('reference rasteriser on the default scene', () => {
+  const scene = generateDefaultScene(20_000);
+  // The default scene is in the COLMAP frame: look along +z with up = -y.
+  const orbit = (deg: number): CameraSpec => {
+    const a = (deg * Math.PI) / 180;
+    return { eye: [8.5 * Math.sin(a), -2.2, -8.5 * Math.cos(a)], target: [0, -1.2, 0], up: [0, -1, 0], fovyDeg: 50, near: 0.1, far: 100 };
+  };
+  const size = { width: 96, height: 72, background: [0, 0, 0] as [number, number, number] };
+
+  it('renders the same image after rotating scene and camera by 180 degrees about x (SH included)', () => {
+    const cam = orbit(30);
+    const a = rasterizeReference(scene, cam, size);
+    const flip = (v: ArrayLike<number>) => [v[0], -v[1], -v[2]];
+    const b = rasterizeReference(rotateX180(scene), { ...cam, eye: flip(cam.eye), target: flip(cam.target), up: flip(cam.up) }, size);
+    expect(a.drawn).toBeGreaterThan(15_000);
+    expect(maxAbsError(a.rgb, b.rgb)).toBeLessThan(1e-4);
+  });
+
+  it("shows view-dependent colour: the chameleon sphere's hue turns as the camera orbits", () => {
+    // the sphere's centre: designed at (2.9, 0.85, 0.4) y-up, stored as (2.9, -0.85, -0.4)
+    const centre = [2.9, -0.85, -0.4];
+    const sample = (deg: number) => {
+      const cam = orbit(deg);
+      const img = rasterizeReference(scene, cam, size);
+      const p = projectSplat(makeCameraFrame(cam, size.width, size.height), centre, [0, 0, 0, 0, 0, 0])!;
+      return px(img.rgb, Math.floor(p.center[0]), Math.floor(p.center[1]), size.width);
+    };
+    const dominant = (c: number[]) => c.indexOf(Math.max(...c));
+    // front: red; 120 degrees around: green; 240: blue
+    expect(dominant(sample(0))).toBe(0);
+    expect(dominant(sample(120))).toBe(1);
+    expect(dominant(sample(240))).toBe(2);
   });
 });
