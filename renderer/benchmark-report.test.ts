@@ -1,0 +1,210 @@
+import { describe, expect, it } from 'vitest';
+import { type BenchmarkInput, type BenchmarkRow, buildRows, CSV_COLUMNS, csvField, formatTable, outOfOrderFraction, toCsv, toJson } from './benchmark-report';
+
+// radix4: medians over 4 frames (even count: mean of the middle two), p95 = rank ceil(3.8) = 4 = max.
+//   project 1 3 2 4 -> 2.5 / 4; sort 4 2 3 1 -> 2.5 / 4; draw 10 12 11 13 -> 11.5 / 13; total 15.5 17.5 16.5 18.5 -> 17 / 18.5
+const input: BenchmarkInput = {
+  scene: 'garden.ply',
+  splats: 5_834_784,
+  visible: 4_102_334,
+  rasterFloorMs: 9.25,
+  runs: [
+    {
+      strategy: 'radix4',
+      outOfOrderFraction: 0,
+      samples: [
+        { cpuMs: 0.5, frameMs: 16, project: 1, sort: 4, draw: 10, total: 15.5 },
+        { cpuMs: 0.5, frameMs: 16, project: 3, sort: 2, draw: 12, total: 17.5 },
+        { cpuMs: 0.5, frameMs: 16, project: 2, sort: 3, draw: 11, total: 16.5 },
+        { cpuMs: 0.5, frameMs: 16, project: 4, sort: 1, draw: 13, total: 18.5 },
+      ],
+    },
+    {
+      // No timestamp-query: CPU timings only.
+      strategy: 'cpu',
+      outOfOrderFraction: 0.0125,
+      rasterFloorMs: null,
+      samples: [
+        { cpuMs: 3, frameMs: 17 },
+        { cpuMs: 4, frameMs: 18 },
+        { cpuMs: 5, frameMs: 19 },
+      ],
+    },
+    {
+      // Draw measured in one frame of three (odd count: the middle value).
+      strategy: 'bitonic',
+      outOfOrderFraction: 0.00001,
+      samples: [
+        { cpuMs: 1, frameMs: 16, project: 3, total: 3 },
+        { cpuMs: 1, frameMs: 16, project: 1, total: 7, draw: 5 },
+        { cpuMs: 1, frameMs: 16, project: 2, total: 5 },
+      ],
+    },
+  ],
+};
+
+const nulls = { project: null, sort: null, draw: null, total: null };
+
+describe('buildRows', () => {
+  it('medians and nearest-rank p95 per stage, null where no frame measured a stage', () => {
+    const rows = buildRows(input);
+    expect(rows).toEqual<BenchmarkRow[]>([
+      {
+        strategy: 'radix4',
+        scene: 'garden.ply',
+        splats: 5_834_784,
+        visible: 4_102_334,
+        frames: 4,
+        stages: { project: 2.5, sort: 2.5, draw: 11.5, total: 17 },
+        p95: { project: 4, sort: 4, draw: 13, total: 18.5 },
+        rasterFloorMs: 9.25,
+        outOfOrderFraction: 0,
+      },
+      {
+        strategy: 'cpu',
+        scene: 'garden.ply',
+        splats: 5_834_784,
+        visible: 4_102_334,
+        frames: 3,
+        stages: nulls,
+        p95: nulls,
+        rasterFloorMs: null,
+        outOfOrderFraction: 0.0125,
+      },
+      {
+        strategy: 'bitonic',
+        scene: 'garden.ply',
+        splats: 5_834_784,
+        visible: 4_102_334,
+        frames: 3,
+        stages: { project: 2, sort: null, draw: 5, total: 5 },
+        p95: { project: 3, sort: null, draw: 5, total: 7 },
+        rasterFloorMs: 9.25,
+        outOfOrderFraction: 0.00001,
+      },
+    ]);
+  });
+
+  it('keys come in the documented order; rasterFloorMs is absent when not measured', () => {
+    const [row] = buildRows({ ...input, rasterFloorMs: undefined, runs: [input.runs[0]] });
+    expect(Object.keys(row)).toEqual(['strategy', 'scene', 'splats', 'visible', 'frames', 'stages', 'p95', 'outOfOrderFraction']);
+    expect(Object.keys(buildRows(input)[0])).toEqual(['strategy', 'scene', 'splats', 'visible', 'frames', 'stages', 'p95', 'rasterFloorMs', 'outOfOrderFraction']);
+  });
+
+  it('a run with no frames gives a row of nulls and 0 frames', () => {
+    const [row] = buildRows({ scene: 's', splats: 1, visible: 0, runs: [{ strategy: 'x', samples: [], outOfOrderFraction: 0 }] });
+    expect(row).toMatchObject({ frames: 0, stages: nulls, p95: nulls });
+  });
+});
+
+describe('outOfOrderFraction', () => {
+  it('0 for back to front, equal depths are in order', () => {
+    expect(outOfOrderFraction([5, 4, 3, 2, 1], 5)).toBe(0);
+    expect(outOfOrderFraction([2, 2, 2], 3)).toBe(0);
+  });
+
+  it('counts pairs where the later-drawn splat is farther', () => {
+    expect(outOfOrderFraction([1, 2, 3], 3)).toBe(1); // front to back: every pair
+    // (5,5) ok, (5,4) ok, (4,6) farther, (6,3) ok -> 1 of 4
+    expect(outOfOrderFraction(new Float32Array([5, 5, 4, 6, 3]), 5)).toBe(0.25);
+  });
+
+  it('looks only at the first `count` depths', () => {
+    expect(outOfOrderFraction([3, 2, 9, 10], 2)).toBe(0);
+    expect(outOfOrderFraction([3, 2, 9, 10], 3)).toBe(0.5);
+  });
+
+  it('fewer than two splats have no pairs: 0', () => {
+    expect(outOfOrderFraction([], 0)).toBe(0);
+    expect(outOfOrderFraction([7], 1)).toBe(0);
+  });
+
+  it('NaN depths compare as in order', () => {
+    expect(outOfOrderFraction([1, NaN, 2], 3)).toBe(0);
+  });
+
+  it('rejects a count outside the array', () => {
+    expect(() => outOfOrderFraction([1, 2], 3)).toThrow(RangeError);
+    expect(() => outOfOrderFraction([1, 2], -1)).toThrow(RangeError);
+    expect(() => outOfOrderFraction([1, 2], 1.5)).toThrow(RangeError);
+  });
+});
+
+describe('toCsv', () => {
+  it('a header and one flat line per strategy; missing figures are empty fields', () => {
+    expect(toCsv(buildRows(input))).toBe(
+      [
+        'strategy,scene,splats,visible,frames,project_median_ms,project_p95_ms,sort_median_ms,sort_p95_ms,draw_median_ms,draw_p95_ms,total_median_ms,total_p95_ms,raster_floor_ms,out_of_order_fraction',
+        'radix4,garden.ply,5834784,4102334,4,2.5,4,2.5,4,11.5,13,17,18.5,9.25,0',
+        'cpu,garden.ply,5834784,4102334,3,,,,,,,,,,0.0125',
+        'bitonic,garden.ply,5834784,4102334,3,2,3,,,5,5,5,7,9.25,0.00001',
+        '',
+      ].join('\n'),
+    );
+    expect(CSV_COLUMNS).toHaveLength(15);
+  });
+
+  it('quotes fields with commas, quotes, line breaks or edge spaces', () => {
+    expect(csvField('plain')).toBe('plain');
+    expect(csvField('my, "garden".ply')).toBe('"my, ""garden"".ply"');
+    expect(csvField('a\nb')).toBe('"a\nb"');
+    expect(csvField(' padded')).toBe('" padded"');
+    const [row] = buildRows({ scene: 'a,b', splats: 2, visible: 2, runs: [{ strategy: 'say "hi"', samples: [], outOfOrderFraction: 0 }] });
+    expect(toCsv([row]).split('\n')[1]).toBe('"say ""hi""","a,b",2,2,0,,,,,,,,,,0');
+  });
+
+  it('numbers carry 6 significant digits', () => {
+    const [row] = buildRows({
+      scene: 's',
+      splats: 1,
+      visible: 1,
+      runs: [{ strategy: 'x', samples: [{ cpuMs: 0, frameMs: 0, total: 1 / 3 }], outOfOrderFraction: 2 / 3 }],
+    });
+    expect(toCsv([row]).split('\n')[1]).toBe('x,s,1,1,1,,,,,,,0.333333,0.333333,,0.666667');
+  });
+});
+
+describe('toJson', () => {
+  it('writes exactly the rows, nulls included', () => {
+    const rows = buildRows(input);
+    const text = toJson(rows);
+    expect(text.endsWith('\n')).toBe(true);
+    expect(JSON.parse(text)).toEqual(rows);
+    expect(text).toContain('"sort": null');
+  });
+});
+
+describe('formatTable', () => {
+  it('aligns columns; shared scene facts go into a heading line', () => {
+    expect(formatTable(buildRows(input), 'nvidia / hopper')).toBe(
+      [
+        'adapter: nvidia / hopper',
+        'scene: garden.ply, 5,834,784 splats, 4,102,334 visible',
+        'strategy  frames  project ms med / p95  sort ms med / p95  draw ms med / p95  total ms med / p95  raster floor ms  out of order',
+        'radix4         4         2.500 / 4.000      2.500 / 4.000    11.500 / 13.000     17.000 / 18.500            9.250             0',
+        'cpu            3                 - / -              - / -              - / -               - / -                -         1.25%',
+        'bitonic        3         2.000 / 3.000              - / -      5.000 / 5.000       5.000 / 7.000            9.250        <0.01%',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('puts scene, splats and visible into columns when rows differ; no floor column when none measured', () => {
+    const rows = [
+      ...buildRows({ scene: 'a.ply', splats: 1000, visible: 900, runs: [{ strategy: 'radix4', samples: [{ cpuMs: 1, frameMs: 1, total: 1.5 }], outOfOrderFraction: 0 }] }),
+      ...buildRows({ scene: 'bb.ply', splats: 20, visible: 20, runs: [{ strategy: 'cpu', samples: [], outOfOrderFraction: 1 }] }),
+    ];
+    expect(formatTable(rows)).toBe(
+      [
+        'strategy  scene   splats  visible  frames  project ms med / p95  sort ms med / p95  draw ms med / p95  total ms med / p95  out of order',
+        'radix4    a.ply    1,000      900       1                 - / -              - / -              - / -       1.500 / 1.500             0',
+        'cpu       bb.ply      20       20       0                 - / -              - / -              - / -               - / -       100.00%',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('an empty result says so', () => {
+    expect(formatTable([])).toContain('(no results)');
+  });
+});

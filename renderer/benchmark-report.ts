@@ -1,0 +1,207 @@
+/**
+ * Frame benchmark results: one row per sort strategy, as a terminal/page table,
+ * CSV and JSON. Pure: no DOM, no GPU. The row shape is what `bench:frame --json`
+ * writes.
+ *
+ * Figures are medians and nearest-rank p95s (see frame-stats.ts) of the GPU
+ * stage times over the run's frames; a stage no frame measured is `null`.
+ */
+import { type FrameSample, summarize } from './frame-stats';
+
+/** The columns of a row's stage figures, in order. */
+export const REPORT_STAGES = ['project', 'sort', 'draw', 'total'] as const;
+/** A stage of {@link REPORT_STAGES}. */
+export type ReportStage = (typeof REPORT_STAGES)[number];
+
+/** One figure (ms) per stage; `null` where no frame measured that stage. */
+export interface StageFigures {
+  project: number | null;
+  sort: number | null;
+  draw: number | null;
+  total: number | null;
+}
+
+/** One strategy's results on one scene. */
+export interface BenchmarkRow {
+  strategy: string;
+  scene: string;
+  splats: number;
+  /** Splats that passed the cull (the sort's element count). */
+  visible: number;
+  /** Frames the figures stand on (warm-up excluded). */
+  frames: number;
+  /** Median ms per stage. */
+  stages: StageFigures;
+  /** Nearest-rank 95th percentile ms per stage. */
+  p95: StageFigures;
+  /** Draw time of the same quads without a sort, measured in the same run; absent if not measured. */
+  rasterFloorMs?: number | null;
+  /** See {@link outOfOrderFraction}: 0 for an exact sort. */
+  outOfOrderFraction: number;
+}
+
+/** One strategy's measured frames. */
+export interface StrategyRun {
+  strategy: string;
+  samples: readonly FrameSample[];
+  /** Out-of-order fraction of the sorted order this strategy drew (see {@link outOfOrderFraction}). */
+  outOfOrderFraction: number;
+  /** Overrides {@link BenchmarkInput.rasterFloorMs} for this strategy. */
+  rasterFloorMs?: number | null;
+}
+
+/** Everything a report is built from: one scene, one view, several strategies. */
+export interface BenchmarkInput {
+  scene: string;
+  splats: number;
+  visible: number;
+  /** Raster floor of the scene's view, shared by the strategies; omit when not measured. */
+  rasterFloorMs?: number | null;
+  runs: readonly StrategyRun[];
+}
+
+/** Builds one row per run, in the runs' order. */
+export function buildRows(input: BenchmarkInput): BenchmarkRow[] {
+  return input.runs.map((run) => {
+    const stages = {} as StageFigures;
+    const p95 = {} as StageFigures;
+    for (const stage of REPORT_STAGES) {
+      const s = summarize(run.samples.map((f) => f[stage] ?? NaN));
+      stages[stage] = s ? s.median : null;
+      p95[stage] = s ? s.p95 : null;
+    }
+    const floor = run.rasterFloorMs !== undefined ? run.rasterFloorMs : input.rasterFloorMs;
+    // Keys in the documented order: the JSON output reads as the row shape.
+    return {
+      strategy: run.strategy,
+      scene: input.scene,
+      splats: input.splats,
+      visible: input.visible,
+      frames: run.samples.length,
+      stages,
+      p95,
+      ...(floor !== undefined ? { rasterFloorMs: floor } : {}),
+      outOfOrderFraction: run.outOfOrderFraction,
+    };
+  });
+}
+
+/**
+ * Fraction of adjacent pairs (i, i + 1), among the first `count` splats in draw
+ * order, where the later-drawn splat is farther than the earlier one. Drawing back
+ * to front means depth never increases along the order; equal depths are in order.
+ * 0 for an exact sort, and for fewer than 2 splats; NaN depths compare as in order.
+ */
+export function outOfOrderFraction(depthsInDrawOrder: Float32Array | readonly number[], count: number): number {
+  if (!Number.isInteger(count) || count < 0 || count > depthsInDrawOrder.length) {
+    throw new RangeError(`outOfOrderFraction: count ${count} outside 0..${depthsInDrawOrder.length}`);
+  }
+  if (count < 2) return 0;
+  const d = depthsInDrawOrder;
+  let inverted = 0;
+  for (let i = 0; i + 1 < count; i++) if (d[i + 1] > d[i]) inverted++;
+  return inverted / (count - 1);
+}
+
+/** The CSV columns, in order. */
+export const CSV_COLUMNS: readonly string[] = [
+  'strategy',
+  'scene',
+  'splats',
+  'visible',
+  'frames',
+  ...REPORT_STAGES.flatMap((s) => [`${s}_median_ms`, `${s}_p95_ms`]),
+  'raster_floor_ms',
+  'out_of_order_fraction',
+];
+
+/**
+ * CSV (RFC 4180 quoting, `\n` line ends, a final newline): the header of
+ * {@link CSV_COLUMNS}, then one line per row. Missing figures are empty fields;
+ * numbers carry 6 significant digits.
+ */
+export function toCsv(rows: readonly BenchmarkRow[]): string {
+  const lines = [CSV_COLUMNS.map(csvField).join(',')];
+  for (const r of rows) {
+    const cells: Array<string | number | null | undefined> = [r.strategy, r.scene, r.splats, r.visible, r.frames];
+    for (const s of REPORT_STAGES) cells.push(r.stages[s], r.p95[s]);
+    cells.push(r.rasterFloorMs, r.outOfOrderFraction);
+    lines.push(cells.map((c) => csvField(typeof c === 'number' ? csvNumber(c) : (c ?? ''))).join(','));
+  }
+  return lines.join('\n') + '\n';
+}
+
+/** Quotes a field when it holds a separator, a quote, a line break or edge spaces. */
+export function csvField(text: string): string {
+  return /[",\r\n]|^\s|\s$/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+function csvNumber(v: number): string {
+  if (!Number.isFinite(v)) return '';
+  return Number.isInteger(v) ? String(v) : String(Number(v.toPrecision(6)));
+}
+
+/** The rows as pretty JSON (2-space indent, final newline), exactly the row shape. */
+export function toJson(rows: readonly BenchmarkRow[]): string {
+  return JSON.stringify(rows, null, 2) + '\n';
+}
+
+/**
+ * An aligned plain-text table: one line per strategy, each stage as
+ * "median / p95" ms. Scene, splat and visible counts go into a heading line when
+ * all rows share them, into columns otherwise; `adapter` heads the table if given.
+ */
+export function formatTable(rows: readonly BenchmarkRow[], adapter?: string): string {
+  const out: string[] = [];
+  if (adapter) out.push(`adapter: ${adapter}`);
+  const first = rows[0];
+  const shared = first !== undefined && rows.every((r) => r.scene === first.scene && r.splats === first.splats && r.visible === first.visible);
+  if (shared) out.push(`scene: ${first.scene}, ${groupDigits(first.splats)} splats, ${groupDigits(first.visible)} visible`);
+
+  type Column = { title: string; right: boolean; cell: (r: BenchmarkRow) => string };
+  const columns: Column[] = [{ title: 'strategy', right: false, cell: (r) => r.strategy }];
+  if (!shared) {
+    columns.push(
+      { title: 'scene', right: false, cell: (r) => r.scene },
+      { title: 'splats', right: true, cell: (r) => groupDigits(r.splats) },
+      { title: 'visible', right: true, cell: (r) => groupDigits(r.visible) },
+    );
+  }
+  columns.push({ title: 'frames', right: true, cell: (r) => String(r.frames) });
+  for (const s of REPORT_STAGES) {
+    columns.push({ title: `${s} ms med / p95`, right: true, cell: (r) => `${fmtMs(r.stages[s])} / ${fmtMs(r.p95[s])}` });
+  }
+  if (rows.some((r) => r.rasterFloorMs !== undefined)) {
+    columns.push({ title: 'raster floor ms', right: true, cell: (r) => fmtMs(r.rasterFloorMs ?? null) });
+  }
+  columns.push({ title: 'out of order', right: true, cell: (r) => fmtFraction(r.outOfOrderFraction) });
+
+  const table = [columns.map((c) => c.title), ...rows.map((r) => columns.map((c) => c.cell(r)))];
+  const widths = columns.map((_, j) => Math.max(...table.map((line) => line[j].length)));
+  for (const line of table) {
+    out.push(
+      line
+        .map((text, j) => (columns[j].right ? text.padStart(widths[j]) : text.padEnd(widths[j])))
+        .join('  ')
+        .trimEnd(),
+    );
+  }
+  if (rows.length === 0) out.push('(no results)');
+  return out.join('\n') + '\n';
+}
+
+function fmtMs(v: number | null): string {
+  return v === null || !Number.isFinite(v) ? '-' : v.toFixed(3);
+}
+
+/** A fraction as a percentage; exact 0 stays "0" so that it is not confused with a tiny error. */
+function fmtFraction(f: number): string {
+  if (!Number.isFinite(f)) return '-';
+  if (f === 0) return '0';
+  if (f < 1e-4) return '<0.01%';
+  return `${(f * 100).toFixed(2)}%`;
+}
+
+function groupDigits(n: number): string {
+  return Number.isInteger(n) ? String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',') : String(n);
+}
