@@ -1,0 +1,6 @@
+/** Generic GPU key/value sorters: the interface, the strategies, the CPU reference. */
+export type { GpuSorter, SorterFactory, SortJob, SortTimestamps } from './types.ts';
+export { sortBufferUsage } from './types.ts';
+export { Radix4Sorter, createRadix4Factory, radix4Factory, radix4Passes, type Radix4Options } from './radix4.ts';
+export { getSorterFactory, listSorters, sorterFactories } from './registry.ts';
+export { checkSortedPairs, cpuSortPairs, keyMask, type SortCheck } from './cpu-reference.ts';
