@@ -1,0 +1,245 @@
+/**
+ * bench:sort — times the GPU sort strategies in Node (Dawn).
+ *
+ *   npm run bench:sort -- [--sizes 65536,262144,...] [--strategies all|radix4,book-radix4]
+ *                         [--bits 32[,16,...]] [--runs 30] [--warmup 5] [--json PATH]
+ *
+ * Per (strategy, size, bits): random u32 keys (seeded), values = index; warm-up runs
+ * (at least --warmup and at least 300 ms) discarded; each timed run is one submit holding only the sort, timed by timestamp
+ * queries at the start and end of the sort's compute pass; the input is restored from
+ * a pristine copy in a submit of its own before every run. The first run's output is
+ * read back and checked against the CPU reference. Without 'timestamp-query' the CPU
+ * wall time of submit + onSubmittedWorkDone is used, and the output says so.
+ */
+import fs from 'node:fs';
+import { createNodeGpu, readBuffer } from './node-gpu.ts';
+import type { GpuSorter, SortTimestamps } from '../sort/types.ts';
+import { sortBufferUsage } from '../sort/types.ts';
+import { sorterFactories } from '../sort/registry.ts';
+import { createRadix4Factory } from '../sort/radix4.ts';
+import { checkSortedPairs } from '../sort/cpu-reference.ts';
+import { BookRadix4Sorter, BOOK_RADIX4_MAX_N } from './book-radix4/book-radix4.ts';
+
+interface Strategy {
+  name: string;
+  /** Why it cannot run n keys, or undefined. */
+  skip?(n: number): string | undefined;
+  create(device: GPUDevice, capacity: number): GpuSorter;
+}
+
+const radix4Variants = [
+  createRadix4Factory({ dispatch: 'indirect' }),
+  createRadix4Factory({ subgroups: 'off' }),
+];
+/** Registry strategies, radix4's other variants, and the book's sort as the baseline. */
+const strategies: Strategy[] = [
+  ...[...sorterFactories, ...radix4Variants].map((f) => ({ name: f.name, create: f.create.bind(f) })),
+  {
+    name: 'book-radix4',
+    skip: (n: number) => (n > BOOK_RADIX4_MAX_N ? `the book's sort holds at most ${BOOK_RADIX4_MAX_N} keys` : undefined),
+    create: (device: GPUDevice, capacity: number) => new BookRadix4Sorter(device, capacity),
+  },
+];
+
+interface Row {
+  strategy: string;
+  n: number;
+  bits: number;
+  medianMs: number;
+  minMs: number;
+  gkeysPerSec: number;
+  verified: boolean;
+}
+
+function fail(reason: string): never {
+  console.error(`bench:sort: ${reason}`);
+  process.exit(2);
+}
+
+function parseArgs(argv: string[]) {
+  const opts = {
+    sizes: [65536, 262144, 1048576, 4194304, 8388608, 16777216],
+    strategies: 'all',
+    bits: [32],
+    runs: 30,
+    warmup: 5,
+    json: undefined as string | undefined,
+  };
+  const ints = (flag: string, v: string) =>
+    v.split(',').map((s) => {
+      const x = Number(s);
+      if (!Number.isInteger(x) || x < 1) fail(`${flag} wants positive integers, got '${s}'`);
+      return x;
+    });
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i]!;
+    const value = argv[i + 1];
+    if (value === undefined || value.startsWith('--')) fail(`${flag} needs a value`);
+    i++;
+    switch (flag) {
+      case '--sizes': opts.sizes = ints(flag, value); break;
+      case '--strategies': opts.strategies = value; break;
+      case '--bits': opts.bits = ints(flag, value); break;
+      case '--runs': opts.runs = ints(flag, value)[0]!; break;
+      case '--warmup': opts.warmup = ints(flag, value)[0]!; break;
+      case '--json': opts.json = value; break;
+      default: fail(`unknown option ${flag} (known: --sizes --strategies --bits --runs --warmup --json)`);
+    }
+  }
+  if (opts.bits.some((b) => b > 32)) fail('--bits must be 1..32');
+  if (opts.runs < 20) console.log(`note: --runs ${opts.runs} is below the 20 runs a reported figure wants`);
+  return opts;
+}
+
+/** A small seeded generator (mulberry32), so runs sort the same keys. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return (t ^ (t >>> 14)) >>> 0;
+  };
+}
+
+/** Warm-up lasts at least this long, whatever --warmup says. */
+const WARMUP_MIN_MS = 300;
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+
+async function main() {
+  const opts = parseArgs(process.argv.slice(2));
+  const chosen =
+    opts.strategies === 'all'
+      ? strategies
+      : opts.strategies.split(',').map((name) => strategies.find((s) => s.name === name) ?? fail(`unknown strategy '${name}' (known: ${strategies.map((s) => s.name).join(', ')}, all)`));
+
+  const gpu = await createNodeGpu({ timestamps: true });
+  const { device, info } = gpu;
+  const timestamps = device.features.has('timestamp-query');
+  console.log(`adapter: ${gpu.description}`);
+  console.log(`vendor ${info.vendor || '?'}, architecture ${info.architecture || '?'}, description ${info.description || '?'}`);
+  console.log(`subgroups: ${device.features.has('subgroups') ? `${info.subgroupMinSize}..${info.subgroupMaxSize}` : 'none'}`);
+  console.log(timestamps ? 'timing: timestamp queries around the sort\'s compute pass' : 'timing: NO timestamp-query on this adapter: CPU wall time of submit + onSubmittedWorkDone (includes submit overhead)');
+  device.addEventListener('uncapturederror', (e) => fail(`WebGPU error: ${(e as GPUUncapturedErrorEvent).error.message}`));
+
+  const maxKeys = Math.floor(Math.min(device.limits.maxStorageBufferBindingSize, device.limits.maxBufferSize) / 4);
+  const rows: Row[] = [];
+  const usage = sortBufferUsage();
+  const runs = opts.runs;
+  const querySet = timestamps ? device.createQuerySet({ label: 'bench.querySet', type: 'timestamp', count: 2 * runs }) : undefined;
+  const resolve = timestamps ? device.createBuffer({ label: 'bench.resolve', size: 16 * runs, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC }) : undefined;
+
+  for (const n of opts.sizes) {
+    if (n > maxKeys) {
+      console.log(`note: skipping n=${n}: above maxStorageBufferBindingSize/4 = ${maxKeys} on this device`);
+      continue;
+    }
+    for (const bits of opts.bits) {
+      const next = random(0x5eed ^ n ^ (bits << 24));
+      const keys = new Uint32Array(n).map(() => next());
+      const values = new Uint32Array(n).map((_, i) => i);
+      const buffer = (label: string, data: Uint32Array) => {
+        const b = device.createBuffer({ label: `bench.${label}`, size: data.byteLength, usage, mappedAtCreation: true });
+        new Uint32Array(b.getMappedRange()).set(data);
+        b.unmap();
+        return b;
+      };
+      const pristineKeys = buffer('pristineKeys', keys);
+      const pristineValues = buffer('pristineValues', values);
+      const jobKeys = buffer('keys', keys);
+      const jobValues = buffer('values', values);
+      const count = buffer('count', Uint32Array.of(n));
+      const job = { keys: jobKeys, values: jobValues, count, keyBits: bits };
+
+      for (const strategy of chosen) {
+        const why = strategy.skip?.(n);
+        if (why) {
+          console.log(`note: skipping ${strategy.name} at n=${n}: ${why}`);
+          continue;
+        }
+        const sorter = strategy.create(device, n);
+        const restore = () => {
+          const enc = device.createCommandEncoder({ label: 'bench.restore' });
+          enc.copyBufferToBuffer(pristineKeys, 0, jobKeys, 0, n * 4);
+          enc.copyBufferToBuffer(pristineValues, 0, jobValues, 0, n * 4);
+          device.queue.submit([enc.finish()]);
+        };
+        const sortOnce = async (ts?: SortTimestamps): Promise<number> => {
+          const enc = device.createCommandEncoder({ label: 'bench.sort' });
+          sorter.encode(enc, job, ts);
+          const t0 = performance.now();
+          device.queue.submit([enc.finish()]);
+          await device.queue.onSubmittedWorkDone();
+          return performance.now() - t0;
+        };
+
+        // Verify on the first run, then warm up for a number of runs AND a minimum time:
+        // after the CPU check the GPU has idled and its clocks take a while to come back.
+        restore();
+        await sortOnce();
+        const outKeys = new Uint32Array(await readBuffer(device, jobKeys, n * 4));
+        const outValues = new Uint32Array(await readBuffer(device, jobValues, n * 4));
+        const check = checkSortedPairs(keys, values, outKeys, outValues, bits);
+        const verified = check.ok;
+        if (!check.ok) console.log(`VERIFY FAILED ${strategy.name} n=${n} bits=${bits}: ${check.message}`);
+        const warmupStart = performance.now();
+        for (let w = 0; w < opts.warmup || performance.now() - warmupStart < WARMUP_MIN_MS; w++) {
+          restore();
+          await sortOnce();
+        }
+        const times: number[] = [];
+        for (let r = 0; r < runs; r++) {
+          restore();
+          const wall = await sortOnce(querySet && { querySet, beginIndex: 2 * r, endIndex: 2 * r + 1 });
+          times.push(wall);
+        }
+        if (querySet && resolve) {
+          const enc = device.createCommandEncoder({ label: 'bench.resolveQueries' });
+          enc.resolveQuerySet(querySet, 0, 2 * runs, resolve, 0);
+          device.queue.submit([enc.finish()]);
+          const t = new BigUint64Array(await readBuffer(device, resolve));
+          for (let r = 0; r < runs; r++) times[r] = Number(t[2 * r + 1]! - t[2 * r]!) / 1e6;
+        }
+        sorter.destroy();
+        const medianMs = median(times);
+        const row: Row = {
+          strategy: strategy.name,
+          n,
+          bits,
+          medianMs,
+          minMs: Math.min(...times),
+          gkeysPerSec: n / (medianMs / 1e3) / 1e9,
+          verified,
+        };
+        rows.push(row);
+        console.log(
+          `${row.strategy.padEnd(22)} n=${String(n).padStart(9)} bits=${String(bits).padStart(2)}  median ${row.medianMs.toFixed(4)} ms  min ${row.minMs.toFixed(4)} ms  ${row.gkeysPerSec.toFixed(3)} Gkeys/s  ${verified ? 'verified' : 'NOT VERIFIED'}`,
+        );
+      }
+      for (const b of [pristineKeys, pristineValues, jobKeys, jobValues, count]) b.destroy();
+    }
+  }
+
+  console.log('');
+  console.log('| strategy | n | bits | median ms | min ms | Gkeys/s | verified |');
+  console.log('|---|---:|---:|---:|---:|---:|---|');
+  for (const r of rows) {
+    console.log(`| ${r.strategy} | ${r.n} | ${r.bits} | ${r.medianMs.toFixed(4)} | ${r.minMs.toFixed(4)} | ${r.gkeysPerSec.toFixed(3)} | ${r.verified ? 'yes' : 'NO'} |`);
+  }
+  if (opts.json) {
+    fs.writeFileSync(opts.json, JSON.stringify(rows, null, 2) + '\n');
+    console.log(`wrote ${opts.json}`);
+  }
+  querySet?.destroy();
+  resolve?.destroy();
+  device.destroy();
+  if (rows.some((r) => !r.verified)) process.exit(1);
+}
+
+await main();
