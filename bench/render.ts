@@ -1,0 +1,76 @@
+/**
+ * npm run render -- --scene FILE|default|synthetic:N --out IMAGE.png [--size WxH]
+ *                   [--camera "eye=X,Y,Z target=X,Y,Z up=X,Y,Z fovy=DEG"]
+ *                   [--background R,G,B] [--sh N] [--splat-scale S] [--strategy NAME] [--up -y|+y|+z|-z]
+ *
+ * Renders one frame through the same renderer as the page, in Node (Dawn), into an
+ * offscreen texture and writes a PNG. Without --camera the view fits the scene with
+ * the COLMAP y-down frame turned upright (--up -y).
+ */
+import fs from 'node:fs';
+import { parseArgs } from 'node:util';
+import { PNG } from 'pngjs';
+import { fitPose, parseCameraArg, robustBounds, upVector, type UpAxis } from '../renderer/camera';
+import { frameCamera } from '../renderer/frame-camera';
+import { renderOffscreen } from '../renderer/offscreen';
+import { SplatRenderer } from '../renderer/splat-renderer';
+import { getSorterFactory } from '../sort/registry';
+import { createNodeGpu } from './node-gpu';
+import { runCli, sceneFromArg } from './scene-arg';
+
+export function parseSize(s: string): { width: number; height: number } {
+  const m = /^(\d+)x(\d+)$/.exec(s);
+  if (!m || +m[1] < 1 || +m[2] < 1 || +m[1] > 8192 || +m[2] > 8192) throw new Error(`--size ${s}: expected WxH, e.g. 1280x720`);
+  return { width: +m[1], height: +m[2] };
+}
+
+export function parseRgb(s: string): [number, number, number] {
+  const v = s.split(',').map(Number);
+  if (v.length !== 3 || v.some((x) => !Number.isFinite(x) || x < 0 || x > 1)) throw new Error(`--background ${s}: expected R,G,B in 0..1`);
+  return [v[0], v[1], v[2]];
+}
+
+runCli(async () => {
+  const { values } = parseArgs({
+    options: {
+      scene: { type: 'string' },
+      out: { type: 'string' },
+      size: { type: 'string', default: '1280x720' },
+      camera: { type: 'string' },
+      background: { type: 'string', default: '0,0,0' },
+      sh: { type: 'string' },
+      'splat-scale': { type: 'string', default: '1' },
+      strategy: { type: 'string', default: 'radix4' },
+      up: { type: 'string', default: '-y' },
+    },
+  });
+  if (!values.scene || !values.out) throw new Error('usage: npm run render -- --scene FILE --out IMAGE.png [--size WxH] [--camera ...]');
+  const { width, height } = parseSize(values.size!);
+  const background = parseRgb(values.background!);
+  const cloud = await sceneFromArg(values.scene);
+  const gpu = await createNodeGpu();
+  console.log(`adapter: ${gpu.description}`);
+  const renderer = new SplatRenderer(gpu.device, 'rgba8unorm', getSorterFactory(values.strategy!));
+  renderer.setScene(cloud);
+  const pose = values.camera
+    ? parseCameraArg(values.camera)
+    : fitPose(robustBounds(cloud.positions), upVector(values.up as UpAxis), 60, width / height);
+  gpu.device.pushErrorScope('validation');
+  const t0 = performance.now();
+  const image = await renderOffscreen(renderer, frameCamera(pose, width, height, cloud.bounds), {
+    shDegree: values.sh !== undefined ? Number(values.sh) : cloud.shDegree,
+    splatScale: Number(values['splat-scale']),
+    cull: true,
+    keyBits: 32,
+    background,
+  });
+  const ms = performance.now() - t0;
+  const err = await gpu.device.popErrorScope();
+  if (err) throw new Error(`WebGPU validation error: ${err.message}`);
+  const png = new PNG({ width, height });
+  png.data = Buffer.from(image.rgba.buffer, image.rgba.byteOffset, image.rgba.byteLength);
+  fs.writeFileSync(values.out, PNG.sync.write(png));
+  console.log(`${cloud.source.name}: ${cloud.count} splats, SH ${cloud.shDegree}, ${width}x${height} in ${ms.toFixed(0)} ms (first frame, incl. pipeline creation) -> ${values.out}`);
+  renderer.destroy();
+  gpu.device.destroy();
+});

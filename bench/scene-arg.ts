@@ -1,0 +1,37 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { loadScene } from '../scenes/load';
+import { generateDefaultScene, generateSynthetic } from '../scenes/generate';
+import type { SplatCloud } from '../scenes/splat-cloud';
+
+/**
+ * The `--scene` argument of the headless programs: a PLY path, `default` (the
+ * built-in generated scene), `default:N` or `synthetic:N` (generated, N splats).
+ */
+export async function sceneFromArg(arg: string): Promise<SplatCloud> {
+  const m = /^(default|synthetic)(?::(\d+))?$/.exec(arg);
+  if (m) {
+    const n = m[2] ? Number(m[2]) : undefined;
+    if (m[1] === 'default') return generateDefaultScene(n);
+    if (n === undefined) throw new Error(`--scene ${arg}: synthetic needs a count, e.g. synthetic:1000000`);
+    return generateSynthetic(n);
+  }
+  let bytes: Buffer;
+  try {
+    bytes = fs.readFileSync(arg);
+  } catch (err) {
+    throw new Error(`${arg}: cannot read: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+  return loadScene(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), path.basename(arg));
+}
+
+/** Runs a CLI main: any error becomes one line on stderr and exit code 1. */
+export function runCli(main: () => Promise<void>): void {
+  main().then(
+    () => process.exit(0),
+    (err: unknown) => {
+      console.error(err instanceof Error ? err.message : String(err));
+      process.exit(1);
+    },
+  );
+}
