@@ -1,0 +1,123 @@
+/**
+ * End to end in headless Chromium (Debian's chromium, WebGPU on SwiftShader): the
+ * page renders the generated default scene, opens a real scene through the file
+ * input, and keeps it when a bad file is opened; no WebGPU errors, no console errors.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { PNG } from 'pngjs';
+import { createServer, type ViteDevServer } from 'vite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { haveSharedScenes, sharedScene } from '../support/shared-scenes';
+
+const CHROMIUM = '/usr/bin/chromium';
+// WebGPU headless needs SwiftShader through Vulkan and ANGLE (../shared/docs/GPU.md).
+const FLAGS = [
+  '--enable-unsafe-webgpu', '--enable-features=Vulkan', '--use-vulkan=swiftshader', '--use-angle=swiftshader',
+  '--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  '--no-first-run', '--disable-quic', '--disable-dev-shm-usage',
+];
+const OUT = path.resolve(__dirname, '../../test-output');
+
+let server: ViteDevServer;
+let browser: Browser;
+let base: string;
+
+beforeAll(async () => {
+  if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: run scripts/install-test-deps.sh (as root)`);
+  server = await createServer({ root: path.resolve(__dirname, '../..'), logLevel: 'error', server: { port: 0, host: '127.0.0.1' } });
+  await server.listen();
+  const addr = server.httpServer?.address();
+  if (!addr || typeof addr === 'string') throw new Error('vite dev server has no address');
+  base = `http://127.0.0.1:${addr.port}/`;
+  // playwright gives every launch a fresh, temporary user-data-dir.
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
+  fs.mkdirSync(OUT, { recursive: true });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+interface PageLog {
+  errors: string[];
+}
+
+async function openViewer(query: string): Promise<{ page: Page; log: PageLog }> {
+  const page = await browser.newPage({ viewport: { width: 480, height: 360 } });
+  const log: PageLog = { errors: [] };
+  page.on('console', (m) => {
+    if (m.type() === 'error') log.errors.push(m.text());
+  });
+  page.on('pageerror', (e) => log.errors.push(e.message));
+  page.on('response', (r) => {
+    if (r.status() >= 400) log.errors.push(`HTTP ${r.status()} ${r.url()}`);
+  });
+  await page.goto(base + query);
+  const noGpu = await page.locator('#no-webgpu').count();
+  if (noGpu) throw new Error(`page says no WebGPU: ${await page.locator('#no-webgpu').textContent()}`);
+  return { page, log };
+}
+
+async function waitFrames(page: Page, n: number): Promise<void> {
+  await page.waitForFunction(
+    (target) => ((window as unknown as { splatview?: { framesRendered: number } }).splatview?.framesRendered ?? 0) >= target,
+    n,
+    { timeout: 120_000 },
+  );
+}
+
+/** Fraction of pixels in the central box that differ from the black background. */
+async function litFraction(page: Page, file: string): Promise<number> {
+  const buf = await page.locator('#view').screenshot({ path: path.join(OUT, file) });
+  const png = PNG.sync.read(buf);
+  let lit = 0, total = 0;
+  for (let y = Math.floor(png.height * 0.25); y < png.height * 0.75; y++) {
+    for (let x = Math.floor(png.width * 0.25); x < png.width * 0.75; x++) {
+      const i = (y * png.width + x) * 4;
+      total++;
+      if (png.data[i] + png.data[i + 1] + png.data[i + 2] > 30) lit++;
+    }
+  }
+  return lit / total;
+}
+
+describe('viewer page (headless Chromium, SwiftShader WebGPU)', () => {
+  it('renders the default scene, opens a real scene, and survives a bad file', async () => {
+    const { page, log } = await openViewer('?splats=3000');
+    await waitFrames(page, 3);
+    const lit = await litFraction(page, 'e2e-default.png');
+    expect(lit).toBeGreaterThan(0.05);
+
+    if (haveSharedScenes()) {
+      const before = await page.evaluate(() => (window as unknown as { splatview: { framesRendered: number } }).splatview.framesRendered);
+      await page.locator('#file').setInputFiles(sharedScene('inria_sh3_tile_1971.ply'));
+      await page.waitForFunction(() => document.title.startsWith('inria_sh3_tile_1971.ply'), undefined, { timeout: 60_000 });
+      await waitFrames(page, before + 3);
+      expect(await litFraction(page, 'e2e-inria-1971.png')).toBeGreaterThan(0.02);
+
+      // A file that is not a splat PLY: one line names the problem, the scene stays.
+      await page.locator('#file').setInputFiles({ name: 'broken.ply', mimeType: 'application/octet-stream', buffer: Buffer.from('this is not a ply file') });
+      await page.waitForFunction(() => !document.getElementById('message')!.hidden && document.getElementById('message')!.textContent!.includes('broken.ply'), undefined, { timeout: 30_000 });
+      const msg = await page.locator('#message').textContent();
+      expect(msg).toMatch(/broken\.ply/);
+      expect(await page.title()).toMatch(/^inria_sh3_tile_1971\.ply/);
+    }
+    // Scene load failures are reported with console.warn, not as errors.
+    expect(log.errors).toEqual([]);
+    await page.close();
+  });
+
+  it('shows a clear message when WebGPU is missing', async () => {
+    const page = await browser.newPage();
+    await page.addInitScript(() => {
+      Object.defineProperty(navigator, 'gpu', { value: undefined, configurable: true });
+    });
+    await page.goto(base);
+    await page.waitForSelector('#no-webgpu', { timeout: 30_000 });
+    expect(await page.locator('#no-webgpu').textContent()).toMatch(/WebGPU/);
+    await page.close();
+  });
+});
