@@ -11,7 +11,7 @@ export type KeyShape = 'equal' | 'sorted' | 'reversed' | 'random' | 'depths';
 /** Keys of a shape, seeded; `capacity` keys of which the first `count` are live. */
 export interface ShapedKeys {
   shape: KeyShape;
-  keys: Uint32Array;
+  keys: Uint32Array<ArrayBuffer>;
   count: number;
 }
 
