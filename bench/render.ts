@@ -14,21 +14,8 @@ import { fitPose, parseCameraArg, robustBounds, upVector, type UpAxis } from '..
 import { frameCamera } from '../renderer/frame-camera';
 import { renderOffscreen } from '../renderer/offscreen';
 import { SplatRenderer } from '../renderer/splat-renderer';
-import { getSorterFactory } from '../sort/registry';
 import { createNodeGpu } from './node-gpu';
-import { runCli, sceneFromArg } from './scene-arg';
-
-export function parseSize(s: string): { width: number; height: number } {
-  const m = /^(\d+)x(\d+)$/.exec(s);
-  if (!m || +m[1] < 1 || +m[2] < 1 || +m[1] > 8192 || +m[2] > 8192) throw new Error(`--size ${s}: expected WxH, e.g. 1280x720`);
-  return { width: +m[1], height: +m[2] };
-}
-
-export function parseRgb(s: string): [number, number, number] {
-  const v = s.split(',').map(Number);
-  if (v.length !== 3 || v.some((x) => !Number.isFinite(x) || x < 0 || x > 1)) throw new Error(`--background ${s}: expected R,G,B in 0..1`);
-  return [v[0], v[1], v[2]];
-}
+import { parseRgb, parseSize, runCli, sceneFromArg } from './cli';
 
 runCli(async () => {
   const { values } = parseArgs({
@@ -50,7 +37,7 @@ runCli(async () => {
   const cloud = await sceneFromArg(values.scene);
   const gpu = await createNodeGpu();
   console.log(`adapter: ${gpu.description}`);
-  const renderer = new SplatRenderer(gpu.device, 'rgba8unorm', getSorterFactory(values.strategy!));
+  const renderer = new SplatRenderer(gpu.device, 'rgba8unorm', values.strategy!);
   renderer.setScene(cloud);
   const pose = values.camera
     ? parseCameraArg(values.camera)

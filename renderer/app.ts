@@ -1,12 +1,17 @@
+import { generateDefaultScene, generateSynthetic } from '../scenes/generate';
 import { loadScene } from '../scenes/load';
-import { generateDefaultScene } from '../scenes/generate';
 import type { SplatCloud } from '../scenes/splat-cloud';
-import { getSorterFactory, listSorters } from '../sort/registry';
-import { robustBounds, type UpAxis } from './camera';
+import { benchmarkPath, DrawnOrderProbe } from './benchmark';
+import { buildRows, formatTable, toCsv, toJson, type BenchmarkRow } from './benchmark-report';
+import { robustBounds, upVector, type CameraPose, type UpAxis } from './camera';
 import { attachControls, CameraController } from './controls';
 import { frameCamera } from './frame-camera';
+import { FrameGraph } from './frame-graph';
+import type { FrameSample } from './frame-stats';
 import { ViewerPanel, type ViewerSettings } from './gui';
+import { GpuProfiler } from './profiler';
 import { SplatRenderer } from './splat-renderer';
+import { CPU_STRATEGY, listStrategies } from './strategies';
 import { decodeViewHash, encodeViewHash, readSceneParam } from './view-url';
 
 export interface AppElements {
@@ -16,16 +21,45 @@ export interface AppElements {
   drop: HTMLElement;
   help: HTMLElement;
   file: HTMLInputElement;
+  graph: HTMLElement;
+  bench: HTMLElement;
 }
+
+/** Built-in scenes offered in the panel's scene list (generated, no data shipped). */
+const BUILT_IN_SCENES = ['default', 'default:3000', 'synthetic:100000', 'synthetic:1000000'];
 
 function hexToRgb(hex: string): [number, number, number] {
   const v = parseInt(hex.replace('#', ''), 16);
   return [((v >> 16) & 255) / 255, ((v >> 8) & 255) / 255, (v & 255) / 255];
 }
 
+function builtInScene(name: string): SplatCloud {
+  const [kind, n] = name.split(':');
+  return kind === 'synthetic' ? generateSynthetic(Number(n)) : generateDefaultScene(n ? Number(n) : undefined);
+}
+
+/** A benchmark in progress: each selected strategy flies the same path. */
+interface BenchRun {
+  strategies: string[];
+  /** Index of the strategy flying now. */
+  current: number;
+  /** Frame within the current strategy's warm-up + path. */
+  step: number;
+  warmup: number;
+  path: CameraPose[];
+  /** Profiler frame id -> index into `samples` (frames that count). */
+  frameOwner: Map<number, number>;
+  samples: FrameSample[][];
+  outOfOrder: number[][];
+  pending: number;
+  probeBusy: boolean;
+  restore: { strategy: string; pose: CameraPose };
+}
+
 /**
- * The browser viewer: canvas + renderer + camera controls + panel + scene loading.
- * A scene that fails to load leaves the one on screen as it was.
+ * The browser viewer: canvas + renderer + camera controls + panel + profiler +
+ * scene loading + benchmark mode. A scene that fails to load leaves the one on
+ * screen as it was.
  */
 export class ViewerApp {
   private readonly context: GPUCanvasContext;
@@ -33,16 +67,25 @@ export class ViewerApp {
   private readonly controller: CameraController;
   private readonly panel: ViewerPanel;
   private readonly settings: ViewerSettings;
+  private readonly profiler: GpuProfiler;
+  private readonly graph: FrameGraph;
+  private readonly countReadback: GPUBuffer;
+  private probe: DrawnOrderProbe | null = null;
+  private sceneChoices = [...BUILT_IN_SCENES];
   private lastTime = 0;
   private fpsEma = 0;
-  private cpuEma = 0;
-  private countReadback: GPUBuffer;
   private countPending = false;
   private lastCountRead = 0;
-  /** Frames submitted so far (read by the end-to-end test). */
-  framesRendered = 0;
   private hashWritten = 0;
   private loadToken = 0;
+  /** A setting changed that needs a new sort or draw even if the camera stands still. */
+  private dirty = true;
+  private submittedFrames = 0;
+  private bench: BenchRun | null = null;
+  /** Frames submitted so far (read by the end-to-end test). */
+  framesRendered = 0;
+  /** The last benchmark's rows (also offered as CSV / JSON downloads). */
+  lastBenchmark: BenchmarkRow[] | null = null;
 
   constructor(
     readonly device: GPUDevice,
@@ -54,29 +97,50 @@ export class ViewerApp {
     this.context = context;
     context.configure({ device, format, alphaMode: 'opaque' });
 
-    const sorters = listSorters(device);
+    const strategies = listStrategies(device);
+    const names = strategies.map((s) => s.name);
+    const saved = ViewerPanel.loadSaved((k, v) => k !== 'sorter' || names.includes(v as string));
     this.settings = {
-      sorter: sorters[0].name,
+      scene: 'default',
+      sorter: strategies[0].name,
+      keyBits: 32,
+      sortMode: 'every frame',
       shDegree: 3,
       splatScale: 1,
       cull: true,
+      background: '#000000',
       upAxis: '-y',
       fovyDeg: 60,
-      background: '#000000',
+      graph: true,
+      benchFrames: 120,
+      ...saved,
     };
-    this.renderer = new SplatRenderer(device, format, sorters[0]);
-    this.controller = new CameraController({ eye: [0, 0, -5], target: [0, 0, 0], up: [0, -1, 0], fovyDeg: 60 });
-    this.panel = new ViewerPanel(
-      this.settings,
-      sorters.map((s) => ({ name: s.name, label: `${s.name}${s.stable ? '' : ' (unstable)'}` })),
-      {
-        openFile: () => el.file.click(),
-        frameScene: () => this.frameScene(),
-        resetView: () => this.resetView(),
-        onSorterChange: (name) => this.renderer.setSorter(getSorterFactory(name)),
-        onUpAxisChange: (axis) => this.setUpAxis(axis),
+    const params = new URLSearchParams(location.search);
+    const urlSort = params.get('sort');
+    if (urlSort && names.includes(urlSort)) this.settings.sorter = urlSort;
+
+    this.renderer = new SplatRenderer(device, format, this.settings.sorter);
+    this.controller = new CameraController({ eye: [0, 0, -5], target: [0, 0, 0], up: upVector(this.settings.upAxis), fovyDeg: this.settings.fovyDeg });
+    this.panel = new ViewerPanel(this.settings, strategies, this.sceneChoices, {
+      openFile: () => el.file.click(),
+      openScene: (name) => this.openScene(name),
+      frameScene: () => this.frameScene(),
+      resetView: () => this.controller.reset(),
+      onStrategyChange: (name) => {
+        this.renderer.setStrategy(name);
+        this.dirty = true;
       },
-    );
+      onUpAxisChange: (axis) => this.setUpAxis(axis),
+      onSettingsChange: () => {
+        this.dirty = true;
+      },
+      runBenchmark: (list) => this.startBenchmark(list),
+      exportCsv: () => this.download('splatview-benchmark.csv', 'text/csv', toCsv(this.lastBenchmark ?? [])),
+      exportJson: () => this.download('splatview-benchmark.json', 'application/json', toJson(this.lastBenchmark ?? [])),
+    });
+    this.profiler = new GpuProfiler(device, { onFrame: (sample, meta) => this.onProfiledFrame(sample, meta.frame) });
+    this.graph = new FrameGraph(el.graph);
+    this.graph.setVisible(this.settings.graph);
     this.countReadback = device.createBuffer({
       label: 'ViewerApp.countReadback',
       size: 16,
@@ -85,7 +149,7 @@ export class ViewerApp {
     attachControls(el.canvas, this.controller, {
       onKey: (key: string) => {
         if (key === 'f') this.frameScene();
-        else if (key === 'r') this.resetView();
+        else if (key === 'r') this.controller.reset();
         else if (key === 'h') el.help.hidden = !el.help.hidden;
       },
     });
@@ -100,17 +164,18 @@ export class ViewerApp {
     });
   }
 
-  /** Opens the scene named by ?scene=URL, else the generated default scene. */
+  /** Opens the scene named by ?scene=URL, else the generated default scene (?splats=N sizes it). */
   async start(): Promise<void> {
     const url = readSceneParam(location.search);
-    const params = new URLSearchParams(location.search);
-    const splats = Number(params.get('splats') ?? '') || undefined;
+    const splats = Number(new URLSearchParams(location.search).get('splats') ?? '') || undefined;
     this.setScene(generateDefaultScene(splats));
     const fromHash = decodeViewHash(location.hash);
     if (fromHash) this.controller.setPose(fromHash);
     requestAnimationFrame((t) => this.frame(t));
-    if (url) await this.openUrl(url);
-    if (fromHash) this.controller.setPose(fromHash);
+    if (url) {
+      await this.openUrl(url);
+      if (fromHash) this.controller.setPose(fromHash);
+    }
   }
 
   private wireInputs(): void {
@@ -140,6 +205,9 @@ export class ViewerApp {
       const f = e.dataTransfer?.files?.[0];
       if (f) void this.openFile(f);
     });
+    this.el.bench.addEventListener('click', (e) => {
+      if ((e.target as HTMLElement).dataset.action === 'close') this.el.bench.hidden = true;
+    });
   }
 
   async openFile(file: File): Promise<void> {
@@ -153,6 +221,16 @@ export class ViewerApp {
       if (!res.ok) throw new Error(`${name}: HTTP ${res.status} ${res.statusText} for ${url}`);
       return res.arrayBuffer();
     });
+  }
+
+  private openScene(name: string): void {
+    if (!BUILT_IN_SCENES.includes(name)) return; // an opened file: it is already what is shown
+    this.showMessage(`Generating ${name}…`, 'info');
+    // Let the message paint before the (synchronous) generation.
+    setTimeout(() => {
+      this.setScene(builtInScene(name));
+      this.hideMessage();
+    }, 20);
   }
 
   /** Loads bytes into a scene; on failure, shows one line and keeps the current scene. */
@@ -175,14 +253,21 @@ export class ViewerApp {
   }
 
   private setScene(cloud: SplatCloud): void {
+    this.bench = null;
     this.renderer.setScene(cloud);
+    this.probe?.destroy();
+    this.probe = new DrawnOrderProbe(this.device, cloud.count);
     this.panel.setSceneShDegree(cloud.shDegree);
     this.settings.shDegree = cloud.shDegree;
     this.panel.stats.splats = cloud.count.toLocaleString('en-US');
+    const name = cloud.source.name;
+    if (!this.sceneChoices.includes(name)) this.sceneChoices = [...BUILT_IN_SCENES, name];
+    this.panel.setSceneChoice(name, this.sceneChoices);
     this.controller.aspect = this.el.canvas.width / Math.max(1, this.el.canvas.height);
     this.controller.setUp(this.settings.upAxis);
     this.controller.frame(robustBounds(cloud.positions), { keepDirection: false, setHome: true, snap: true });
-    document.title = `${cloud.source.name} — splatview`;
+    this.dirty = true;
+    document.title = `${name} — splatview`;
   }
 
   private frameScene(): void {
@@ -190,13 +275,10 @@ export class ViewerApp {
     this.controller.frame();
   }
 
-  private resetView(): void {
-    this.controller.reset();
-  }
-
   private setUpAxis(axis: UpAxis): void {
     this.controller.setUp(axis);
     this.controller.frame(undefined, { keepDirection: false, setHome: true });
+    this.dirty = true;
   }
 
   showMessage(text: string, kind: 'error' | 'info' = 'error'): void {
@@ -217,49 +299,216 @@ export class ViewerApp {
     if (canvas.width !== w || canvas.height !== h) {
       canvas.width = w;
       canvas.height = h;
+      this.dirty = true;
     }
   }
 
   private frame(now: number): void {
+    requestAnimationFrame((t) => this.frame(t));
     const dt = this.lastTime ? Math.min(0.1, (now - this.lastTime) / 1000) : 1 / 60;
     this.lastTime = now;
     const t0 = performance.now();
     this.resize();
-    this.controller.fovyDeg = this.settings.fovyDeg;
-    this.controller.update(dt);
     const cloud = this.renderer.cloud;
     const { width, height } = this.el.canvas;
-    const pose = this.controller.pose;
-    const encoder = this.device.createCommandEncoder({ label: 'ViewerApp.frame' });
-    const bounds = cloud?.bounds ?? { min: [-1, -1, -1], max: [1, 1, 1] };
-    this.renderer.encodeFrame(encoder, this.context.getCurrentTexture().createView(), frameCamera(pose, width, height, bounds), {
-      shDegree: this.settings.shDegree,
-      splatScale: this.settings.splatScale,
-      cull: this.settings.cull,
-      keyBits: 32,
-      background: hexToRgb(this.settings.background),
-    });
-    const readCount = !this.countPending && now - this.lastCountRead > 250 && this.renderer.debugBuffers;
-    if (readCount && this.renderer.debugBuffers) {
-      encoder.copyBufferToBuffer(this.renderer.debugBuffers.drawArgs, 0, this.countReadback, 0, 16);
+    let pose: CameraPose;
+    let moved: boolean;
+    let probeThisFrame = false;
+    const bench = this.bench;
+    if (bench) {
+      pose = bench.path[Math.max(0, bench.step - bench.warmup)];
+      moved = true;
+      probeThisFrame = bench.step >= bench.warmup && (bench.step - bench.warmup) % 10 === 5 && !bench.probeBusy;
+    } else {
+      this.controller.fovyDeg = this.settings.fovyDeg;
+      moved = this.controller.update(dt);
+      pose = this.controller.pose;
     }
+    const sortNow = this.settings.sortMode === 'every frame' || moved || this.dirty || this.renderer.strategy === CPU_STRATEGY;
+    this.dirty = false;
+
+    const encoder = this.device.createCommandEncoder({ label: 'ViewerApp.frame' });
+    const timestamps = this.profiler.begin();
+    const bounds = cloud?.bounds ?? { min: [-1, -1, -1], max: [1, 1, 1] };
+    const camera = frameCamera(pose, width, height, bounds);
+    this.renderer.encodeFrame(
+      encoder,
+      this.context.getCurrentTexture().createView(),
+      camera,
+      {
+        shDegree: this.settings.shDegree,
+        splatScale: this.settings.splatScale,
+        cull: this.settings.cull,
+        keyBits: this.settings.keyBits,
+        background: hexToRgb(this.settings.background),
+        sort: sortNow,
+      },
+      timestamps,
+    );
+    this.profiler.end(encoder);
+    const debug = this.renderer.debugBuffers;
+    const readCount = !this.countPending && now - this.lastCountRead > 250 && debug;
+    if (readCount && debug) encoder.copyBufferToBuffer(debug.drawArgs, 0, this.countReadback, 0, 16);
+    if (probeThisFrame && debug && this.probe) this.probe.capture(encoder, debug);
     this.device.queue.submit([encoder.finish()]);
-    if (readCount) this.readVisibleCount(now);
     const cpuMs = performance.now() - t0;
+    this.profiler.submitted({ cpuMs, frameMs: dt * 1000 });
+    const frameId = this.submittedFrames++;
+    this.framesRendered++;
+    if (readCount) this.readVisibleCount(now);
+    if (bench) this.advanceBenchmark(bench, frameId, probeThisFrame, camera);
 
     this.fpsEma = this.fpsEma ? this.fpsEma * 0.9 + (1 / dt) * 0.1 : 1 / dt;
-    this.cpuEma = this.cpuEma ? this.cpuEma * 0.9 + cpuMs * 0.1 : cpuMs;
-    if (++this.framesRendered % 10 === 1) {
-      this.panel.stats.fps = this.fpsEma.toFixed(1);
-      this.panel.stats.cpuMs = this.cpuEma.toFixed(2);
-      this.el.hud.textContent = `${cloud?.source.name ?? ''}  ${this.panel.stats.splats} splats (${this.panel.stats.visible} visible)  ${this.panel.stats.fps} fps  cpu ${this.panel.stats.cpuMs} ms  sort ${this.renderer.sorterName}`;
-    }
-    if (now - this.hashWritten > 500) {
+    if (this.framesRendered % 10 === 1) this.updateFigures(cloud);
+    if (!bench && now - this.hashWritten > 500) {
       this.hashWritten = now;
       const hash = encodeViewHash(pose);
       if (location.hash !== hash) history.replaceState(null, '', hash);
     }
-    requestAnimationFrame((t) => this.frame(t));
+  }
+
+  private updateFigures(cloud: SplatCloud | null): void {
+    const s = this.panel.stats;
+    const sum = this.profiler.stats.summary();
+    const fmt = (v: number | undefined) => (v === undefined ? '-' : v.toFixed(2));
+    s.fps = this.fpsEma.toFixed(1);
+    s.cpuMs = fmt(sum.cpuMs?.median);
+    s.project = fmt(sum.project?.median);
+    s.sort = fmt(this.renderer.strategy === CPU_STRATEGY ? this.renderer.cpuSortMs ?? undefined : sum.sort?.median);
+    s.draw = fmt(sum.draw?.median);
+    s.gpuTotal = fmt(sum.total?.median);
+    const reason = this.profiler.reason;
+    s.timing = reason ?? (this.renderer.strategy === CPU_STRATEGY ? 'sort = CPU worker ms' : 'GPU timestamps, median');
+    this.graph.setNote(reason);
+    this.graph.setVisible(this.settings.graph);
+    this.el.hud.textContent = `${cloud?.source.name ?? ''}  ${s.splats} splats (${s.visible} visible)  ${s.fps} fps  sort ${this.renderer.strategy}${
+      s.gpuTotal !== '-' ? `  gpu ${s.gpuTotal} ms (project ${s.project} / sort ${s.sort} / draw ${s.draw})` : ''
+    }`;
+  }
+
+  private onProfiledFrame(sample: FrameSample, frameId: number): void {
+    this.graph.push(sample);
+    const bench = this.bench;
+    const owner = bench?.frameOwner.get(frameId);
+    if (!bench || owner === undefined) return;
+    bench.frameOwner.delete(frameId);
+    const cpuSort = bench.strategies[owner] === CPU_STRATEGY;
+    // For `cpu` the GPU sorts nothing: its sort stage is the worker's depth + sort time.
+    const sort = cpuSort ? (this.renderer.cpuSortMs ?? undefined) : sample.sort;
+    const total = cpuSort && sample.total !== undefined && sort !== undefined ? sample.total - (sample.sort ?? 0) + sort : sample.total;
+    bench.samples[owner].push({ ...sample, sort, total });
+    this.maybeFinishBenchmark(bench);
+  }
+
+  private startBenchmark(strategies: string[]): void {
+    const cloud = this.renderer.cloud;
+    if (!cloud || strategies.length === 0 || this.bench) return;
+    const { width, height } = this.el.canvas;
+    const path = benchmarkPath(robustBounds(cloud.positions), upVector(this.settings.upAxis), this.settings.fovyDeg, width / height, this.settings.benchFrames);
+    this.bench = {
+      strategies,
+      current: 0,
+      step: 0,
+      warmup: 10,
+      path,
+      frameOwner: new Map(),
+      samples: strategies.map(() => []),
+      outOfOrder: strategies.map(() => []),
+      pending: 0,
+      probeBusy: false,
+      restore: { strategy: this.renderer.strategy, pose: this.controller.pose },
+    };
+    this.renderer.setStrategy(strategies[0]);
+    this.panel.setExportEnabled(false);
+    this.el.bench.hidden = true;
+    this.showMessage(`Benchmark: ${strategies.join(', ')} × ${path.length} frames…`, 'info');
+  }
+
+  private advanceBenchmark(bench: BenchRun, frameId: number, probed: boolean, camera: ReturnType<typeof frameCamera>): void {
+    const idx = bench.current;
+    if (idx >= bench.strategies.length) return;
+    if (bench.step >= bench.warmup) {
+      bench.frameOwner.set(frameId, idx);
+      bench.pending++;
+    }
+    if (probed && this.probe && this.renderer.cloud) {
+      bench.probeBusy = true;
+      const positions = this.renderer.cloud.positions;
+      void this.probe.outOfOrder(positions, camera).then(
+        (f) => {
+          bench.outOfOrder[idx].push(f);
+          bench.probeBusy = false;
+          this.maybeFinishBenchmark(bench);
+        },
+        () => {
+          bench.probeBusy = false;
+        },
+      );
+    }
+    bench.step++;
+    if (bench.step >= bench.warmup + bench.path.length) {
+      bench.current++;
+      bench.step = 0;
+      if (bench.current < bench.strategies.length) this.renderer.setStrategy(bench.strategies[bench.current]);
+    }
+  }
+
+  private maybeFinishBenchmark(bench: BenchRun): void {
+    if (this.bench !== bench || bench.current < bench.strategies.length) return;
+    const received = bench.samples.reduce((a, s) => a + s.length, 0);
+    if (received < bench.pending || bench.probeBusy) return;
+    this.bench = null;
+    const cloud = this.renderer.cloud!;
+    const rows = buildRows({
+      scene: cloud.source.name,
+      splats: cloud.count,
+      visible: Number(this.panel.stats.visible.replace(/,/g, '')) || cloud.count,
+      runs: bench.strategies.map((strategy, i) => ({
+        strategy,
+        samples: bench.samples[i],
+        outOfOrderFraction: bench.outOfOrder[i].length ? bench.outOfOrder[i].reduce((a, b) => a + b, 0) / bench.outOfOrder[i].length : 0,
+      })),
+    });
+    this.lastBenchmark = rows;
+    this.renderer.setStrategy(bench.restore.strategy);
+    this.controller.setPose(bench.restore.pose);
+    this.dirty = true;
+    this.hideMessage();
+    this.showBenchmark(rows);
+  }
+
+  private showBenchmark(rows: BenchmarkRow[]): void {
+    const note = this.profiler.reason ? `\nGPU stage times unavailable: ${this.profiler.reason}` : '';
+    const box = this.el.bench;
+    box.replaceChildren();
+    const pre = document.createElement('pre');
+    pre.textContent = formatTable(rows, this.adapterLine()) + note;
+    const bar = document.createElement('div');
+    for (const [label, action] of [['Download CSV', 'csv'], ['Download JSON', 'json'], ['Close', 'close']] as const) {
+      const b = document.createElement('button');
+      b.textContent = label;
+      b.dataset.action = action;
+      if (action === 'csv') b.onclick = () => this.download('splatview-benchmark.csv', 'text/csv', toCsv(rows));
+      if (action === 'json') b.onclick = () => this.download('splatview-benchmark.json', 'application/json', toJson(rows));
+      bar.appendChild(b);
+    }
+    box.append(pre, bar);
+    box.hidden = false;
+    this.panel.setExportEnabled(true);
+  }
+
+  private adapterLine(): string {
+    const info = (this.device as GPUDevice & { adapterInfo?: GPUAdapterInfo }).adapterInfo;
+    return info ? `${info.vendor} / ${info.architecture} ${info.description ?? ''}`.trim() : 'adapter: unknown';
+  }
+
+  private download(name: string, type: string, text: string): void {
+    const url = URL.createObjectURL(new Blob([text], { type }));
+    const a = document.createElement('a');
+    a.href = url;
+    a.download = name;
+    a.click();
+    setTimeout(() => URL.revokeObjectURL(url), 1000);
   }
 
   /** Reads the visible count a frame or two late, never stalling the frame loop. */

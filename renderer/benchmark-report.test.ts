@@ -208,3 +208,12 @@ describe('formatTable', () => {
     expect(formatTable([])).toContain('(no results)');
   });
 });
+
+describe('outOfOrderFraction tolerance', () => {
+  it('ignores neighbours closer than the relative tolerance, counts larger inversions', () => {
+    // 10 -> 10.00001 is an inversion of 1e-6 relative: ignored at 1e-5, counted at 0.
+    expect(outOfOrderFraction([10, 10.00001, 5], 3, 1e-5)).toBe(0);
+    expect(outOfOrderFraction([10, 10.00001, 5], 3)).toBe(0.5);
+    expect(outOfOrderFraction([10, 10.1, 5], 3, 1e-5)).toBe(0.5);
+  });
+});

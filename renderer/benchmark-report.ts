@@ -91,15 +91,20 @@ export function buildRows(input: BenchmarkInput): BenchmarkRow[] {
  * order, where the later-drawn splat is farther than the earlier one. Drawing back
  * to front means depth never increases along the order; equal depths are in order.
  * 0 for an exact sort, and for fewer than 2 splats; NaN depths compare as in order.
+ *
+ * `relTolerance`: a pair counts only when the later depth exceeds the earlier by more
+ * than this fraction of it. Depths recomputed on the CPU differ from the GPU's in the
+ * last bits (fused multiply-adds), which would flip near-equal neighbours that no
+ * one can see; 1e-5 hides that and nothing a frame of camera lag does.
  */
-export function outOfOrderFraction(depthsInDrawOrder: Float32Array | readonly number[], count: number): number {
+export function outOfOrderFraction(depthsInDrawOrder: Float32Array | readonly number[], count: number, relTolerance = 0): number {
   if (!Number.isInteger(count) || count < 0 || count > depthsInDrawOrder.length) {
     throw new RangeError(`outOfOrderFraction: count ${count} outside 0..${depthsInDrawOrder.length}`);
   }
   if (count < 2) return 0;
   const d = depthsInDrawOrder;
   let inverted = 0;
-  for (let i = 0; i + 1 < count; i++) if (d[i + 1] > d[i]) inverted++;
+  for (let i = 0; i + 1 < count; i++) if (d[i + 1] - d[i] > relTolerance * Math.abs(d[i])) inverted++;
   return inverted / (count - 1);
 }
 

@@ -1,9 +1,12 @@
 import commonWgsl from '../shaders/splat_common.wgsl?raw';
 import splatWgsl from '../shaders/splat.wgsl?raw';
 
+/** 'splat': the real draw; 'floor': the same quads with a trivial fragment shader. */
+export type DrawVariant = 'splat' | 'floor';
+
 interface DrawPipelines {
   layout: GPUBindGroupLayout;
-  byFormat: Map<GPUTextureFormat, GPURenderPipeline>;
+  byKey: Map<string, GPURenderPipeline>;
 }
 const cache = new WeakMap<GPUDevice, DrawPipelines>();
 
@@ -21,24 +24,29 @@ function pipelinesFor(device: GPUDevice): DrawPipelines {
         { binding: 4, visibility: vis, buffer: { type: 'read-only-storage' } },
       ],
     });
-    p = { layout, byFormat: new Map() };
+    p = { layout, byKey: new Map() };
     cache.set(device, p);
   }
   return p;
 }
 
-function pipelineFor(device: GPUDevice, format: GPUTextureFormat): { layout: GPUBindGroupLayout; pipeline: GPURenderPipeline } {
+function pipelineFor(
+  device: GPUDevice,
+  format: GPUTextureFormat,
+  variant: DrawVariant,
+): { layout: GPUBindGroupLayout; pipeline: GPURenderPipeline } {
   const p = pipelinesFor(device);
-  let pipeline = p.byFormat.get(format);
+  const key = `${format}/${variant}`;
+  let pipeline = p.byKey.get(key);
   if (!pipeline) {
     const module = device.createShaderModule({ label: 'DrawPass.module', code: `${commonWgsl}\n${splatWgsl}` });
     pipeline = device.createRenderPipeline({
-      label: `DrawPass.pipeline(${format})`,
+      label: `DrawPass.pipeline(${key})`,
       layout: device.createPipelineLayout({ label: 'DrawPass.pipelineLayout', bindGroupLayouts: [p.layout] }),
       vertex: { module, entryPoint: 'vs' },
       fragment: {
         module,
-        entryPoint: 'fs',
+        entryPoint: variant === 'floor' ? 'fs_floor' : 'fs',
         targets: [
           {
             format,
@@ -52,7 +60,7 @@ function pipelineFor(device: GPUDevice, format: GPUTextureFormat): { layout: GPU
       },
       primitive: { topology: 'triangle-strip' },
     });
-    p.byFormat.set(format, pipeline);
+    p.byKey.set(key, pipeline);
   }
   return { layout: p.layout, pipeline };
 }
@@ -73,8 +81,13 @@ export class DrawPass {
   private readonly bindGroup: GPUBindGroup;
   private readonly drawArgs: GPUBuffer;
 
-  constructor(device: GPUDevice, readonly format: GPUTextureFormat, buffers: DrawBuffers) {
-    const { layout, pipeline } = pipelineFor(device, format);
+  constructor(
+    device: GPUDevice,
+    readonly format: GPUTextureFormat,
+    buffers: DrawBuffers,
+    readonly variant: DrawVariant = 'splat',
+  ) {
+    const { layout, pipeline } = pipelineFor(device, format, variant);
     this.pipeline = pipeline;
     this.drawArgs = buffers.drawArgs;
     this.bindGroup = device.createBindGroup({

@@ -1,75 +1,132 @@
-import GUI from 'lil-gui';
+import GUI, { type Controller } from 'lil-gui';
 import type { UpAxis } from './camera';
+import type { StrategyInfo } from './strategies';
 
 /** Everything the panel edits; the app reads it every frame. */
 export interface ViewerSettings {
+  scene: string;
   sorter: string;
+  keyBits: number;
+  sortMode: 'every frame' | 'when the camera moves';
   shDegree: number;
   splatScale: number;
   cull: boolean;
+  background: string;
   upAxis: UpAxis;
   fovyDeg: number;
-  background: string;
+  graph: boolean;
+  benchFrames: number;
 }
 
+/** Live figures shown read-only in the panel. */
 export interface PanelStats {
   splats: string;
   visible: string;
   fps: string;
   cpuMs: string;
+  project: string;
+  sort: string;
+  draw: string;
+  gpuTotal: string;
+  timing: string;
 }
 
 export interface PanelActions {
   openFile(): void;
+  openScene(name: string): void;
   frameScene(): void;
   resetView(): void;
-  onSorterChange(name: string): void;
+  onStrategyChange(name: string): void;
   onUpAxisChange(axis: UpAxis): void;
+  /** Any setting that changes the sorted order or the picture. */
+  onSettingsChange(): void;
+  runBenchmark(strategies: string[]): void;
+  exportCsv(): void;
+  exportJson(): void;
 }
 
 /**
- * The lil-gui panel: the only module that touches the GUI. Controls edit
- * `settings` in place; `stats` are displayed live (listen()).
+ * Settings kept across reloads in localStorage; URL parameters win for a visit. Only
+ * these keys: lil-gui's whole-panel save() would also restore the scene choice and
+ * the read-only figures.
+ */
+const STORAGE_KEY = 'splatview.settings.v1';
+const PERSISTED = ['sorter', 'keyBits', 'sortMode', 'splatScale', 'cull', 'background', 'upAxis', 'fovyDeg', 'graph'] as const;
+
+/**
+ * The lil-gui panel: the only module that touches the GUI. Groups: Scene, Sort,
+ * Render, Camera, Profile. Controls edit `settings` in place; `stats` are
+ * displayed live.
  */
 export class ViewerPanel {
   readonly gui: GUI;
-  readonly stats: PanelStats = { splats: '-', visible: '-', fps: '-', cpuMs: '-' };
-  private shController;
+  readonly stats: PanelStats = { splats: '-', visible: '-', fps: '-', cpuMs: '-', project: '-', sort: '-', draw: '-', gpuTotal: '-', timing: '' };
+  private readonly shController: Controller;
+  private sceneController: Controller;
+  private readonly exportControllers: Controller[];
+  readonly benchSelection: Record<string, boolean>;
+  private readonly openScene: (name: string) => void;
 
   constructor(
     readonly settings: ViewerSettings,
-    sorterNames: { name: string; label: string }[],
+    strategies: StrategyInfo[],
+    sceneChoices: string[],
     actions: PanelActions,
   ) {
     const gui = new GUI({ title: 'splatview' });
     this.gui = gui;
+
     const scene = gui.addFolder('Scene');
     scene.add({ open: () => actions.openFile() }, 'open').name('Open .ply…');
+    this.openScene = (v: string) => actions.openScene(v);
+    this.sceneController = scene.add(settings, 'scene', sceneChoices).name('scene').onChange(this.openScene);
     scene.add(this.stats, 'splats').name('splats').disable().listen();
-    this.shController = scene.add(settings, 'shDegree', 0, 3, 1).name('SH degree');
+    this.shController = scene.add(settings, 'shDegree', 0, 3, 1).name('SH degree').onChange(() => actions.onSettingsChange());
 
     const sort = gui.addFolder('Sort');
-    const options = Object.fromEntries(sorterNames.map((s) => [s.label, s.name]));
-    sort.add(settings, 'sorter', options).name('strategy').onChange((v: string) => actions.onSorterChange(v));
+    const options = Object.fromEntries(strategies.map((s) => [`${s.name}${s.stable ? '' : ' (unstable)'}${s.lagsCamera ? ' (lags a frame)' : ''}`, s.name]));
+    sort.add(settings, 'sorter', options).name('strategy').onChange((v: string) => actions.onStrategyChange(v));
+    sort.add(settings, 'keyBits', [32, 24, 20, 16]).name('key bits').onChange(() => actions.onSettingsChange());
+    sort.add(settings, 'sortMode', ['every frame', 'when the camera moves']).name('sort');
 
     const render = gui.addFolder('Render');
-    render.add(settings, 'splatScale', 0.05, 2, 0.01).name('splat scale');
-    render.add(settings, 'cull').name('frustum culling');
-    render.addColor(settings, 'background').name('background');
+    render.add(settings, 'splatScale', 0.05, 2, 0.01).name('splat scale').onChange(() => actions.onSettingsChange());
+    render.add(settings, 'cull').name('frustum culling').onChange(() => actions.onSettingsChange());
+    render.addColor(settings, 'background').name('background').onChange(() => actions.onSettingsChange());
 
     const camera = gui.addFolder('Camera');
     camera
       .add(settings, 'upAxis', { 'COLMAP (-y up)': '-y', '+y up': '+y', '+z up': '+z', '-z up': '-z' })
       .name('up axis')
       .onChange((v: UpAxis) => actions.onUpAxisChange(v));
-    camera.add(settings, 'fovyDeg', 20, 110, 1).name('field of view');
+    camera.add(settings, 'fovyDeg', 20, 110, 1).name('field of view').onChange(() => actions.onSettingsChange());
     camera.add({ frame: () => actions.frameScene() }, 'frame').name('Frame scene (F)');
     camera.add({ reset: () => actions.resetView() }, 'reset').name('Reset view (R)');
 
-    const stats = gui.addFolder('Stats');
-    stats.add(this.stats, 'visible').name('visible').disable().listen();
-    stats.add(this.stats, 'fps').name('FPS').disable().listen();
-    stats.add(this.stats, 'cpuMs').name('CPU frame ms').disable().listen();
+    const profile = gui.addFolder('Profile');
+    profile.add(this.stats, 'fps').name('FPS').disable().listen();
+    profile.add(this.stats, 'cpuMs').name('CPU frame ms').disable().listen();
+    profile.add(this.stats, 'visible').name('visible splats').disable().listen();
+    profile.add(this.stats, 'project').name('GPU project ms').disable().listen();
+    profile.add(this.stats, 'sort').name('GPU sort ms').disable().listen();
+    profile.add(this.stats, 'draw').name('GPU draw ms').disable().listen();
+    profile.add(this.stats, 'gpuTotal').name('GPU total ms').disable().listen();
+    profile.add(this.stats, 'timing').name('timing').disable().listen();
+    profile.add(settings, 'graph').name('frame graph');
+    const bench = profile.addFolder('Benchmark');
+    this.benchSelection = Object.fromEntries(strategies.map((s) => [s.name, true]));
+    for (const s of strategies) bench.add(this.benchSelection, s.name);
+    bench.add(settings, 'benchFrames', 20, 1000, 10).name('frames each');
+    bench
+      .add({ run: () => actions.runBenchmark(strategies.map((s) => s.name).filter((n) => this.benchSelection[n])) }, 'run')
+      .name('Run benchmark');
+    this.exportControllers = [
+      bench.add({ csv: () => actions.exportCsv() }, 'csv').name('Download CSV'),
+      bench.add({ json: () => actions.exportJson() }, 'json').name('Download JSON'),
+    ];
+    this.setExportEnabled(false);
+
+    gui.onFinishChange(() => this.save());
   }
 
   /** Limits the SH slider to the scene's degree. */
@@ -77,5 +134,42 @@ export class ViewerPanel {
     this.shController.max(degree);
     if (this.settings.shDegree > degree) this.settings.shDegree = degree;
     this.shController.updateDisplay();
+  }
+
+  /** Adds a scene name (an opened file) to the scene list and shows it selected. */
+  setSceneChoice(name: string, choices: string[]): void {
+    this.settings.scene = name;
+    // options() replaces the controller (lil-gui): keep the new one.
+    this.sceneController = this.sceneController.options(choices).name('scene').onChange(this.openScene);
+    this.sceneController.updateDisplay();
+  }
+
+  setExportEnabled(on: boolean): void {
+    for (const c of this.exportControllers) c.enable(on);
+  }
+
+  /**
+   * Saved settings, filtered by `accept` (e.g. a strategy this device lacks), or {}.
+   * The caller applies them before the first frame.
+   */
+  static loadSaved(accept: (key: string, value: unknown) => boolean): Partial<ViewerSettings> {
+    try {
+      const raw = JSON.parse(localStorage.getItem(STORAGE_KEY) ?? '{}') as Record<string, unknown>;
+      const out: Record<string, unknown> = {};
+      for (const k of PERSISTED) if (k in raw && accept(k, raw[k])) out[k] = raw[k];
+      return out as Partial<ViewerSettings>;
+    } catch {
+      return {}; // corrupt or foreign entry: the defaults
+    }
+  }
+
+  private save(): void {
+    try {
+      const out: Record<string, unknown> = {};
+      for (const k of PERSISTED) out[k] = this.settings[k];
+      localStorage.setItem(STORAGE_KEY, JSON.stringify(out));
+    } catch {
+      // Storage full or disabled: settings simply aren't remembered.
+    }
   }
 }

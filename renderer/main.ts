@@ -29,6 +29,8 @@ async function main(): Promise<void> {
     drop: byId('drop'),
     help: byId('help'),
     file: byId<HTMLInputElement>('file'),
+    graph: byId('graph'),
+    bench: byId('bench'),
   });
   (window as unknown as { splatview: ViewerApp }).splatview = app;
   await app.start();

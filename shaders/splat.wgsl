@@ -170,3 +170,11 @@ fn fs(in: VsOut) -> @location(0) vec4f {
   }
   return vec4f(in.color.rgb * alpha, alpha);
 }
+
+// Raster floor: the same quads with a trivial fragment (constant colour, no
+// Gaussian, no discard), same blending. bench:frame reports the draw stage as a
+// ratio to it, which separates the splat shader's cost from the rasteriser's.
+@fragment
+fn fs_floor(in: VsOut) -> @location(0) vec4f {
+  return vec4f(0.02, 0.02, 0.02, 0.02);
+}

@@ -71,7 +71,9 @@ async function waitFrames(page: Page, n: number): Promise<void> {
 
 /** Fraction of pixels in the central box that differ from the black background. */
 async function litFraction(page: Page, file: string): Promise<number> {
-  const buf = await page.locator('#view').screenshot({ path: path.join(OUT, file) });
+  // A page screenshot: an element screenshot waits for two equal animation frames,
+  // which a page drawing slowly on SwiftShader may take long to give.
+  const buf = await page.screenshot({ path: path.join(OUT, file) });
   const png = PNG.sync.read(buf);
   let lit = 0, total = 0;
   for (let y = Math.floor(png.height * 0.25); y < png.height * 0.75; y++) {
@@ -106,6 +108,45 @@ describe('viewer page (headless Chromium, SwiftShader WebGPU)', () => {
       expect(await page.title()).toMatch(/^inria_sh3_tile_1971\.ply/);
     }
     // Scene load failures are reported with console.warn, not as errors.
+    expect(log.errors).toEqual([]);
+    await page.close();
+  });
+
+  it('benchmark mode flies every strategy and exports JSON with every stage', async () => {
+    const { page, log } = await openViewer('?splats=2000');
+    await waitFrames(page, 3);
+    const frames = page.locator('.lil-controller', { hasText: 'frames each' }).locator('input');
+    await frames.fill('20');
+    await frames.press('Enter');
+    await page.locator('button', { hasText: 'Run benchmark' }).click();
+    await page.waitForSelector('#bench:not([hidden])', { timeout: 240_000 });
+    const table = await page.locator('#bench pre').textContent();
+    const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#bench button', { hasText: 'Download JSON' }).click()]);
+    const file = path.join(OUT, 'e2e-benchmark.json');
+    await download.saveAs(file);
+    const rows = JSON.parse(fs.readFileSync(file, 'utf8')) as Array<Record<string, unknown>>;
+    const strategies = await page.evaluate(() =>
+      Array.from(document.querySelectorAll('.lil-title'))
+        .find((t) => t.textContent === 'Benchmark')!
+        .parentElement!.querySelectorAll('.lil-controller.boolean .lil-name'),
+    ).then(() => page.evaluate(() => (window as unknown as { splatview: { lastBenchmark: { strategy: string }[] } }).splatview.lastBenchmark.map((r) => r.strategy)));
+    console.log(table);
+    expect(rows.map((r) => r.strategy)).toEqual(strategies);
+    expect(strategies).toContain('radix4');
+    expect(strategies).toContain('cpu');
+    for (const row of rows) {
+      expect(row.frames).toBe(20);
+      expect(row.splats).toBe(2000);
+      expect(typeof row.outOfOrderFraction).toBe('number');
+      for (const key of ['stages', 'p95'] as const) {
+        const stages = row[key] as Record<string, number | null>;
+        expect(Object.keys(stages).sort()).toEqual(['draw', 'project', 'sort', 'total']);
+        for (const v of Object.values(stages)) expect(v === null || (typeof v === 'number' && v >= 0)).toBe(true);
+      }
+    }
+    // An exact GPU sort draws in order; the CPU sort is a frame late while the camera flies.
+    const radix4 = rows.find((r) => r.strategy === 'radix4')!;
+    expect(radix4.outOfOrderFraction).toBe(0);
     expect(log.errors).toEqual([]);
     await page.close();
   });

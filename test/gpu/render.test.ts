@@ -19,7 +19,6 @@ import { SplatRenderer } from '../../renderer/splat-renderer';
 import { generateDefaultScene } from '../../scenes/generate';
 import { loadScene } from '../../scenes/load';
 import type { SplatCloud } from '../../scenes/splat-cloud';
-import { getSorterFactory } from '../../sort/registry';
 import { rasterizeReference, psnr, maxAbsError } from '../reference/raster';
 import { useGpu, withValidation } from '../support/gpu';
 import { haveSharedScenes, sharedScene } from '../support/shared-scenes';
@@ -35,7 +34,7 @@ interface Settings { shDegree: number; splatScale: number; background: [number, 
 async function renderGpu(cloud: SplatCloud, pose: CameraPose, w: number, h: number, s: Settings): Promise<Uint8Array> {
   const { device } = ctx.gpu;
   return withValidation(device, async () => {
-    const renderer = new SplatRenderer(device, 'rgba8unorm', getSorterFactory('radix4'));
+    const renderer = new SplatRenderer(device, 'rgba8unorm', 'radix4');
     renderer.setScene(cloud);
     const img = await renderOffscreen(renderer, frameCamera(pose, w, h, cloud.bounds), { ...s, cull: true, keyBits: 32 });
     renderer.destroy();

@@ -4,6 +4,8 @@ import { loadScene } from '../scenes/load';
 import { generateDefaultScene, generateSynthetic } from '../scenes/generate';
 import type { SplatCloud } from '../scenes/splat-cloud';
 
+/** Shared command-line helpers of the headless programs. */
+
 /**
  * The `--scene` argument of the headless programs: a PLY path, `default` (the
  * built-in generated scene), `default:N` or `synthetic:N` (generated, N splats).
@@ -34,4 +36,18 @@ export function runCli(main: () => Promise<void>): void {
       process.exit(1);
     },
   );
+}
+
+/** `--size WxH`. */
+export function parseSize(s: string): { width: number; height: number } {
+  const m = /^(\d+)x(\d+)$/.exec(s);
+  if (!m || +m[1] < 1 || +m[2] < 1 || +m[1] > 8192 || +m[2] > 8192) throw new Error(`--size ${s}: expected WxH, e.g. 1280x720`);
+  return { width: +m[1], height: +m[2] };
+}
+
+/** `--background R,G,B` in 0..1. */
+export function parseRgb(s: string): [number, number, number] {
+  const v = s.split(',').map(Number);
+  if (v.length !== 3 || v.some((x) => !Number.isFinite(x) || x < 0 || x > 1)) throw new Error(`--background ${s}: expected R,G,B in 0..1`);
+  return [v[0], v[1], v[2]];
 }

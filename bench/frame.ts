@@ -1,0 +1,157 @@
+/**
+ * bench:frame — per-stage GPU frame times along the fixed benchmark camera path, in
+ * Node (Dawn), offscreen, for each sort strategy.
+ *
+ *   npm run bench:frame -- --scene FILE|synthetic:N|default[:N] [--size 1920x1080]
+ *                          [--frames 200] [--warmup 10] [--strategies all|radix4,cpu]
+ *                          [--no-cull] [--json PATH]
+ *
+ * Each frame is submitted and timed alone (timestamp queries at the begin and end of
+ * the project, sort and draw passes), so the stage figures are GPU times without
+ * overlap. The raster floor is the same path drawn with a trivial fragment shader
+ * (same quads, same blending). `outOfOrderFraction` is measured on the drawn order
+ * every 10th frame against that frame's camera. For `cpu` the sort stage is the CPU
+ * time of its depth pass and sort (the GPU does no sort work for it).
+ */
+import fs from 'node:fs';
+import { parseArgs } from 'node:util';
+import { robustBounds, upVector } from '../renderer/camera';
+import { benchmarkPath, DrawnOrderProbe } from '../renderer/benchmark';
+import { buildRows, formatTable, toJson, type StrategyRun } from '../renderer/benchmark-report';
+import { frameCamera } from '../renderer/frame-camera';
+import type { FrameSample } from '../renderer/frame-stats';
+import { SplatRenderer } from '../renderer/splat-renderer';
+import { CPU_STRATEGY, listStrategies } from '../renderer/strategies';
+import { createNodeGpu, readBuffer } from './node-gpu';
+import { parseSize, runCli, sceneFromArg } from './cli';
+
+const median = (v: number[]) => {
+  const s = [...v].sort((a, b) => a - b);
+  return s.length ? (s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2) : NaN;
+};
+
+runCli(async () => {
+  const { values } = parseArgs({
+    options: {
+      scene: { type: 'string' },
+      size: { type: 'string', default: '1920x1080' },
+      frames: { type: 'string', default: '200' },
+      warmup: { type: 'string', default: '10' },
+      strategies: { type: 'string', default: 'all' },
+      'no-cull': { type: 'boolean', default: false },
+      json: { type: 'string' },
+    },
+  });
+  if (!values.scene) throw new Error('usage: npm run bench:frame -- --scene FILE|synthetic:N [--size WxH] [--frames N] [--strategies ...] [--json PATH]');
+  const { width, height } = parseSize(values.size!);
+  const frames = Number(values.frames);
+  const warmup = Number(values.warmup);
+  if (!(frames >= 1) || !(warmup >= 0)) throw new Error('--frames must be >= 1 and --warmup >= 0');
+  const cloud = await sceneFromArg(values.scene);
+  const gpu = await createNodeGpu({ timestamps: true });
+  const { device } = gpu;
+  const hasTs = device.features.has('timestamp-query');
+  console.log(`adapter: ${gpu.description}${hasTs ? '' : ' (no timestamp-query: CPU wall times per frame)'}`);
+  console.log(`scene: ${cloud.source.name}, ${cloud.count} splats, SH ${cloud.shDegree}; ${width}x${height}, ${frames} frames (+${warmup} warm-up)`);
+
+  const available = listStrategies(device).map((s) => s.name);
+  const names = values.strategies === 'all' ? available : values.strategies!.split(',');
+  for (const n of names) if (!available.includes(n)) throw new Error(`--strategies: unknown or unsupported '${n}' (have: ${available.join(', ')})`);
+
+  const target = device.createTexture({ label: 'bench.target', size: { width, height }, format: 'rgba8unorm', usage: GPUTextureUsage.RENDER_ATTACHMENT });
+  const view = target.createView();
+  const querySet = hasTs ? device.createQuerySet({ label: 'bench.queries', type: 'timestamp', count: 6 }) : null;
+  const resolve = hasTs ? device.createBuffer({ label: 'bench.resolve', size: 48, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC }) : null;
+  const readback = hasTs ? device.createBuffer({ label: 'bench.readback', size: 48, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ }) : null;
+  const probe = new DrawnOrderProbe(device, cloud.count);
+
+  const renderer = new SplatRenderer(device, 'rgba8unorm', names[0]);
+  renderer.setScene(cloud);
+  const path = benchmarkPath(robustBounds(cloud.positions), upVector('-y'), 60, width / height, frames);
+  const settings = { shDegree: cloud.shDegree, splatScale: 1, cull: !values['no-cull'], keyBits: 32, background: [0, 0, 0] as const };
+
+  /** One frame: returns its GPU stage times (ms) and, when probing, the drawn-order error. */
+  async function frame(i: number, opts: { floor?: boolean; probe?: boolean }): Promise<{ t: number[]; ooo?: number; visible?: number }> {
+    const cam = frameCamera(path[i % path.length], width, height, cloud.bounds);
+    const enc = device.createCommandEncoder({ label: 'bench.frame' });
+    const t0 = performance.now();
+    renderer.encodeFrame(enc, view, cam, { ...settings, rasterFloor: opts.floor }, querySet ? { querySet, base: 0 } : undefined);
+    if (opts.probe && renderer.debugBuffers) probe.capture(enc, renderer.debugBuffers);
+    if (querySet && resolve && readback) {
+      enc.resolveQuerySet(querySet, 0, 6, resolve, 0);
+      enc.copyBufferToBuffer(resolve, 0, readback, 0, 48);
+    }
+    device.queue.submit([enc.finish()]);
+    await renderer.settleCpuSort();
+    let t: number[];
+    if (readback) {
+      await readback.mapAsync(GPUMapMode.READ);
+      const ts = new BigUint64Array(readback.getMappedRange().slice(0));
+      readback.unmap();
+      t = [0, 2, 4].map((k) => Number(ts[k + 1] - ts[k]) / 1e6);
+      t.push(Number(ts[5] - ts[0]) / 1e6);
+    } else {
+      await device.queue.onSubmittedWorkDone();
+      const ms = performance.now() - t0;
+      t = [NaN, NaN, NaN, ms];
+    }
+    if (!opts.probe) return { t };
+    const ooo = await probe.outOfOrder(cloud.positions, cam);
+    return { t, ooo };
+  }
+
+  device.pushErrorScope('validation');
+  const runs: StrategyRun[] = [];
+  let rasterFloorMs: number | null = null;
+  const visibleCounts: number[] = [];
+  for (const name of names) {
+    renderer.setStrategy(name);
+    for (let i = 0; i < warmup; i++) await frame(i, {});
+    if (rasterFloorMs === null) {
+      const floor: number[] = [];
+      for (let i = 0; i < frames; i++) floor.push((await frame(i, { floor: true })).t[2]);
+      rasterFloorMs = median(floor);
+    }
+    const samples: FrameSample[] = [];
+    const ooo: number[] = [];
+    for (let i = 0; i < frames; i++) {
+      const r = await frame(i, { probe: i % 10 === 5 });
+      const [project, sortGpu, draw, total] = r.t;
+      const cpu = name === CPU_STRATEGY;
+      const sort = cpu ? renderer.cpuSortMs ?? NaN : sortGpu;
+      samples.push({ cpuMs: NaN, frameMs: NaN, project, sort, draw, total: cpu ? total - sortGpu + sort : total });
+      if (r.ooo !== undefined) ooo.push(r.ooo);
+    }
+    if (name !== CPU_STRATEGY && renderer.debugBuffers) {
+      // Visible splats at the path's first pose (the GPU count the sort and draw used).
+      await frame(0, {});
+      visibleCounts.push(new Uint32Array(await readBuffer(device, renderer.debugBuffers.drawArgs))[1]);
+    }
+    runs.push({ strategy: name, samples, outOfOrderFraction: ooo.length ? ooo.reduce((a, b) => a + b, 0) / ooo.length : 0 });
+    console.log(`  ${name}: done`);
+  }
+  const err = await device.popErrorScope();
+  if (err) throw new Error(`WebGPU validation error: ${err.message}`);
+
+  const rows = buildRows({
+    scene: cloud.source.name,
+    splats: cloud.count,
+    visible: visibleCounts.length ? visibleCounts[0] : cloud.count,
+    rasterFloorMs,
+    runs,
+  });
+  console.log(formatTable(rows, gpu.description));
+  if (rasterFloorMs) {
+    for (const r of rows) {
+      if (r.stages.draw !== null) console.log(`  ${r.strategy}: draw / raster floor = ${(r.stages.draw / rasterFloorMs).toFixed(2)}x`);
+    }
+  }
+  if (values.json) {
+    fs.writeFileSync(values.json, toJson(rows));
+    console.log(`wrote ${values.json}`);
+  }
+  probe.destroy();
+  renderer.destroy();
+  target.destroy();
+  device.destroy();
+});
