@@ -28,11 +28,11 @@ export const RADIX4_CONSTANTS = {
 } as const;
 
 /**
- * Up to this many chunks (512 x 512 = 262,144 keys of capacity) the scatter sums the raw
+ * Up to this many chunks (1024 x 512 = 524,288 keys of capacity) the scatter sums the raw
  * digit counts itself (every workgroup reads all 4 x chunks of them) instead of the scan
  * dispatches: one dispatch a pass instead of two or three, where dispatches dominate.
  */
-export const RADIX4_BASES_FROM_COUNTS_MAX_CHUNKS = 512;
+export const RADIX4_BASES_FROM_COUNTS_MAX_CHUNKS = 1024;
 
 /** Keys per workgroup chunk. The packed 10-bit digit counts need it below 1024. */
 export const RADIX4_CHUNK = RADIX4_CONSTANTS.WG_SIZE * RADIX4_CONSTANTS.KEYS_PER_THREAD;

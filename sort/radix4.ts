@@ -7,9 +7,9 @@
  *   count    (first pass only) one workgroup per 512-key chunk: its 4 digit counts,
  *            digit-major, so that one exclusive scan gives each (digit, chunk) its base
  *   then per pass:
- *   scan     exclusive scan of the counts, hierarchical (4096-entry blocks; 1 level
- *            up to 512K keys, 2 up to 2G keys); not dispatched up to 262,144 keys of
- *            capacity, where the scatter sums the counts itself
+ *   scan     exclusive scan of the counts, hierarchical (4096-entry blocks; two
+ *            levels up to 2G keys, three beyond); not dispatched up to 524,288 keys
+ *            of capacity (one level's worth), where the scatter sums the counts itself
  *   scatter  one workgroup per chunk: ranks recomputed in workgroup memory, the chunk
  *            sorted by digit there and written out in coalesced runs; it also counts
  *            the next pass's digits per output chunk (workgroup, then global atomics),

@@ -33,10 +33,23 @@ override BASES_FROM_COUNTS: bool = false;
 @group(1) @binding(1) var<storage, read> srcValues: array<u32>;
 @group(1) @binding(2) var<storage, read_write> dstKeys: array<u32>;
 @group(1) @binding(3) var<storage, read_write> dstValues: array<u32>;
-@group(2) @binding(0) var<storage, read_write> counts: array<u32>;
+// counts as vec4: 4 * numChunks entries are numChunks vec4 (the host sizes it so).
+@group(2) @binding(0) var<storage, read_write> counts: array<vec4<u32>>;
 @group(2) @binding(1) var<storage, read_write> nextCounts: array<atomic<u32>>;
 @group(2) @binding(2) var<storage, read_write> clearCounts: array<u32>;
 @group(2) @binding(3) var<storage, read_write> levels: array<u32>;
+
+// For each digit d, the sum of the four counts c[k] (digit-major entries first + k)
+// lying before ends[d].
+fn countsBefore(c: vec4<u32>, first: u32, ends: vec4<u32>) -> vec4<u32> {
+  let entry = vec4<u32>(first) + vec4<u32>(0u, 1u, 2u, 3u);
+  return vec4<u32>(
+    dot(c, vec4<u32>(entry < vec4<u32>(ends.x))),
+    dot(c, vec4<u32>(entry < vec4<u32>(ends.y))),
+    dot(c, vec4<u32>(entry < vec4<u32>(ends.z))),
+    dot(c, vec4<u32>(entry < vec4<u32>(ends.w))),
+  );
+}
 
 var<workgroup> tileKeys: array<u32, CHUNK>;
 var<workgroup> tileValues: array<u32, CHUNK>;
@@ -76,15 +89,19 @@ fn main(ids: WgIds, wg: WgUniform) {
   if (BASES_FROM_COUNTS) {
     let ends = vec4<u32>(0u, numChunks, 2u * numChunks, 3u * numChunks) + chunk;
     var share = vec4<u32>(0u);
-    for (var e = lid; e < 4u * numChunks; e += WG_SIZE) {
-      let c = counts[e];
-      share += select(vec4<u32>(0u), vec4<u32>(c), vec4<u32>(e) < ends);
+    // Two independent vec4 loads an iteration: up to 512 chunks, one round trip.
+    for (var v = lid; v < numChunks; v += 2u * WG_SIZE) {
+      let w = v + WG_SIZE;
+      let a = counts[v];
+      let b = counts[min(w, numChunks - 1u)];
+      share += countsBefore(a, 4u * v, ends);
+      share += select(vec4<u32>(0u), countsBefore(b, 4u * w, ends), w < numChunks);
     }
     base = wgSum4(share, ids, wg);
   } else {
     if (lid < 4u) {
       var i = lid * numChunks + chunk;
-      var b = counts[i];
+      var b = counts[i / 4u][i % 4u];
       for (var l = 1u; l < params.activeLevels; l++) {
         i /= SCAN_BLOCK;
         b += levels[params.levelOffset[l] + i];
@@ -94,7 +111,7 @@ fn main(ids: WgIds, wg: WgUniform) {
     workgroupBarrier();
     base = vec4<u32>(digitBase[0], digitBase[1], digitBase[2], digitBase[3]);
   }
-  workgroupBarrier();
+  // Both branches passed a barrier after the tile stores: the tile is visible.
 
   // 2. Rank each owned key within its digit; place it in the digit-sorted chunk.
   let first = lid * KEYS_PER_THREAD;

@@ -7,7 +7,10 @@
 //      each step needs one barrier;
 //   3. exclusive = inclusive - x; total = the last inclusive entry.
 // wgSum4(v, ids, wg) -> the workgroup total of v (vec4): a tree reduction.
-// Must be called in workgroup-uniform control flow by all WG_SIZE invocations.
+// Must be called in workgroup-uniform control flow by all WG_SIZE invocations, each
+// function at most once per kernel: they end without a barrier, so a second call
+// would need one before it. Workgroup memory written before a call is visible to
+// the whole workgroup after it (every call passes a barrier).
 
 struct WgIds {
   @builtin(local_invocation_index) lid: u32,
@@ -37,8 +40,6 @@ fn wgScan(x: u32, ids: WgIds, wg: WgUniform) -> vec2<u32> {
   }
   let inclusive = wgScanBuf[src + lid];
   let total = wgScanBuf[src + WG_SIZE - 1u];
-  // The buffer is reused by the next call.
-  workgroupBarrier();
   return vec2<u32>(inclusive - x, total);
 }
 
@@ -53,7 +54,5 @@ fn wgSum4(v: vec4<u32>, ids: WgIds, wg: WgUniform) -> vec4<u32> {
     }
     workgroupBarrier();
   }
-  let total = wgSumBuf[0];
-  workgroupBarrier();
-  return total;
+  return wgSumBuf[0];
 }

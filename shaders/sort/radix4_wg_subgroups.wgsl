@@ -16,7 +16,10 @@
 // wgSum4(v, ids, wg) -> the workgroup total of v (vec4), same scheme without prefixes.
 // Assumes subgroups are consecutive ranges of local_invocation_index (true of every
 // driver we run on; the GPU tests on subgroup sizes 4, 8 and 32 check it).
-// Must be called in workgroup-uniform control flow by all WG_SIZE invocations.
+// Must be called in workgroup-uniform control flow by all WG_SIZE invocations, each
+// function at most once per kernel: they end without a barrier, so a second call
+// would need one before it. Workgroup memory written before a call is visible to
+// the whole workgroup after it (every call passes a barrier).
 enable subgroups;
 
 struct WgIds {
@@ -49,8 +52,6 @@ fn wgScan(x: u32, ids: WgIds, wg: WgUniform) -> vec2<u32> {
     before += subgroupAdd(select(0u, t, i < sg));
     total += subgroupAdd(t);
   }
-  // The totals array is reused by the next call.
-  workgroupBarrier();
   return vec2<u32>(before + excl, total);
 }
 
@@ -68,6 +69,5 @@ fn wgSum4(v: vec4<u32>, ids: WgIds, wg: WgUniform) -> vec4<u32> {
     let i = first + ids.lane;
     total += subgroupAdd(select(vec4<u32>(0u), wgSubgroupSums4[min(i, numSg - 1u)], i < numSg));
   }
-  workgroupBarrier();
   return total;
 }

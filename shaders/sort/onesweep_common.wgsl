@@ -1,0 +1,67 @@
+// onesweep common declarations: the constants (set once, from the host, through the
+// pipelines' `constants`; KEYS_PER_THREAD alone is a generated `const` line in front of
+// this file, because it sizes per-invocation arrays), the structures the stages share,
+// and small helpers. Included in every onesweep module after the primitives file.
+//
+// Buffers shared by the stages (bind group 2 of histogram and pass):
+//   globals  u32 [ hist: 4 x 256 (pass p's digit d at p * 256 + d) | tileCounters: 4 ]
+//            hist is zeroed by onesweep_prepare and filled by onesweep_histogram; each
+//            pass kernel scans its slice (the exclusive scan gives every digit its
+//            first output index). tileCounters[p] hands out pass p's tile ids.
+//   status   u32 [ region 0: maxTiles x 256 | region 1: maxTiles x 256 ]
+//            pass p's look-back words in region p % 2, tile t's digit d at t * 256 + d:
+//              bits 31..30  flag: 0 not ready, 1 aggregate (this tile's count of d),
+//                                 2 inclusive (global offset of d past this tile)
+//              bits 29..0   the value
+//            One u32 holds flag and value, so a single atomic load sees both.
+//            Region 0 is cleared by onesweep_histogram; pass p clears, for its own tile,
+//            the other region, which pass p + 1 uses.
+
+override WG_SIZE: u32;                 // invocations per workgroup; the pass kernel needs RADIX
+override HIST_KEYS_PER_THREAD: u32;    // keys per invocation in onesweep_histogram
+override HIST_COPIES: u32;             // copies of the workgroup histograms (atomic contention)
+override ROW_MIN: u32;                 // fewest invocations sharing one row of rank counters
+override SG_WORDS: u32;                // u32 words of a subgroup ballot that can be non-zero (1..4)
+override SPIN_LIMIT: u32;              // consecutive not-ready polls before the look-back fallback;
+                                       // 0: never poll, always recount (a test hook)
+override MAX_WORKGROUPS_PER_DIM: u32;  // the device's maxComputeWorkgroupsPerDimension
+override TILE: u32 = WG_SIZE * KEYS_PER_THREAD;
+override HIST_BLOCK: u32 = WG_SIZE * HIST_KEYS_PER_THREAD;
+
+const RADIX: u32 = 256u;
+const MAX_PASSES: u32 = 4u;
+const COUNTERS_OFFSET: u32 = MAX_PASSES * RADIX;  // tileCounters in globals
+const FLAG_AGGREGATE: u32 = 0x40000000u;
+const FLAG_INCLUSIVE: u32 = 0x80000000u;
+const VALUE_MASK: u32 = 0x3fffffffu;
+const NO_REGION: u32 = 0xffffffffu;
+
+// Written by onesweep_prepare for the live count (storage there), read by every other
+// stage as a uniform.
+struct Params {
+  n: u32,              // live element count, clamped to the capacity
+  numTiles: u32,       // ceil(n / TILE)
+  numHistBlocks: u32,  // ceil(n / HIST_BLOCK)
+  _pad: u32,
+}
+
+// One per (key width, pass); written once by the host, bound with a dynamic offset.
+struct PassInfo {
+  shift: u32,         // 8 * pass
+  digitMask: u32,     // 0xff, or fewer bits in the last pass of a key width not a multiple of 8
+  digitBits: u32,     // bits in digitMask
+  passIndex: u32,
+  passes: u32,        // ceil(keyBits / 8)
+  lastMask: u32,      // digitMask of the last pass (onesweep_histogram counts every pass)
+  statusOffset: u32,  // u32 index in `status` of this pass's region
+  clearOffset: u32,   // of the next pass's region, which this pass clears; NO_REGION in the last
+}
+
+fn digitOf(key: u32, info: PassInfo) -> u32 {
+  return (key >> info.shift) & info.digitMask;
+}
+
+// Large grids are 2D (x * y workgroups, at most MAX_WORKGROUPS_PER_DIM each way).
+fn linearWorkgroup(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
+  return wid.x + wid.y * nwg.x;
+}

@@ -1,0 +1,78 @@
+// onesweep_histogram: the 256-bin digit histograms of ALL radix passes in one read of
+// the keys (the "upfront" histogram of the Onesweep paper).
+// Dispatch: one workgroup per HIST_BLOCK keys (params.numHistBlocks; 2D grid, linear).
+//   1. Each invocation reads HIST_KEYS_PER_THREAD keys, coalesced (block start
+//      + j * WG_SIZE + lid), skips indices >= n, and for every pass p adds 1 to bin
+//      digit_p(key) of its copy of the workgroup histograms. Invocation lid uses copy
+//      lid % HIST_COPIES, so that keys with few distinct digits (splat depths) spread
+//      their atomics over several addresses.
+//   2. The copies are summed and each non-zero bin is added to globals[p * 256 + d]
+//      (zeroed by onesweep_prepare) with one atomic.
+//   3. The workgroup clears its share of status region 0, the look-back words of the
+//      first pass (numTiles x 256 of them, grid-strided).
+//   COPY_INPUT (an odd number of passes): the workgroup also copies its keys and values
+//   to dst, so that the first pass sorts from the sorter's buffers and the last one
+//   lands in the job's.
+// Workgroup memory starts zeroed (WGSL zero-initialises it), hence no clearing pass.
+
+override COPY_INPUT: bool = false;
+
+@group(0) @binding(0) var<uniform> passInfo: PassInfo;
+@group(0) @binding(1) var<uniform> params: Params;
+@group(1) @binding(0) var<storage, read> srcKeys: array<u32>;
+@group(1) @binding(1) var<storage, read> srcValues: array<u32>;
+@group(1) @binding(2) var<storage, read_write> dstKeys: array<u32>;
+@group(1) @binding(3) var<storage, read_write> dstValues: array<u32>;
+@group(2) @binding(0) var<storage, read_write> globals: array<atomic<u32>>;
+@group(2) @binding(1) var<storage, read_write> status: array<u32>;
+
+// [copy][pass][digit]
+var<workgroup> wgHist: array<atomic<u32>, HIST_COPIES * MAX_PASSES * RADIX>;
+
+@compute @workgroup_size(WG_SIZE)
+fn main(ids: WgIds, wg: WgUniform) {
+  let block = linearWorkgroup(wg.wid, wg.nwg);
+  let numBlocks = params.numHistBlocks;
+  if (block >= numBlocks) {
+    return;  // the whole workgroup: grids round up
+  }
+  let lid = ids.lid;
+  let n = params.n;
+  let passes = passInfo.passes;
+  let copyBase = (lid % HIST_COPIES) * MAX_PASSES * RADIX;
+
+  // 1. Count.
+  let start = block * HIST_BLOCK;
+  for (var j = 0u; j < HIST_KEYS_PER_THREAD; j++) {
+    let i = start + j * WG_SIZE + lid;
+    if (i < n) {
+      let key = srcKeys[i];
+      if (COPY_INPUT) {
+        dstKeys[i] = key;
+        dstValues[i] = srcValues[i];
+      }
+      for (var p = 0u; p < passes; p++) {
+        let mask = select(0xffu, passInfo.lastMask, p + 1u == passes);
+        atomicAdd(&wgHist[copyBase + p * RADIX + ((key >> (8u * p)) & mask)], 1u);
+      }
+    }
+  }
+  workgroupBarrier();
+
+  // 2. Merge into the global histograms.
+  for (var e = lid; e < passes * RADIX; e += WG_SIZE) {
+    var sum = 0u;
+    for (var c = 0u; c < HIST_COPIES; c++) {
+      sum += atomicLoad(&wgHist[c * MAX_PASSES * RADIX + e]);
+    }
+    if (sum != 0u) {
+      atomicAdd(&globals[e], sum);
+    }
+  }
+
+  // 3. Clear the first pass's look-back words.
+  let words = params.numTiles * RADIX;
+  for (var e = block * WG_SIZE + lid; e < words; e += numBlocks * WG_SIZE) {
+    status[e] = 0u;
+  }
+}

@@ -1,0 +1,257 @@
+// onesweep_pass: one whole radix pass (8-bit digit) in one kernel, after Adinets and
+// Merrill, "Onesweep: A Faster Least Significant Digit Radix Sort for GPUs" (2022):
+// rank the tile's keys by digit, find the tile's global digit offsets by decoupled
+// look-back over the tiles before it, scatter.
+// Dispatch: at least numTiles workgroups of WG_SIZE = RADIX invocations (2D grid).
+//
+//   0. Tile id: invocation 0 takes the next id from tileCounters[pass] (atomic), so ids
+//      follow the order in which workgroups start: a tile only ever waits for tiles
+//      that have started before it. Ids >= numTiles leave.
+//   1. Load: the tile's TILE = WG_SIZE * KEYS_PER_THREAD keys into registers. The
+//      workgroup is cut into rows of rowLanes = max(subgroup size, ROW_MIN)
+//      invocations; a row owns a contiguous run of rowLanes * KEYS_PER_THREAD keys,
+//      its subgroups consecutive parts of it, and a subgroup reads its part in rounds
+//      of one key per lane (key j of a lane at tile index first + j * sgSize):
+//
+//        tile  [ row 0 | row 1 | ... ]    row [ subgroup 0 | subgroup 1 | ... ]
+//        subgroup part [ round 0: lanes 0..sg-1 | round 1 | ... ]
+//
+//   2. Rank (stable): each row has 256 counters (u16, two to a u32) in wgTable. Its
+//      subgroups take turns (subRounds = rowLanes / sgSize turns, a barrier between),
+//      and within a turn the subgroup goes through its rounds in order: matchDigit
+//      finds each key's peers (same digit, same round), the leader adds their number
+//      to the row's counter (one atomicAdd) and hands the old value to the peers
+//      (fromLeader); rank = old + peers on lower lanes. Order within a row is thus
+//      (turn, round, lane) = tile order. Portable variant: a subgroup is one
+//      invocation, so the rowLanes invocations of a row take turns key by key.
+//   3. Column scan: invocation w < 128 turns digits 2w, 2w+1 of every row into
+//      exclusive sums over the rows (both u16 halves at once) and so gets the tile's
+//      digit counts. The tile publishes them at once (flag aggregate).
+//   4. One exclusive scan over the 256 digits of (tile count, global histogram count)
+//      gives the tile-local start of each digit and its global base. Tile 0 publishes
+//      its inclusive words (base + count). Each key's place in the tile sorted by
+//      digit: start[d] + row's exclusive sum for d + rank.
+//   5. Look-back, invocation d for digit d: walk back over predecessors' words adding
+//      values, past aggregates, until an inclusive word (or past tile 0: + base).
+//      FORWARD PROGRESS. WebGPU promises none between workgroups: a predecessor that
+//      has its id may never be scheduled again while we spin. So the walk gives up on a
+//      word after SPIN_LIMIT consecutive not-ready polls, and the workgroup takes the
+//      highest tile any of its invocations is stuck on and counts that tile's digits
+//      itself from the input keys (immutable during the pass; the paper's fallback),
+//      adds the counts, publishes them as that tile's aggregate (atomicMax: never
+//      lowers an inclusive word), and goes on walking. Every round either ends the
+//      look-back or moves at least one invocation one tile back, so it ends after at
+//      most 256 * tile rounds whatever the scheduler does.
+//   6. Publish the inclusive words (exclusive + count); offset[d] = exclusive - start[d];
+//      clear this tile's words of the next pass's status region.
+//   7. Scatter keys: each key to wgStage[place]; then invocation t reads places
+//      e = i * WG_SIZE + t (coalesced digit runs) and writes dstKeys[offset[d] + e],
+//      keeping the destination. 8. Values: loaded now, same route.
+
+@group(0) @binding(0) var<uniform> passInfo: PassInfo;
+@group(0) @binding(1) var<uniform> params: Params;
+@group(1) @binding(0) var<storage, read> srcKeys: array<u32>;
+@group(1) @binding(1) var<storage, read> srcValues: array<u32>;
+@group(1) @binding(2) var<storage, read_write> dstKeys: array<u32>;
+@group(1) @binding(3) var<storage, read_write> dstValues: array<u32>;
+@group(2) @binding(0) var<storage, read_write> globals: array<atomic<u32>>;
+@group(2) @binding(1) var<storage, read_write> status: array<atomic<u32>>;
+
+const ROW_WORDS: u32 = RADIX / 2u;
+
+// Per row: 256 u16 counters, digit d in half d % 2 of word d / 2.
+var<workgroup> wgTable: array<atomic<u32>, (WG_SIZE / ROW_MIN) * ROW_WORDS>;
+var<workgroup> wgStage: array<u32, TILE>;
+// Per digit: the tile's count, then its tile-local start, then its global offset.
+var<workgroup> wgDigit: array<u32, RADIX>;
+var<workgroup> wgFallback: array<atomic<u32>, RADIX>;
+var<workgroup> wgTile: u32;
+var<workgroup> wgStuck: atomic<u32>;
+
+fn half16(word: u32, d: u32) -> u32 {
+  return (word >> (16u * (d & 1u))) & 0xffffu;
+}
+
+@compute @workgroup_size(WG_SIZE)
+fn main(ids: WgIds, wg: WgUniform) {
+  let lid = ids.lid;
+  let info = passInfo;
+
+  // 0. Tile id in start order.
+  if (lid == 0u) {
+    wgTile = atomicAdd(&globals[COUNTERS_OFFSET + info.passIndex], 1u);
+  }
+  let tile = workgroupUniformLoad(&wgTile);
+  if (tile >= params.numTiles) {
+    return;
+  }
+  let n = params.n;
+  let tileStart = tile * TILE;
+  let live = min(n - tileStart, TILE);
+
+  // 1. Load.
+  let sg = subgroupSizeOf(wg);
+  let lane = laneOf(ids);
+  let rowLanes = max(sg, ROW_MIN);
+  let subRounds = rowLanes / sg;
+  let row = lid / rowLanes;
+  let turn = (lid % rowLanes) / sg;
+  let first = row * rowLanes * KEYS_PER_THREAD + turn * sg * KEYS_PER_THREAD + lane;
+  var keys: array<u32, KEYS_PER_THREAD>;
+  for (var j = 0u; j < KEYS_PER_THREAD; j++) {
+    let e = first + j * sg;
+    if (e < live) {
+      keys[j] = srcKeys[tileStart + e];
+    }
+  }
+
+  // 2. Rank within the row.
+  var place: array<u32, KEYS_PER_THREAD>;
+  let rowBase = row * ROW_WORDS;
+  for (var s = 0u; s < subRounds; s++) {
+    let mine = turn == s;
+    for (var j = 0u; j < KEYS_PER_THREAD; j++) {
+      let valid = mine && first + j * sg < live;
+      let d = digitOf(keys[j], info);
+      let m = matchDigit(d, valid, info.digitBits, lane);
+      var old = 0u;
+      if (valid && m.before == 0u) {
+        old = atomicAdd(&wgTable[rowBase + d / 2u], m.count << (16u * (d & 1u)));
+      }
+      old = fromLeader(old, m);
+      if (valid) {
+        place[j] = half16(old, d) + m.before;
+      }
+    }
+    if (subRounds > 1u) {
+      workgroupBarrier();
+    }
+  }
+  workgroupBarrier();
+
+  // 3. Column scan over the rows; the tile's counts; publish them.
+  let rows = WG_SIZE / rowLanes;
+  if (lid < ROW_WORDS) {
+    var sum = 0u;
+    for (var r = 0u; r < rows; r++) {
+      let i = r * ROW_WORDS + lid;
+      let c = atomicLoad(&wgTable[i]);
+      atomicStore(&wgTable[i], sum);
+      sum += c;
+    }
+    wgDigit[2u * lid] = sum & 0xffffu;
+    wgDigit[2u * lid + 1u] = sum >> 16u;
+  }
+  workgroupBarrier();
+  let count = wgDigit[lid];
+  let word = info.statusOffset + tile * RADIX + lid;
+  if (tile > 0u) {
+    atomicStore(&status[word], FLAG_AGGREGATE | count);
+  }
+
+  // 4. Digit starts in the tile, global bases; places in the tile.
+  let scanned = wgExclusiveScan2(vec2<u32>(count, atomicLoad(&globals[info.passIndex * RADIX + lid])), ids, wg);
+  let start = scanned.x;
+  let base = scanned.y;
+  if (tile == 0u) {
+    atomicStore(&status[word], FLAG_INCLUSIVE | (base + count));
+  }
+  wgDigit[lid] = start;
+  workgroupBarrier();
+  for (var j = 0u; j < KEYS_PER_THREAD; j++) {
+    if (first + j * sg < live) {
+      let d = digitOf(keys[j], info);
+      place[j] += wgDigit[d] + half16(atomicLoad(&wgTable[rowBase + d / 2u]), d);
+    }
+  }
+
+  // 5. Look-back, with the fallback (see the header).
+  var exclusive = base;
+  var k = tile;  // the next predecessor is tile k - 1; k == 0: done
+  let region = info.statusOffset;
+  loop {
+    var spins = 0u;
+    while (k > 0u && spins < SPIN_LIMIT) {
+      let w = atomicLoad(&status[region + (k - 1u) * RADIX + lid]);
+      if (w < FLAG_AGGREGATE) {
+        spins++;
+        continue;
+      }
+      exclusive += w & VALUE_MASK;
+      if (w >= FLAG_INCLUSIVE) {
+        // Inclusive words already hold the base: take it back out of our sum.
+        exclusive -= base;
+        k = 0u;
+      } else {
+        k--;
+        spins = 0u;
+      }
+    }
+    if (k > 0u) {
+      atomicMax(&wgStuck, k);
+    }
+    let stuck = workgroupUniformLoad(&wgStuck);
+    if (stuck == 0u) {
+      break;
+    }
+    // Fallback: count the digits of tile stuck - 1 (a full tile: only the last is partial).
+    atomicStore(&wgFallback[lid], 0u);
+    workgroupBarrier();
+    if (lid == 0u) {
+      atomicStore(&wgStuck, 0u);  // everyone has read it before the barrier above
+    }
+    let fallbackStart = (stuck - 1u) * TILE;
+    for (var e = lid; e < TILE; e += WG_SIZE) {
+      atomicAdd(&wgFallback[digitOf(srcKeys[fallbackStart + e], info)], 1u);
+    }
+    workgroupBarrier();
+    let c = atomicLoad(&wgFallback[lid]);
+    atomicMax(&status[region + (stuck - 1u) * RADIX + lid], FLAG_AGGREGATE | c);
+    if (k == stuck) {
+      exclusive += c;
+      k--;
+    }
+  }
+
+  // 6. Publish; global offsets; clear the next pass's words.
+  if (tile > 0u) {
+    atomicStore(&status[word], FLAG_INCLUSIVE | (exclusive + count));
+  }
+  wgDigit[lid] = exclusive - start;  // wraps when start > exclusive: u32 arithmetic undoes it
+  if (info.clearOffset != NO_REGION) {
+    atomicStore(&status[info.clearOffset + tile * RADIX + lid], 0u);
+  }
+
+  // 7. Scatter keys through workgroup memory, in digit runs.
+  for (var j = 0u; j < KEYS_PER_THREAD; j++) {
+    if (first + j * sg < live) {
+      wgStage[place[j]] = keys[j];
+    }
+  }
+  workgroupBarrier();
+  var dst: array<u32, KEYS_PER_THREAD>;
+  for (var i = 0u; i < KEYS_PER_THREAD; i++) {
+    let e = i * WG_SIZE + lid;
+    if (e < live) {
+      let key = wgStage[e];
+      dst[i] = wgDigit[digitOf(key, info)] + e;
+      dstKeys[dst[i]] = key;
+    }
+  }
+  workgroupBarrier();
+
+  // 8. Values, the same way.
+  for (var j = 0u; j < KEYS_PER_THREAD; j++) {
+    let e = first + j * sg;
+    if (e < live) {
+      wgStage[place[j]] = srcValues[tileStart + e];
+    }
+  }
+  workgroupBarrier();
+  for (var i = 0u; i < KEYS_PER_THREAD; i++) {
+    let e = i * WG_SIZE + lid;
+    if (e < live) {
+      dstValues[dst[i]] = wgStage[e];
+    }
+  }
+}

@@ -1,0 +1,57 @@
+// radix16_count: the 16 digit counts of each TILE-key tile for the FIRST radix pass
+// (later passes get theirs from the previous pass's scatter).
+// Dispatch: one workgroup per tile (params.numTiles; 2D grid, linearised).
+//   1. Invocations 0..15 clear the tile's bins in workgroup memory and the tile's entries
+//      of nextCounts, which pass 0's scatter fills with the counts of pass 1.
+//   2. Each invocation reads KEYS_PER_THREAD keys, coalesced (tile start + j * WG_SIZE
+//      + lid), skips indices >= n, and adds 1 to its digit's bin (workgroup atomics).
+//   3. Invocations 0..15 store bin d at counts[d * numTiles + tile] (digit-major).
+//   COPY_INPUT (the first pass of an odd pass count): the workgroup also copies its keys
+//   and values to dst, so that pass can scatter from dst back into src and the last
+//   pass lands in the job's own buffers.
+
+override COPY_INPUT: bool = false;
+
+@group(0) @binding(0) var<uniform> passInfo: PassInfo;
+@group(0) @binding(1) var<uniform> params: Params;
+@group(1) @binding(0) var<storage, read> srcKeys: array<u32>;
+@group(1) @binding(1) var<storage, read> srcValues: array<u32>;
+@group(1) @binding(2) var<storage, read_write> dstKeys: array<u32>;
+@group(1) @binding(3) var<storage, read_write> dstValues: array<u32>;
+@group(2) @binding(0) var<storage, read_write> counts: array<u32>;
+@group(2) @binding(1) var<storage, read_write> nextCounts: array<u32>;
+
+var<workgroup> bins: array<atomic<u32>, RADIX>;
+
+@compute @workgroup_size(WG_SIZE)
+fn main(ids: WgIds, wg: WgUniform) {
+  let tile = linearWorkgroup(wg.wid, wg.nwg);
+  let numTiles = params.numTiles;
+  if (tile >= numTiles) {
+    return;  // the whole workgroup: grids round up
+  }
+  let lid = ids.lid;
+  let n = params.n;
+  let start = tile * TILE;
+
+  if (lid < RADIX) {
+    atomicStore(&bins[lid], 0u);
+    nextCounts[lid * numTiles + tile] = 0u;
+  }
+  workgroupBarrier();
+  for (var j = 0u; j < KEYS_PER_THREAD; j++) {
+    let i = start + j * WG_SIZE + lid;
+    if (i < n) {
+      let key = srcKeys[i];
+      atomicAdd(&bins[digitOf(key, passInfo)], 1u);
+      if (COPY_INPUT) {
+        dstKeys[i] = key;
+        dstValues[i] = srcValues[i];
+      }
+    }
+  }
+  workgroupBarrier();
+  if (lid < RADIX) {
+    counts[lid * numTiles + tile] = atomicLoad(&bins[lid]);
+  }
+}

@@ -1,0 +1,231 @@
+// radix16_scatter: the ranked, stable scatter of one 4-bit radix pass; it also counts
+// the digits of the next pass for the tiles it writes to (so radix16_count runs once).
+// Dispatch: one workgroup per TILE-key tile (TILE = WG_SIZE * KEYS_PER_THREAD).
+//   1. Stage the tile's keys and values in workgroup memory (coalesced loads) and find
+//      digitBase[d], the first output index of digit d for this tile:
+//      - BASES_FROM_COUNTS (small capacities; no scan dispatches): every workgroup
+//        scans the 16 * numTiles raw counts itself (<= SCAN_BLOCK of them);
+//      - otherwise invocations 0..15 add up the scanned levels:
+//        base = counts[i] + sum over levels l >= 1 of level_l[i / SCAN_BLOCK^l],
+//        i = d * numTiles + tile.
+//      Invocations 0..15 clear the tile's entries of clearCounts (pass p + 2's counts).
+//   2. Invocation t owns tile positions t * KEYS_PER_THREAD .. + KEYS_PER_THREAD - 1 (in
+//      order: that is what makes the sort stable) and copies them to registers. It counts
+//      its digits in two u32 of 4-bit fields (KEYS_PER_THREAD <= 15) and stores them as
+//      16-bit fields, two digits a word, in the digit-pair-major table
+//        hist[w * WG_SIZE + t] = count(t, 2w) | count(t, 2w + 1) << 16,  w = 0..7.
+//   3. One exclusive scan of the 8 * WG_SIZE hist words, in place (each invocation sums
+//      8 consecutive words, then wgScan). A field's sum over the whole tile is at most
+//      TILE < 65536, so the two 16-bit fields never carry into each other. rowStart[w]
+//      = the prefix at word (w, 0); rowStart[8] = the total. Then, for E = hist(w, t):
+//        even d = 2w: place = lo(E) + hi(rowStart[w])
+//        odd  d = 2w + 1: place = hi(E) + lo(rowStart[w + 1])
+//      is where invocation t's first key of digit d goes in the tile sorted by digit
+//      (lo(E) counts digit 2w before t and the even digits below it; hi(rowStart[w])
+//      the odd digits below it; likewise for odd digits).
+//   4. Each owned key goes to place + the number of its invocation's earlier keys of the
+//      same digit, in the staging arrays (overwritten: all keys are in registers now).
+//   5. Invocation t writes sorted positions e = j * WG_SIZE + t (coalesced runs):
+//        dst = digitBase[d] + e - digitStart(d); dstKeys[dst] = key; dstValues[dst] = value
+//      and, unless this is the last pass, counts the key's next digit nd in
+//        nextShare[d][dst / TILE - digitBase[d] / TILE][nd]
+//      (a digit's run of at most TILE keys touches at most two output tiles: 0 or 1).
+//   6. The non-zero nextShare entries are added to nextCounts (global atomics):
+//        nextCounts[nd * numTiles + digitBase[d] / TILE + half] += share
+// Workgroup arrays indexed by tile position are skewed by one word every 32 (skew(i)), so
+// that invocations reading 8 consecutive entries do not collide on memory banks.
+// The ranks are recomputed here from the keys rather than stored by an earlier kernel:
+// a few barriers instead of global traffic.
+
+override BASES_FROM_COUNTS: bool = false;
+
+// Two 16-bit digit counts per hist word: RADIX / 2 words per invocation.
+const HIST_ROWS: u32 = 8u;
+const NEXT_SHARE: u32 = 2u * RADIX * RADIX;  // [digit][output tile half][next digit]
+
+@group(0) @binding(0) var<uniform> passInfo: PassInfo;
+@group(0) @binding(1) var<uniform> params: Params;
+@group(1) @binding(0) var<storage, read> srcKeys: array<u32>;
+@group(1) @binding(1) var<storage, read> srcValues: array<u32>;
+@group(1) @binding(2) var<storage, read_write> dstKeys: array<u32>;
+@group(1) @binding(3) var<storage, read_write> dstValues: array<u32>;
+@group(2) @binding(0) var<storage, read_write> counts: array<u32>;
+@group(2) @binding(1) var<storage, read_write> nextCounts: array<atomic<u32>>;
+@group(2) @binding(2) var<storage, read_write> clearCounts: array<u32>;
+@group(2) @binding(3) var<storage, read_write> levels: array<u32>;
+
+var<workgroup> tileKeys: array<u32, TILE + TILE / 32u>;
+var<workgroup> tileValues: array<u32, TILE + TILE / 32u>;
+var<workgroup> hist: array<u32, HIST_ROWS * WG_SIZE + HIST_ROWS * WG_SIZE / 32u>;
+var<workgroup> rowStart: array<u32, HIST_ROWS + 1u>;
+var<workgroup> digitBase: array<u32, RADIX>;
+var<workgroup> nextShare: array<atomic<u32>, NEXT_SHARE>;
+
+fn skew(i: u32) -> u32 {
+  return i + (i >> 5u);
+}
+
+// The count of digit d in a pair of 4-bit-field counters (digits 0..7, 8..15).
+fn nibble(lo: u32, hi: u32, d: u32) -> u32 {
+  return (select(lo, hi, d >= 8u) >> ((d & 7u) * 4u)) & 15u;
+}
+
+// The tile position where digit d starts once the tile is sorted by digit (step 3).
+fn digitStart(d: u32) -> u32 {
+  let w = d >> 1u;
+  let lower = select(rowStart[w], rowStart[w + 1u], (d & 1u) == 1u);
+  return (lower & 0xffffu) + (rowStart[w] >> 16u);
+}
+
+@compute @workgroup_size(WG_SIZE)
+fn main(ids: WgIds, wg: WgUniform) {
+  let tile = linearWorkgroup(wg.wid, wg.nwg);
+  let numTiles = params.numTiles;
+  if (tile >= numTiles) {
+    return;  // the whole workgroup: grids round up
+  }
+  let lid = ids.lid;
+  let n = params.n;
+  let start = tile * TILE;
+  let live = min(n - start, TILE);
+
+  // 1. Stage the tile; find the digit bases.
+  for (var j = 0u; j < KEYS_PER_THREAD; j++) {
+    let p = j * WG_SIZE + lid;
+    if (p < live) {
+      tileKeys[skew(p)] = srcKeys[start + p];
+      tileValues[skew(p)] = srcValues[start + p];
+    }
+  }
+  for (var s = lid; s < NEXT_SHARE; s += WG_SIZE) {
+    atomicStore(&nextShare[s], 0u);
+  }
+  if (lid < RADIX) {
+    clearCounts[lid * numTiles + tile] = 0u;
+  }
+  if (BASES_FROM_COUNTS) {
+    let size = RADIX * numTiles;
+    let first = lid * SCAN_ITEMS;
+    var sum = 0u;
+    for (var j = 0u; j < SCAN_ITEMS; j++) {
+      let i = first + j;
+      if (i < size) {
+        sum += counts[i];
+      }
+    }
+    var prefix = wgScan(sum, ids, wg).x;
+    for (var j = 0u; j < SCAN_ITEMS; j++) {
+      let i = first + j;
+      if (i < size) {
+        if (i % numTiles == tile) {
+          digitBase[i / numTiles] = prefix;
+        }
+        prefix += counts[i];
+      }
+    }
+  } else if (lid < RADIX) {
+    var i = lid * numTiles + tile;
+    var b = counts[i];
+    for (var l = 1u; l < params.activeLevels; l++) {
+      i /= SCAN_BLOCK;
+      b += levels[params.levelOffset[l] + i];
+    }
+    digitBase[lid] = b;
+  }
+  workgroupBarrier();
+
+  // 2. Own keys to registers; count their digits; store the counts in hist.
+  let first = lid * KEYS_PER_THREAD;
+  var keys: array<u32, KEYS_PER_THREAD>;
+  var values: array<u32, KEYS_PER_THREAD>;
+  var lo = 0u;  // 4-bit counts of digits 0..7
+  var hi = 0u;  // and 8..15
+  for (var j = 0u; j < KEYS_PER_THREAD; j++) {
+    let p = first + j;
+    keys[j] = tileKeys[skew(p)];
+    values[j] = tileValues[skew(p)];
+    if (p < live) {
+      let d = digitOf(keys[j], passInfo);
+      let one = 1u << ((d & 7u) * 4u);
+      lo += select(one, 0u, d >= 8u);
+      hi += select(0u, one, d >= 8u);
+    }
+  }
+  for (var w = 0u; w < HIST_ROWS; w++) {
+    let byte = (select(lo, hi, w >= 4u) >> ((w & 3u) * 8u)) & 0xffu;
+    hist[skew(w * WG_SIZE + lid)] = (byte & 15u) | ((byte >> 4u) << 16u);
+  }
+  workgroupBarrier();
+
+  // 3. Exclusive scan of hist, in place.
+  let hFirst = lid * HIST_ROWS;
+  var words: array<u32, HIST_ROWS>;
+  var wordSum = 0u;
+  for (var k = 0u; k < HIST_ROWS; k++) {
+    words[k] = hist[skew(hFirst + k)];
+    wordSum += words[k];
+  }
+  let scanned = wgScan(wordSum, ids, wg);
+  var prefix = scanned.x;
+  for (var k = 0u; k < HIST_ROWS; k++) {
+    hist[skew(hFirst + k)] = prefix;
+    prefix += words[k];
+  }
+  if (hFirst % WG_SIZE == 0u) {
+    rowStart[hFirst / WG_SIZE] = scanned.x;
+  }
+  if (lid == 0u) {
+    rowStart[HIST_ROWS] = scanned.y;
+  }
+  workgroupBarrier();
+
+  // 4. Place each owned key in the tile sorted by digit.
+  var runLo = 0u;
+  var runHi = 0u;
+  for (var j = 0u; j < KEYS_PER_THREAD; j++) {
+    if (first + j < live) {
+      let d = digitOf(keys[j], passInfo);
+      let w = d >> 1u;
+      let e = hist[skew(w * WG_SIZE + lid)];
+      let place = select((e & 0xffffu) + (rowStart[w] >> 16u), (e >> 16u) + (rowStart[w + 1u] & 0xffffu), (d & 1u) == 1u)
+        + nibble(runLo, runHi, d);
+      let one = 1u << ((d & 7u) * 4u);
+      runLo += select(one, 0u, d >= 8u);
+      runHi += select(0u, one, d >= 8u);
+      tileKeys[skew(place)] = keys[j];
+      tileValues[skew(place)] = values[j];
+    }
+  }
+  workgroupBarrier();
+
+  // 5. Write the digit runs out, coalesced; count the next pass's digits.
+  let counting = passInfo.nextDigitMask != 0u;
+  for (var j = 0u; j < KEYS_PER_THREAD; j++) {
+    let e = j * WG_SIZE + lid;
+    if (e < live) {
+      let key = tileKeys[skew(e)];
+      let d = digitOf(key, passInfo);
+      let base = digitBase[d];
+      let dst = base + e - digitStart(d);
+      dstKeys[dst] = key;
+      dstValues[dst] = tileValues[skew(e)];
+      if (counting) {
+        let half = dst / TILE - base / TILE;
+        let nd = (key >> (passInfo.shift + 4u)) & passInfo.nextDigitMask;
+        atomicAdd(&nextShare[(d * 2u + half) * RADIX + nd], 1u);
+      }
+    }
+  }
+  workgroupBarrier();
+
+  // 6. Add this tile's share of the next pass's counts.
+  if (counting) {
+    for (var s = lid; s < NEXT_SHARE; s += WG_SIZE) {
+      let c = atomicLoad(&nextShare[s]);
+      if (c != 0u) {
+        let outTile = digitBase[s / (2u * RADIX)] / TILE + (s / RADIX) % 2u;
+        atomicAdd(&nextCounts[(s % RADIX) * numTiles + outTile], c);
+      }
+    }
+  }
+}
