@@ -1,8 +1,9 @@
 /**
  * radix4 on the default adapter (lavapipe in CI): real WGSL, checked against the CPU
  * reference. Sizes sweep the partial last chunk (1, 2, 511, 512, 513), both sides of
- * the 262,144-key switch from "scatter sums the counts" to the scan levels, and two
- * scan levels (1,048,577); key shapes: all-equal, sorted, reversed, random, splat-like
+ * the book's 262,144-key limit, the scan levels (capacities above 524,288 keys:
+ * 600,000 and 1,048,577) and below them the scatter summing the counts itself;
+ * key shapes: all-equal, sorted, reversed, random, splat-like
  * depths; stability through values = original index; key widths with garbage high
  * bits; a live count on the GPU below the capacity; both kernel variants and both
  * dispatch modes. No adapter is a failure, never a skip.
@@ -55,8 +56,9 @@ describe('radix4 sort (gpu)', () => {
     });
   }
 
-  it('n = 1,048,577 (two scan levels), random keys, both variants', async () => {
+  it('n = 600,000 and 1,048,577 (scan levels), random keys, both variants', async () => {
     for (const { options } of variants) {
+      await runRadix4(ctx.gpu.device, { keys: shapedKeys('random', 600_000, 600_000), options });
       await runRadix4(ctx.gpu.device, { keys: shapedKeys('random', 1_048_577, 1_048_577), options });
     }
   });
