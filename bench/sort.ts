@@ -2,7 +2,11 @@
  * bench:sort — times the GPU sort strategies in Node (Dawn).
  *
  *   npm run bench:sort -- [--sizes 65536,262144,...] [--strategies all|radix4,book-radix4]
- *                         [--bits 32[,16,...]] [--runs 30] [--warmup 5] [--json PATH]
+ *                         [--bits 32[,16,...]] [--runs 30] [--warmup 5] [--live 1]
+ *                         [--json PATH]
+ *
+ * --live F: the live count on the GPU is floor(F * n) of n-key buffers (a culled
+ * frame); Gkeys/s then counts the live keys.
  *
  * Per (strategy, size, bits): random u32 keys (seeded), values = index; warm-up runs
  * (at least --warmup and at least 300 ms) discarded; each timed run is one submit
@@ -24,8 +28,10 @@ import { BookRadix4Sorter, BOOK_RADIX4_MAX_N } from './book-radix4/book-radix4.t
 
 interface Strategy {
   name: string;
+  /** Whether the device can run it. */
+  supported(device: GPUDevice): boolean;
   /** Why it cannot run n keys, or undefined. */
-  skip?(n: number): string | undefined;
+  skip?(n: number, live: number): string | undefined;
   create(device: GPUDevice, capacity: number): GpuSorter;
 }
 
@@ -35,10 +41,16 @@ const radix4Variants = [
 ];
 /** Registry strategies, radix4's other variants, and the book's sort as the baseline. */
 const strategies: Strategy[] = [
-  ...[...sorterFactories, ...radix4Variants].map((f) => ({ name: f.name, create: f.create.bind(f) })),
+  ...[...sorterFactories, ...radix4Variants].map((f) => ({ name: f.name, supported: f.supported.bind(f), create: f.create.bind(f) })),
   {
     name: 'book-radix4',
-    skip: (n: number) => (n > BOOK_RADIX4_MAX_N ? `the book's sort holds at most ${BOOK_RADIX4_MAX_N} keys` : undefined),
+    supported: () => true,
+    skip: (n: number, live: number) =>
+      n > BOOK_RADIX4_MAX_N
+        ? `the book's sort holds at most ${BOOK_RADIX4_MAX_N} keys`
+        : live < n
+          ? 'the book\'s sort has no live count on the GPU'
+          : undefined,
     create: (device: GPUDevice, capacity: number) => new BookRadix4Sorter(device, capacity),
   },
 ];
@@ -47,6 +59,8 @@ interface Row {
   strategy: string;
   n: number;
   bits: number;
+  /** Live count, when below n (--live). */
+  live?: number;
   medianMs: number;
   minMs: number;
   gkeysPerSec: number;
@@ -65,6 +79,7 @@ function parseArgs(argv: string[]) {
     bits: [32],
     runs: 30,
     warmup: 5,
+    live: 1,
     json: undefined as string | undefined,
   };
   const ints = (flag: string, v: string) =>
@@ -84,8 +99,13 @@ function parseArgs(argv: string[]) {
       case '--bits': opts.bits = ints(flag, value); break;
       case '--runs': opts.runs = ints(flag, value)[0]!; break;
       case '--warmup': opts.warmup = ints(flag, value)[0]!; break;
+      case '--live': {
+        opts.live = Number(value);
+        if (!(opts.live > 0 && opts.live <= 1)) fail(`--live wants a fraction in (0, 1], got '${value}'`);
+        break;
+      }
       case '--json': opts.json = value; break;
-      default: fail(`unknown option ${flag} (known: --sizes --strategies --bits --runs --warmup --json)`);
+      default: fail(`unknown option ${flag} (known: --sizes --strategies --bits --runs --warmup --live --json)`);
     }
   }
   if (opts.bits.some((b) => b > 32)) fail('--bits must be 1..32');
@@ -156,11 +176,12 @@ async function main() {
       const pristineValues = buffer('pristineValues', values);
       const jobKeys = buffer('keys', keys);
       const jobValues = buffer('values', values);
-      const count = buffer('count', Uint32Array.of(n));
+      const live = Math.floor(opts.live * n);
+      const count = buffer('count', Uint32Array.of(live));
       const job = { keys: jobKeys, values: jobValues, count, keyBits: bits };
 
       for (const strategy of chosen) {
-        const why = strategy.skip?.(n);
+        const why = !strategy.supported(device) ? 'not supported on this device' : strategy.skip?.(n, live);
         if (why) {
           console.log(`note: skipping ${strategy.name} at n=${n}: ${why}`);
           continue;
@@ -187,8 +208,10 @@ async function main() {
         await sortOnce();
         const outKeys = new Uint32Array(await readBuffer(device, jobKeys, n * 4));
         const outValues = new Uint32Array(await readBuffer(device, jobValues, n * 4));
-        const check = checkSortedPairs(keys, values, outKeys, outValues, bits);
-        const verified = check.ok;
+        const check = checkSortedPairs(keys.subarray(0, live), values.subarray(0, live), outKeys, outValues, bits);
+        const untouched = outKeys.subarray(live).every((k, i) => k === keys[live + i]);
+        const verified = check.ok && untouched;
+        if (!untouched) console.log(`VERIFY FAILED ${strategy.name} n=${n} bits=${bits}: keys past the live count changed`);
         if (!check.ok) console.log(`VERIFY FAILED ${strategy.name} n=${n} bits=${bits}: ${check.message}`);
         const warmupStart = performance.now();
         for (let w = 0; w < opts.warmup || performance.now() - warmupStart < WARMUP_MIN_MS; w++) {
@@ -224,14 +247,15 @@ async function main() {
           strategy: strategy.name,
           n,
           bits,
+          ...(live < n ? { live } : {}),
           medianMs,
           minMs: Math.min(...times),
-          gkeysPerSec: n / (medianMs / 1e3) / 1e9,
+          gkeysPerSec: live / (medianMs / 1e3) / 1e9,
           verified,
         };
         rows.push(row);
         console.log(
-          `${row.strategy.padEnd(22)} n=${String(n).padStart(9)} bits=${String(bits).padStart(2)}  median ${row.medianMs.toFixed(4)} ms  min ${row.minMs.toFixed(4)} ms  ${row.gkeysPerSec.toFixed(3)} Gkeys/s  ${verified ? 'verified' : 'NOT VERIFIED'}`,
+          `${row.strategy.padEnd(22)} n=${String(n).padStart(9)}${live < n ? ` live=${live}` : ''} bits=${String(bits).padStart(2)}  median ${row.medianMs.toFixed(4)} ms  min ${row.minMs.toFixed(4)} ms  ${row.gkeysPerSec.toPrecision(4)} Gkeys/s  ${verified ? 'verified' : 'NOT VERIFIED'}`,
         );
       }
       for (const b of [pristineKeys, pristineValues, jobKeys, jobValues, count]) b.destroy();
@@ -239,10 +263,10 @@ async function main() {
   }
 
   console.log('');
-  console.log('| strategy | n | bits | median ms | min ms | Gkeys/s | verified |');
+  console.log(`| strategy | n${opts.live < 1 ? ' (live)' : ''} | bits | median ms | min ms | Gkeys/s | verified |`);
   console.log('|---|---:|---:|---:|---:|---:|---|');
   for (const r of rows) {
-    console.log(`| ${r.strategy} | ${r.n} | ${r.bits} | ${r.medianMs.toFixed(4)} | ${r.minMs.toFixed(4)} | ${r.gkeysPerSec.toFixed(3)} | ${r.verified ? 'yes' : 'NO'} |`);
+    console.log(`| ${r.strategy} | ${r.n}${r.live !== undefined ? ` (${r.live})` : ''} | ${r.bits} | ${r.medianMs.toFixed(4)} | ${r.minMs.toFixed(4)} | ${r.gkeysPerSec.toPrecision(4)} | ${r.verified ? 'yes' : 'NO'} |`);
   }
   if (opts.json) {
     fs.writeFileSync(opts.json, JSON.stringify(rows, null, 2) + '\n');
