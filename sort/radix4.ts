@@ -384,7 +384,7 @@ export function createRadix4Factory(options: Radix4Options = {}): SorterFactory 
         l.maxComputeInvocationsPerWorkgroup >= 256 &&
         l.maxComputeWorkgroupSizeX >= 256 &&
         l.maxStorageBuffersPerShaderStage >= 8 &&
-        l.maxComputeWorkgroupStorageSize >= 8192
+        l.maxComputeWorkgroupStorageSize >= 16384
       );
     },
     create(device: GPUDevice, capacity: number): GpuSorter {
