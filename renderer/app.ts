@@ -409,7 +409,7 @@ export class ViewerApp {
       strategies,
       current: 0,
       step: 0,
-      warmup: 10,
+      warmup: 5,
       path,
       frameOwner: new Map(),
       samples: strategies.map(() => []),

@@ -116,7 +116,7 @@ export class ViewerPanel {
     const bench = profile.addFolder('Benchmark');
     this.benchSelection = Object.fromEntries(strategies.map((s) => [s.name, true]));
     for (const s of strategies) bench.add(this.benchSelection, s.name);
-    bench.add(settings, 'benchFrames', 20, 1000, 10).name('frames each');
+    bench.add(settings, 'benchFrames', 10, 1000, 10).name('frames each');
     bench
       .add({ run: () => actions.runBenchmark(strategies.map((s) => s.name).filter((n) => this.benchSelection[n])) }, 'run')
       .name('Run benchmark');

@@ -116,7 +116,7 @@ describe('viewer page (headless Chromium, SwiftShader WebGPU)', () => {
     const { page, log } = await openViewer('?splats=2000');
     await waitFrames(page, 3);
     const frames = page.locator('.lil-controller', { hasText: 'frames each' }).locator('input');
-    await frames.fill('20');
+    await frames.fill('10');
     await frames.press('Enter');
     await page.locator('button', { hasText: 'Run benchmark' }).click();
     await page.waitForSelector('#bench:not([hidden])', { timeout: 240_000 });
@@ -135,7 +135,7 @@ describe('viewer page (headless Chromium, SwiftShader WebGPU)', () => {
     expect(strategies).toContain('radix4');
     expect(strategies).toContain('cpu');
     for (const row of rows) {
-      expect(row.frames).toBe(20);
+      expect(row.frames).toBe(10);
       expect(row.splats).toBe(2000);
       expect(typeof row.outOfOrderFraction).toBe('number');
       for (const key of ['stages', 'p95'] as const) {
