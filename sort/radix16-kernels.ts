@@ -1,0 +1,201 @@
+/**
+ * The radix16 compute pipelines, their shared bind group layouts, and the constants the
+ * kernels are specialised with. Built once per device and variant, cached in a WeakMap
+ * keyed by the device.
+ *
+ * A kernel module is `[workgroup primitives] + generated constants + radix16_common.wgsl
+ * + radix16_<stage>.wgsl`: the primitives file is radix16_wg_subgroups.wgsl (it starts
+ * with `enable subgroups;`) or radix16_wg_portable.wgsl, both defining `struct WgIds`,
+ * `struct WgUniform` and `fn wgScan`. The prepare kernel uses no primitives. Every size
+ * reaches WGSL as a pipeline-overridable constant from RADIX16_CONSTANTS, except
+ * KEYS_PER_THREAD: it sizes per-invocation arrays, which WGSL wants sized by a `const`,
+ * so it is declared from RADIX16_KEYS_PER_THREAD in a generated line (no placeholders).
+ *
+ * Pipelines are compiled on first use: a sorter needs either the scan kernel and
+ * `scatter` or `scatterFromCounts`, and `countCopy` only for odd pass counts; the
+ * scatter kernel alone takes seconds to compile on SwiftShader.
+ */
+import wgSubgroupsWgsl from '../shaders/sort/radix16_wg_subgroups.wgsl?raw';
+import wgPortableWgsl from '../shaders/sort/radix16_wg_portable.wgsl?raw';
+import commonWgsl from '../shaders/sort/radix16_common.wgsl?raw';
+import prepareWgsl from '../shaders/sort/radix16_prepare.wgsl?raw';
+import countWgsl from '../shaders/sort/radix16_count.wgsl?raw';
+import scanWgsl from '../shaders/sort/radix16_scan.wgsl?raw';
+import scatterWgsl from '../shaders/sort/radix16_scatter.wgsl?raw';
+
+/** The one place the radix16 kernel sizes are set (pipeline-overridable constants). */
+export const RADIX16_CONSTANTS = {
+  /** Invocations per workgroup (SwiftShader's maximum). */
+  WG_SIZE: 256,
+  /** Entries per invocation in the scan kernel: SCAN_BLOCK = 4096 entries per workgroup. */
+  SCAN_ITEMS: 16,
+} as const;
+
+/**
+ * Keys per invocation in count and scatter (a WGSL `const`, generated below). The
+ * scatter counts an invocation's digits in 4-bit fields, so at most 15.
+ */
+export const RADIX16_KEYS_PER_THREAD = 8;
+
+/** Keys per workgroup tile. The scatter's packed 16-bit tile counts need it below 65,536. */
+export const RADIX16_TILE = RADIX16_CONSTANTS.WG_SIZE * RADIX16_KEYS_PER_THREAD;
+/** Entries one scan workgroup covers. */
+export const RADIX16_SCAN_BLOCK = RADIX16_CONSTANTS.WG_SIZE * RADIX16_CONSTANTS.SCAN_ITEMS;
+/** Bins per pass: 4 bits. */
+export const RADIX16_RADIX = 16;
+if (RADIX16_KEYS_PER_THREAD > 15) throw new Error('radix16: KEYS_PER_THREAD must stay <= 15 (4-bit counters)');
+if (RADIX16_TILE >= 65536) throw new Error('radix16: TILE must stay below 65,536 (16-bit packed counts)');
+if (RADIX16_CONSTANTS.WG_SIZE % 32 !== 0) throw new Error('radix16: WG_SIZE must be a multiple of 32 (skewed workgroup arrays)');
+
+/**
+ * Up to this many tiles (256 x 2048 = 524,288 keys of capacity) every scatter workgroup
+ * scans the 16 x tiles raw counts itself instead of the scan dispatches: one dispatch a
+ * pass instead of two or three, where dispatches dominate.
+ */
+export const RADIX16_BASES_FROM_COUNTS_MAX_TILES = RADIX16_SCAN_BLOCK / RADIX16_RADIX;
+
+/** Bytes of one PassInfo (radix16_common.wgsl): four u32. */
+export const RADIX16_PASS_INFO_BYTES = 16;
+
+/** Levels the `levelOffset: vec4<u32>` of the kernels can describe: 3 scanned + the top total. */
+export const RADIX16_MAX_SCAN_LEVELS = 3;
+
+/** Workgroup memory the scatter kernel declares (the largest of the kernels), in bytes. */
+export function radix16WorkgroupBytes(subgroups: boolean): number {
+  const { WG_SIZE } = RADIX16_CONSTANTS;
+  const skewed = (n: number) => n + n / 32;
+  const words =
+    2 * skewed(RADIX16_TILE) + // tileKeys, tileValues
+    skewed(8 * WG_SIZE) + // hist
+    9 + RADIX16_RADIX + 2 * RADIX16_RADIX * RADIX16_RADIX + // rowStart, digitBase, nextShare
+    (subgroups ? WG_SIZE / 4 : 2 * WG_SIZE); // wgScan's buffer
+  return 4 * words;
+}
+
+export interface Radix16Kernels {
+  readonly subgroups: boolean;
+  /** prepare: count (read), info (uniform), params (write), dispatchArgs (write). */
+  readonly prepareLayout: GPUBindGroupLayout;
+  /** group 0 of count/scan/scatter: passInfo (uniform, dynamic offset), params (uniform). */
+  readonly passLayout: GPUBindGroupLayout;
+  /** group 1: srcKeys, srcValues (read), dstKeys, dstValues (read-write). */
+  readonly dataLayout: GPUBindGroupLayout;
+  /** group 2: counts, nextCounts, clearCounts (the rotating count buffers), levels. */
+  readonly countsLayout: GPUBindGroupLayout;
+  readonly prepare: GPUComputePipeline;
+  readonly count: GPUComputePipeline;
+  /** count that also copies its input to dst: the first pass of an odd pass count. */
+  readonly countCopy: GPUComputePipeline;
+  readonly scan: GPUComputePipeline;
+  /** scatter after the scan dispatches. */
+  readonly scatter: GPUComputePipeline;
+  /** scatter that scans the raw counts itself (no scan dispatches). */
+  readonly scatterFromCounts: GPUComputePipeline;
+}
+
+const cache = new WeakMap<GPUDevice, Map<boolean, Radix16Kernels>>();
+
+/** The kernels for `device`, with subgroup operations or without. */
+export function getRadix16Kernels(device: GPUDevice, subgroups: boolean): Radix16Kernels {
+  let perDevice = cache.get(device);
+  if (!perDevice) {
+    perDevice = new Map();
+    cache.set(device, perDevice);
+  }
+  let kernels = perDevice.get(subgroups);
+  if (!kernels) {
+    kernels = createKernels(device, subgroups);
+    perDevice.set(subgroups, kernels);
+  }
+  return kernels;
+}
+
+function createKernels(device: GPUDevice, subgroups: boolean): Radix16Kernels {
+  const variant = subgroups ? 'subgroups' : 'portable';
+  const wg = subgroups ? wgSubgroupsWgsl : wgPortableWgsl;
+  const generated = `// generated by sort/radix16-kernels.ts\nconst KEYS_PER_THREAD: u32 = ${RADIX16_KEYS_PER_THREAD}u;\n`;
+  const C = GPUShaderStage.COMPUTE;
+  const storage = (binding: number, type: GPUBufferBindingType): GPUBindGroupLayoutEntry => ({ binding, visibility: C, buffer: { type } });
+
+  const prepareLayout = device.createBindGroupLayout({
+    label: 'Radix16Sorter.prepareLayout',
+    entries: [
+      storage(0, 'read-only-storage'),
+      { binding: 1, visibility: C, buffer: { type: 'uniform' } },
+      storage(2, 'storage'),
+      storage(3, 'storage'),
+    ],
+  });
+  const passLayout = device.createBindGroupLayout({
+    label: 'Radix16Sorter.passLayout',
+    entries: [
+      { binding: 0, visibility: C, buffer: { type: 'uniform', hasDynamicOffset: true, minBindingSize: RADIX16_PASS_INFO_BYTES } },
+      { binding: 1, visibility: C, buffer: { type: 'uniform' } },
+    ],
+  });
+  const dataLayout = device.createBindGroupLayout({
+    label: 'Radix16Sorter.dataLayout',
+    entries: [storage(0, 'read-only-storage'), storage(1, 'read-only-storage'), storage(2, 'storage'), storage(3, 'storage')],
+  });
+  const countsLayout = device.createBindGroupLayout({
+    label: 'Radix16Sorter.countsLayout',
+    entries: [storage(0, 'storage'), storage(1, 'storage'), storage(2, 'storage'), storage(3, 'storage')],
+  });
+  const passPipelineLayout = device.createPipelineLayout({
+    label: 'Radix16Sorter.passPipelineLayout',
+    bindGroupLayouts: [passLayout, dataLayout, countsLayout],
+  });
+
+  const constants: Record<string, number> = {
+    ...RADIX16_CONSTANTS,
+    MAX_WORKGROUPS_PER_DIM: device.limits.maxComputeWorkgroupsPerDimension,
+  };
+  const pipeline = (name: string, code: string, layout: GPUPipelineLayout, extra: Record<string, number> = {}) =>
+    device.createComputePipeline({
+      label: `Radix16Sorter.${name}Pipeline(${variant})`,
+      layout,
+      compute: {
+        module: device.createShaderModule({ label: `Radix16Sorter.${name}Module(${variant})`, code }),
+        entryPoint: 'main',
+        constants: { ...constants, ...extra },
+      },
+    });
+
+  const head = wg + generated + commonWgsl;
+  const built = new Map<string, GPUComputePipeline>();
+  const lazy = (name: string, make: () => GPUComputePipeline) => () => {
+    let p = built.get(name);
+    if (!p) {
+      p = make();
+      built.set(name, p);
+    }
+    return p;
+  };
+  const getPrepare = lazy('prepare', () =>
+    pipeline(
+      'prepare',
+      generated + commonWgsl + prepareWgsl,
+      device.createPipelineLayout({ label: 'Radix16Sorter.preparePipelineLayout', bindGroupLayouts: [prepareLayout] }),
+    ),
+  );
+  const getCount = lazy('count', () => pipeline('count', head + countWgsl, passPipelineLayout));
+  const getCountCopy = lazy('countCopy', () => pipeline('countCopy', head + countWgsl, passPipelineLayout, { COPY_INPUT: 1 }));
+  const getScan = lazy('scan', () => pipeline('scan', head + scanWgsl, passPipelineLayout));
+  const getScatter = lazy('scatter', () => pipeline('scatter', head + scatterWgsl, passPipelineLayout));
+  const getScatterFromCounts = lazy('scatterFromCounts', () =>
+    pipeline('scatterFromCounts', head + scatterWgsl, passPipelineLayout, { BASES_FROM_COUNTS: 1 }),
+  );
+  return {
+    subgroups,
+    prepareLayout,
+    passLayout,
+    dataLayout,
+    countsLayout,
+    get prepare() { return getPrepare(); },
+    get count() { return getCount(); },
+    get countCopy() { return getCountCopy(); },
+    get scan() { return getScan(); },
+    get scatter() { return getScatter(); },
+    get scatterFromCounts() { return getScatterFromCounts(); },
+  };
+}
