@@ -1,0 +1,94 @@
+/**
+ * radix16 on the default adapter (lavapipe in CI): real WGSL, checked against the stable
+ * CPU reference (values = original index, so stability shows). Sizes sweep the partial
+ * last 2048-key tile (1, 2047, 2048, 2049, several tiles + a remainder), both sides of
+ * the 524,288-key switch from "the scatter scans the counts" to the scan dispatches, and
+ * one size above 1M; key shapes all-equal, sorted, reversed, random, few distinct,
+ * splat-like depths; key widths 16, 20, 24, 32 (garbage above them ignored and kept) and
+ * odd ones; a live count on the GPU below the capacity; both kernel variants (subgroups,
+ * portable) and both dispatch modes. No adapter is a failure, never a skip.
+ */
+import { describe, expect, it } from 'vitest';
+import { useGpu } from '../support/gpu';
+import { makeSortKeys, runSortCase, SORT_KEY_SHAPES } from '../support/sort-harness';
+import { createRadix16Factory } from '../../sort/radix16';
+
+const ctx = useGpu();
+const variants = [
+  { name: 'subgroups', factory: createRadix16Factory() },
+  { name: 'portable', factory: createRadix16Factory({ subgroups: 'off' }) },
+] as const;
+
+describe('radix16 sort (gpu)', () => {
+  it('runs the subgroup kernels here, so that both variants are tested', () => {
+    expect(ctx.gpu.device.features.has('subgroups')).toBe(true);
+  });
+
+  for (const { name, factory } of variants) {
+    describe(name, () => {
+      it.each([1, 2, 2047, 2048, 2049, 5 * 2048 + 77])('n = %i, every key shape', async (n) => {
+        for (const shape of SORT_KEY_SHAPES) {
+          await runSortCase(ctx.gpu.device, factory, { keys: makeSortKeys(shape, n), label: shape });
+        }
+      });
+
+      it('keyBits 16, 20, 24 ignore the garbage above them; odd widths too', async () => {
+        for (const keyBits of [16, 20, 24, 1, 5, 30]) {
+          for (const shape of ['random', 'depths', 'few'] as const) {
+            await runSortCase(ctx.gpu.device, factory, { keys: makeSortKeys(shape, 6000, keyBits), keyBits, label: shape });
+          }
+        }
+      });
+
+      it('n = 524,287 and 524,289: either side of the switch to the scan dispatches', async () => {
+        await runSortCase(ctx.gpu.device, factory, { keys: makeSortKeys('random', 524_287), label: 'random' });
+        await runSortCase(ctx.gpu.device, factory, { keys: makeSortKeys('depths', 524_289, 24), keyBits: 24, label: 'depths' });
+      });
+
+      it('a live count below the capacity leaves the rest untouched; count = 0', async () => {
+        const device = ctx.gpu.device;
+        await runSortCase(device, factory, { keys: makeSortKeys('random', 5000), count: 1234 });
+        await runSortCase(device, factory, { keys: makeSortKeys('depths', 4097, 20), count: 4095, keyBits: 20 });
+        await runSortCase(device, factory, { keys: makeSortKeys('random', 3000), count: 0 });
+        await runSortCase(device, factory, { keys: makeSortKeys('random', 3000), count: 1 });
+        // scan levels sized for the capacity, a live count of one tile and a bit
+        await runSortCase(device, factory, { keys: makeSortKeys('random', 600_000), count: 2100 });
+      });
+    });
+  }
+
+  it('n = 1,100,000 (subgroups), splat-like depths at 20 bits', async () => {
+    await runSortCase(ctx.gpu.device, variants[0].factory, { keys: makeSortKeys('depths', 1_100_000, 20), keyBits: 20, label: 'depths' });
+  });
+
+  it('indirect dispatch: full buffers and a live count below the capacity', async () => {
+    const factory = createRadix16Factory({ dispatch: 'indirect' });
+    await runSortCase(ctx.gpu.device, factory, { keys: makeSortKeys('random', 600_000), count: 530_000 });
+    await runSortCase(ctx.gpu.device, factory, { keys: makeSortKeys('few', 9000) });
+    await runSortCase(ctx.gpu.device, factory, { keys: makeSortKeys('few', 9000), count: 0 });
+  });
+
+  it('reads the count at an unaligned offset, clamps a count above the capacity, reuses bindings', async () => {
+    const factory = variants[0].factory;
+    await runSortCase(ctx.gpu.device, factory, { keys: makeSortKeys('random', 2000), count: 1500, countOffset: 260 });
+    await runSortCase(ctx.gpu.device, factory, { keys: makeSortKeys('random', 2000), count: 2100 });
+    await runSortCase(ctx.gpu.device, factory, { keys: makeSortKeys('reversed', 3000), repeat: 2 });
+  });
+
+  it('refuses bad jobs on the CPU', async () => {
+    const { Radix16Sorter } = await import('../../sort/radix16');
+    const device = ctx.gpu.device;
+    const sorter = new Radix16Sorter(device, 1024);
+    const usage = GPUBufferUsage.STORAGE;
+    const small = device.createBuffer({ size: 1024, usage });
+    const big = device.createBuffer({ size: 4096, usage });
+    const count = device.createBuffer({ size: 16, usage });
+    const enc = device.createCommandEncoder();
+    expect(() => sorter.encode(enc, { keys: small, values: big, count, keyBits: 32 })).toThrow(/job.keys/);
+    expect(() => sorter.encode(enc, { keys: big, values: big, count, keyBits: 33 })).toThrow(/keyBits/);
+    expect(() => sorter.encode(enc, { keys: big, values: big, count, countOffset: 16, keyBits: 32 })).toThrow(/countOffset/);
+    expect(() => new Radix16Sorter(device, 0)).toThrow(/capacity/);
+    for (const b of [small, big, count]) b.destroy();
+    sorter.destroy();
+  });
+});
