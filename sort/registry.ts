@@ -1,9 +1,10 @@
 /** The sort strategies the GUI and the benchmarks offer, by name. */
 import type { SorterFactory } from './types.ts';
 import { radix4Factory } from './radix4.ts';
+import { radix16Factory } from './radix16.ts';
 
 /** Every registered strategy, in the order the GUI lists them. */
-export const sorterFactories: readonly SorterFactory[] = [radix4Factory];
+export const sorterFactories: readonly SorterFactory[] = [radix4Factory, radix16Factory];
 
 /** The strategy called `name`; throws, naming the known ones, if there is none. */
 export function getSorterFactory(name: string): SorterFactory {
