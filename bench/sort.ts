@@ -23,7 +23,7 @@ import type { GpuSorter } from '../sort/types.ts';
 import { sortBufferUsage } from '../sort/types.ts';
 import { sorterFactories } from '../sort/registry.ts';
 import { createRadix4Factory } from '../sort/radix4.ts';
-import { checkSortedPairs } from '../sort/cpu-reference.ts';
+import { checkSortedPairs, seededRandom } from '../sort/cpu-reference.ts';
 import { BookRadix4Sorter, BOOK_RADIX4_MAX_N } from './book-radix4/book-radix4.ts';
 
 interface Strategy {
@@ -113,18 +113,6 @@ function parseArgs(argv: string[]) {
   return opts;
 }
 
-/** A small seeded generator (mulberry32), so runs sort the same keys. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (t ^ (t >>> 14)) >>> 0;
-  };
-}
-
 /** Warm-up lasts at least this long, whatever --warmup says. */
 const WARMUP_MIN_MS = 300;
 
@@ -163,7 +151,7 @@ async function main() {
       continue;
     }
     for (const bits of opts.bits) {
-      const next = random(0x5eed ^ n ^ (bits << 24));
+      const next = seededRandom(0x5eed ^ n ^ (bits << 24));
       const keys = new Uint32Array(n).map(() => next());
       const values = new Uint32Array(n).map((_, i) => i);
       const buffer = (label: string, data: Uint32Array) => {

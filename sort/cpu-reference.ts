@@ -1,8 +1,9 @@
 /**
  * The CPU reference for the GPU sorters: a stable sort of u32 key/value pairs by the
- * low `keyBits` bits of the key (an LSD counting sort, 8 bits a pass), and a checker
- * that compares a sorter's output with it. Bits above keyBits are ignored by the
- * order and kept in the output, as the GPU sorters do.
+ * low `keyBits` bits of the key (an LSD counting sort, 8 bits a pass), a checker that
+ * compares a sorter's output with it, and the seeded generator the tests and bench:sort
+ * draw keys from. Bits above keyBits are ignored by the order and kept in the output,
+ * as the GPU sorters do.
  */
 
 /** The mask of the low `keyBits` bits (1..32). */
@@ -78,4 +79,15 @@ export function checkSortedPairs(
     }
   }
   return { ok: true, firstMismatch: -1, message: `${n} pairs sorted and stable` };
+}
+
+/** A seeded generator of u32 values (mulberry32): the same keys on every run. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), a | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return (t ^ (t >>> 14)) >>> 0;
+  };
 }

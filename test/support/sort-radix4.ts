@@ -1,7 +1,7 @@
 /** Helpers of the radix4 GPU tests (lavapipe and SwiftShader projects). */
 import { expect } from 'vitest';
 import { readBuffer } from '../../bench/node-gpu';
-import { checkSortedPairs } from '../../sort/cpu-reference';
+import { checkSortedPairs, seededRandom } from '../../sort/cpu-reference';
 import { Radix4Sorter, type Radix4Options } from '../../sort/radix4';
 import { sortBufferUsage } from '../../sort/types';
 import { withValidation } from './gpu';
@@ -15,18 +15,8 @@ export interface ShapedKeys {
   count: number;
 }
 
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (t ^ (t >>> 14)) >>> 0;
-  };
-}
-
 export function shapedKeys(shape: KeyShape, capacity: number, count: number): ShapedKeys {
-  const next = random(capacity * 31 + count);
+  const next = seededRandom(capacity * 31 + count);
   const keys = new Uint32Array(capacity);
   const f32 = new Float32Array(1);
   const u32 = new Uint32Array(f32.buffer);
