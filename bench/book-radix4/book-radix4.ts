@@ -16,6 +16,7 @@
  * a copy back into the job's buffers after the compute pass (outside its timestamps).
  */
 import type { GpuSorter, SortJob, SortTimestamps } from '../../sort/types.ts';
+import commonWgsl from './book_radix4_common.wgsl?raw';
 import localScanWgsl from './book_radix4_local_scan.wgsl?raw';
 import blockScanWgsl from './book_radix4_block_scan.wgsl?raw';
 import scatterWgsl from './book_radix4_scatter.wgsl?raw';
@@ -64,7 +65,7 @@ export class BookRadix4Sorter implements GpuSorter {
       return device.createComputePipeline({
         label: `BookRadix4Sorter.${name}`,
         layout: device.createPipelineLayout({ label: `BookRadix4Sorter.${name}PipelineLayout`, bindGroupLayouts: [layout] }),
-        compute: { module: device.createShaderModule({ label: `BookRadix4Sorter.${name}Module`, code }), entryPoint: 'main' },
+        compute: { module: device.createShaderModule({ label: `BookRadix4Sorter.${name}Module`, code: commonWgsl + code }), entryPoint: 'main' },
       });
     };
     this.localScan = pipeline('localScan', localScanWgsl, 'rww');

@@ -5,14 +5,7 @@
 //   2. Blelloch exclusive scan in workgroup memory.
 //   3. Stores the exclusive prefixes in place and the digit totals at blockSums[512].
 
-struct PassParams {
-  shift: u32,
-  digitMask: u32,
-  n: u32,
-  numBlocks: u32,
-}
-
-@group(0) @binding(0) var<uniform> pass_: PassParams;
+// binding 0, pass_: book_radix4_common.wgsl
 @group(0) @binding(1) var<storage, read_write> blockSums: array<vec4<u32>>;
 
 const BLOCKS = 512u;

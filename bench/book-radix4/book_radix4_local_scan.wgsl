@@ -7,14 +7,7 @@
 //   3. Stores the exclusive prefix of every element (localPrefix[i]: vec4, 16 bytes a
 //      key) and the block's digit totals (blockSums[block]: vec4).
 
-struct PassParams {
-  shift: u32,
-  digitMask: u32,
-  n: u32,
-  numBlocks: u32,
-}
-
-@group(0) @binding(0) var<uniform> pass_: PassParams;
+// binding 0, pass_: book_radix4_common.wgsl
 @group(0) @binding(1) var<storage, read> srcKeys: array<u32>;
 @group(0) @binding(2) var<storage, read_write> localPrefix: array<vec4<u32>>;
 @group(0) @binding(3) var<storage, read_write> blockSums: array<vec4<u32>>;

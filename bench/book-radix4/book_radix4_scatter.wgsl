@@ -3,14 +3,7 @@
 //   2. dst = digit start + blockSums[block][d] (scanned) + localPrefix[i][d].
 //   3. Writes the key and value there.
 
-struct PassParams {
-  shift: u32,
-  digitMask: u32,
-  n: u32,
-  numBlocks: u32,
-}
-
-@group(0) @binding(0) var<uniform> pass_: PassParams;
+// binding 0, pass_: book_radix4_common.wgsl
 @group(0) @binding(1) var<storage, read> srcKeys: array<u32>;
 @group(0) @binding(2) var<storage, read> srcValues: array<u32>;
 @group(0) @binding(3) var<storage, read> localPrefix: array<vec4<u32>>;
