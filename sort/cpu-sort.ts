@@ -17,7 +17,7 @@ export class CpuRadixSorter {
    * Sorts `keys[0..count)` ascending by their low `keyBits` bits; returns the ids
    * (indices into `keys`) in sorted order, written into `out` (grown if needed).
    */
-  sortToOrder(keys: Uint32Array, count: number, keyBits: number, out?: Uint32Array): Uint32Array {
+  sortToOrder(keys: Uint32Array, count: number, keyBits: number, out?: Uint32Array<ArrayBuffer>): Uint32Array<ArrayBuffer> {
     if (count > keys.length) throw new RangeError(`CpuRadixSorter: count ${count} > ${keys.length} keys`);
     const order = out && out.length >= count ? out : new Uint32Array(count);
     if (this.tmpKeys.length < count) {
