@@ -22,12 +22,11 @@ override HIST_KEYS_PER_THREAD: u32;    // keys per invocation in onesweep_histog
 override HIST_COPIES: u32;             // copies of the workgroup histograms (atomic contention)
 override ROW_MIN: u32;                 // fewest invocations sharing one row of rank counters
 override SG_WORDS: u32;                // u32 words of a subgroup ballot that can be non-zero (1..4)
-override SPIN_LIMIT: u32;              // consecutive not-ready polls before the look-back fallback;
-                                       // 0: never poll, always recount (a test hook)
 override MAX_WORKGROUPS_PER_DIM: u32;  // the device's maxComputeWorkgroupsPerDimension
 override TILE: u32 = WG_SIZE * KEYS_PER_THREAD;
 override HIST_BLOCK: u32 = WG_SIZE * HIST_KEYS_PER_THREAD;
 
+const RADIX_BITS: u32 = 8u;
 const RADIX: u32 = 256u;
 const MAX_PASSES: u32 = 4u;
 const COUNTERS_OFFSET: u32 = MAX_PASSES * RADIX;  // tileCounters in globals
@@ -49,12 +48,13 @@ struct Params {
 struct PassInfo {
   shift: u32,         // 8 * pass
   digitMask: u32,     // 0xff, or fewer bits in the last pass of a key width not a multiple of 8
-  digitBits: u32,     // bits in digitMask
   passIndex: u32,
   passes: u32,        // ceil(keyBits / 8)
   lastMask: u32,      // digitMask of the last pass (onesweep_histogram counts every pass)
   statusOffset: u32,  // u32 index in `status` of this pass's region
   clearOffset: u32,   // of the next pass's region, which this pass clears; NO_REGION in the last
+  spinLimit: u32,     // consecutive not-ready polls of a look-back word before the fallback;
+                      // 0: never poll, always recount (a test hook)
 }
 
 fn digitOf(key: u32, info: PassInfo) -> u32 {

@@ -59,14 +59,15 @@
 
 const ROW_WORDS: u32 = RADIX / 2u;
 
-// Per row: 256 u16 counters, digit d in half d % 2 of word d / 2.
-var<workgroup> wgTable: array<atomic<u32>, (WG_SIZE / ROW_MIN) * ROW_WORDS>;
+// Per row: 256 u16 counters, digit d in half d % 2 of word d / 2 (steps 2-4); then the
+// values in tile order (steps 4-7). Atomic for the counters; plain loads and stores after.
+var<workgroup> wgTable: array<atomic<u32>, max((WG_SIZE / ROW_MIN) * ROW_WORDS, TILE)>;
 var<workgroup> wgStage: array<u32, TILE>;
 // Per digit: the tile's count, then its tile-local start, then its global offset.
 var<workgroup> wgDigit: array<u32, RADIX>;
 var<workgroup> wgFallback: array<atomic<u32>, RADIX>;
 var<workgroup> wgTile: u32;
-var<workgroup> wgStuck: atomic<u32>;
+var<workgroup> wgStuck: array<atomic<u32>, 2>;
 
 fn half16(word: u32, d: u32) -> u32 {
   return (word >> (16u * (d & 1u))) & 0xffffu;
@@ -106,21 +107,21 @@ fn main(ids: WgIds, wg: WgUniform) {
   }
 
   // 2. Rank within the row.
-  var place: array<u32, KEYS_PER_THREAD>;
+  var rank: array<u32, KEYS_PER_THREAD>;
   let rowBase = row * ROW_WORDS;
   for (var s = 0u; s < subRounds; s++) {
     let mine = turn == s;
     for (var j = 0u; j < KEYS_PER_THREAD; j++) {
       let valid = mine && first + j * sg < live;
       let d = digitOf(keys[j], info);
-      let m = matchDigit(d, valid, info.digitBits, lane);
+      let m = matchDigit(d, valid, lane);
       var old = 0u;
       if (valid && m.before == 0u) {
         old = atomicAdd(&wgTable[rowBase + d / 2u], m.count << (16u * (d & 1u)));
       }
       old = fromLeader(old, m);
       if (valid) {
-        place[j] = half16(old, d) + m.before;
+        rank[j] = half16(old, d) + m.before;
       }
     }
     if (subRounds > 1u) {
@@ -149,7 +150,8 @@ fn main(ids: WgIds, wg: WgUniform) {
     atomicStore(&status[word], FLAG_AGGREGATE | count);
   }
 
-  // 4. Digit starts in the tile, global bases; places in the tile.
+  // 4. Digit starts in the tile, global bases; each pair to its place in the tile:
+  //    keys to wgStage, values (loaded now) to wgTable, free once every place is known.
   let scanned = wgExclusiveScan2(vec2<u32>(count, atomicLoad(&globals[info.passIndex * RADIX + lid])), ids, wg);
   let start = scanned.x;
   let base = scanned.y;
@@ -158,20 +160,31 @@ fn main(ids: WgIds, wg: WgUniform) {
   }
   wgDigit[lid] = start;
   workgroupBarrier();
+  var place: array<u32, KEYS_PER_THREAD>;
+  var values: array<u32, KEYS_PER_THREAD>;
+  for (var j = 0u; j < KEYS_PER_THREAD; j++) {
+    let e = first + j * sg;
+    if (e < live) {
+      let d = digitOf(keys[j], info);
+      place[j] = rank[j] + wgDigit[d] + half16(atomicLoad(&wgTable[rowBase + d / 2u]), d);
+      wgStage[place[j]] = keys[j];
+      values[j] = srcValues[tileStart + e];
+    }
+  }
+  workgroupBarrier();
   for (var j = 0u; j < KEYS_PER_THREAD; j++) {
     if (first + j * sg < live) {
-      let d = digitOf(keys[j], info);
-      place[j] += wgDigit[d] + half16(atomicLoad(&wgTable[rowBase + d / 2u]), d);
+      atomicStore(&wgTable[place[j]], values[j]);
     }
   }
 
-  // 5. Look-back, with the fallback (see the header).
+  // 5. Look-back, with the fallback (see the header). Two barriers a round.
   var exclusive = base;
   var k = tile;  // the next predecessor is tile k - 1; k == 0: done
   let region = info.statusOffset;
-  loop {
+  for (var round = 0u; ; round++) {
     var spins = 0u;
-    while (k > 0u && spins < SPIN_LIMIT) {
+    while (k > 0u && spins < info.spinLimit) {
       let w = atomicLoad(&status[region + (k - 1u) * RADIX + lid]);
       if (w < FLAG_AGGREGATE) {
         spins++;
@@ -187,25 +200,26 @@ fn main(ids: WgIds, wg: WgUniform) {
         spins = 0u;
       }
     }
+    // The stuck flag alternates between two words: one is read while the other is reset.
+    let flag = round & 1u;
     if (k > 0u) {
-      atomicMax(&wgStuck, k);
+      atomicMax(&wgStuck[flag], k);
     }
-    let stuck = workgroupUniformLoad(&wgStuck);
+    let stuck = workgroupUniformLoad(&wgStuck[flag]);
     if (stuck == 0u) {
       break;
     }
     // Fallback: count the digits of tile stuck - 1 (a full tile: only the last is partial).
-    atomicStore(&wgFallback[lid], 0u);
-    workgroupBarrier();
-    if (lid == 0u) {
-      atomicStore(&wgStuck, 0u);  // everyone has read it before the barrier above
-    }
     let fallbackStart = (stuck - 1u) * TILE;
     for (var e = lid; e < TILE; e += WG_SIZE) {
       atomicAdd(&wgFallback[digitOf(srcKeys[fallbackStart + e], info)], 1u);
     }
     workgroupBarrier();
+    if (lid == 0u) {
+      atomicStore(&wgStuck[flag], 0u);  // read by all before the barrier; next used in round + 2
+    }
     let c = atomicLoad(&wgFallback[lid]);
+    atomicStore(&wgFallback[lid], 0u);  // only this invocation reads entry lid
     atomicMax(&status[region + (stuck - 1u) * RADIX + lid], FLAG_AGGREGATE | c);
     if (k == stuck) {
       exclusive += c;
@@ -221,37 +235,16 @@ fn main(ids: WgIds, wg: WgUniform) {
   if (info.clearOffset != NO_REGION) {
     atomicStore(&status[info.clearOffset + tile * RADIX + lid], 0u);
   }
-
-  // 7. Scatter keys through workgroup memory, in digit runs.
-  for (var j = 0u; j < KEYS_PER_THREAD; j++) {
-    if (first + j * sg < live) {
-      wgStage[place[j]] = keys[j];
-    }
-  }
   workgroupBarrier();
-  var dst: array<u32, KEYS_PER_THREAD>;
+
+  // 7. Write the pairs out of workgroup memory, in digit runs.
   for (var i = 0u; i < KEYS_PER_THREAD; i++) {
     let e = i * WG_SIZE + lid;
     if (e < live) {
       let key = wgStage[e];
-      dst[i] = wgDigit[digitOf(key, info)] + e;
-      dstKeys[dst[i]] = key;
-    }
-  }
-  workgroupBarrier();
-
-  // 8. Values, the same way.
-  for (var j = 0u; j < KEYS_PER_THREAD; j++) {
-    let e = first + j * sg;
-    if (e < live) {
-      wgStage[place[j]] = srcValues[tileStart + e];
-    }
-  }
-  workgroupBarrier();
-  for (var i = 0u; i < KEYS_PER_THREAD; i++) {
-    let e = i * WG_SIZE + lid;
-    if (e < live) {
-      dstValues[dst[i]] = wgStage[e];
+      let dst = wgDigit[digitOf(key, info)] + e;
+      dstKeys[dst] = key;
+      dstValues[dst] = atomicLoad(&wgTable[e]);
     }
   }
 }

@@ -4,8 +4,10 @@
 // Every invocation is a "subgroup" of one lane: matchDigit finds no peers but the key
 // itself (count 1, before 0, leader itself) and fromLeader is the identity, so the pass
 // kernel ranks keys one by one per row of counters (see onesweep_pass.wgsl, step 2).
-// wgExclusiveScan2(x, ids, wg): Hillis-Steele scan of vec2 values in workgroup memory,
-// double-buffered (one barrier a step). Must be called in workgroup-uniform control flow.
+// wgExclusiveScan2(x, ids, wg): exclusive scan of vec2 values in workgroup memory in
+// two levels: invocations 0..WG_SIZE/16-1 sum spans of 16 entries, then each invocation
+// adds the spans and the entries before it (at most 2 x 15 reads, three barriers).
+// Must be called in workgroup-uniform control flow.
 
 struct WgIds {
   @builtin(local_invocation_index) lid: u32,
@@ -20,8 +22,12 @@ fn laneOf(ids: WgIds) -> u32 {
   return 0u;
 }
 
+// 1, but not a constant the compiler can see (a running workgroup has num_workgroups.z
+// >= 1): with a constant the pass kernel's turn loop (ROW_MIN turns) would be unrolled
+// around its KEYS_PER_THREAD-fold unrolled body, which costs lavapipe seconds of
+// compile time and buys nothing.
 fn subgroupSizeOf(wg: WgUniform) -> u32 {
-  return 1u;
+  return min(wg.nwg.z, 1u);
 }
 
 struct Match {
@@ -30,7 +36,7 @@ struct Match {
   leader: u32,
 }
 
-fn matchDigit(d: u32, valid: bool, digitBits: u32, lane: u32) -> Match {
+fn matchDigit(d: u32, valid: bool, lane: u32) -> Match {
   return Match(0u, 1u, 0u);
 }
 
@@ -38,24 +44,33 @@ fn fromLeader(v: u32, m: Match) -> u32 {
   return v;
 }
 
-var<workgroup> wgScanBuf: array<vec2<u32>, 2u * WG_SIZE>;
+// Two levels of SCAN_SPAN: few barriers (lavapipe compiles every barrier into a
+// coroutine suspension, and its compile time grows with their number).
+const SCAN_SPAN: u32 = 16u;
+var<workgroup> wgScanBuf: array<vec2<u32>, WG_SIZE>;
+var<workgroup> wgScanSpans: array<vec2<u32>, WG_SIZE / SCAN_SPAN>;
 
 fn wgExclusiveScan2(x: vec2<u32>, ids: WgIds, wg: WgUniform) -> vec2<u32> {
   let lid = ids.lid;
-  var src = 0u;
   wgScanBuf[lid] = x;
   workgroupBarrier();
-  for (var offset = 1u; offset < WG_SIZE; offset <<= 1u) {
-    var v = wgScanBuf[src + lid];
-    if (lid >= offset) {
-      v += wgScanBuf[src + lid - offset];
+  if (lid < WG_SIZE / SCAN_SPAN) {
+    var sum = vec2<u32>(0u);
+    for (var i = 0u; i < SCAN_SPAN; i++) {
+      sum += wgScanBuf[lid * SCAN_SPAN + i];
     }
-    src = WG_SIZE - src;
-    wgScanBuf[src + lid] = v;
-    workgroupBarrier();
+    wgScanSpans[lid] = sum;
   }
-  let inclusive = wgScanBuf[src + lid];
-  // The buffer is reused by the next call.
   workgroupBarrier();
-  return inclusive - x;
+  let span = lid / SCAN_SPAN;
+  var before = vec2<u32>(0u);
+  for (var s = 0u; s < span; s++) {
+    before += wgScanSpans[s];
+  }
+  for (var i = span * SCAN_SPAN; i < lid; i++) {
+    before += wgScanBuf[i];
+  }
+  // The buffers are reused by the next call.
+  workgroupBarrier();
+  return before;
 }

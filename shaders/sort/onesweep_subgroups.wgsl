@@ -8,7 +8,7 @@
 // treats a struct as uniform only if all its members are: subgroup_size travels in
 // WgUniform so that loops bounded by it count as uniform control flow.
 //
-// matchDigit(d, valid, digitBits, lane) -> Match: the "warp-level multi-split" of the
+// matchDigit(d, valid, lane) -> Match: the "warp-level multi-split" of the
 // Onesweep paper, from ballots. A subgroup votes once on `valid` and once per digit
 // bit; AND-ing each vote (or its complement, where the lane's own bit is 0) leaves
 // the mask of the valid lanes holding the lane's digit, its peers. Of that mask:
@@ -50,9 +50,11 @@ struct Match {
   leader: u32,
 }
 
-fn matchDigit(d: u32, valid: bool, digitBits: u32, lane: u32) -> Match {
+fn matchDigit(d: u32, valid: bool, lane: u32) -> Match {
+  // All RADIX_BITS bits, a constant count (unrolled): digit bits above the pass's
+  // width are 0 in every lane, their votes change nothing.
   var peers = subgroupBallot(valid);
-  for (var b = 0u; b < digitBits; b++) {
+  for (var b = 0u; b < RADIX_BITS; b++) {
     let bit = ((d >> b) & 1u) == 1u;
     let ones = subgroupBallot(bit);
     peers &= select(~ones, ones, bit);

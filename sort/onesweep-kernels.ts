@@ -1,0 +1,170 @@
+/**
+ * The onesweep compute pipelines, their shared bind group layouts, and the constants
+ * the kernels are specialised with. Built once per device and configuration, cached in
+ * a WeakMap keyed by the device.
+ *
+ * A kernel module is `[primitives] + [generated const] + onesweep_common.wgsl +
+ * onesweep_<stage>.wgsl`: the primitives file is onesweep_subgroups.wgsl (it starts
+ * with `enable subgroups;`) or onesweep_portable.wgsl, both defining `struct WgIds`,
+ * `matchDigit`, `fromLeader` and `wgExclusiveScan2`. The one generated line is
+ * `const KEYS_PER_THREAD: u32 = N;`: it sizes per-invocation arrays, which WGSL allows
+ * only with a const, not an override. Every other number reaches WGSL as a
+ * pipeline-overridable constant.
+ */
+import subgroupsWgsl from '../shaders/sort/onesweep_subgroups.wgsl?raw';
+import portableWgsl from '../shaders/sort/onesweep_portable.wgsl?raw';
+import commonWgsl from '../shaders/sort/onesweep_common.wgsl?raw';
+import prepareWgsl from '../shaders/sort/onesweep_prepare.wgsl?raw';
+import histogramWgsl from '../shaders/sort/onesweep_histogram.wgsl?raw';
+import passWgsl from '../shaders/sort/onesweep_pass.wgsl?raw';
+
+/** Invocations per workgroup: the pass kernel gives one to each of the 256 digits. */
+export const ONESWEEP_WG_SIZE = 256;
+/** Digit values per pass (8 bits). */
+export const ONESWEEP_RADIX = 256;
+/** Passes the globals buffer has histograms and tile counters for (32-bit keys). */
+export const ONESWEEP_MAX_PASSES = 4;
+/** Keys per invocation of the pass kernel where workgroup memory allows (tile 3840). */
+export const ONESWEEP_MAX_KEYS_PER_THREAD = 15;
+/** Keys per invocation of the histogram kernel: 8192 keys per workgroup. */
+export const ONESWEEP_HIST_KEYS_PER_THREAD = 32;
+/** Copies of the histogram kernel's workgroup histograms. */
+export const ONESWEEP_HIST_COPIES = 4;
+/** Default look-back patience: consecutive not-ready polls of one word before the fallback. */
+export const ONESWEEP_DEFAULT_SPIN_LIMIT = 4096;
+/** Bytes of one PassInfo (onesweep_common.wgsl): eight u32. */
+export const ONESWEEP_PASS_INFO_BYTES = 32;
+/** u32 entries of the globals buffer: 4 x 256 histogram bins, then 4 tile counters. */
+export const ONESWEEP_GLOBALS_ENTRIES = ONESWEEP_MAX_PASSES * ONESWEEP_RADIX + ONESWEEP_MAX_PASSES;
+/** Status words hold 30-bit values: the sort's element count must stay below 2^30. */
+export const ONESWEEP_MAX_CAPACITY = 2 ** 30 - 1;
+
+/** What specialises a set of pipelines (the cache key). */
+export interface OnesweepKernelConfig {
+  subgroups: boolean;
+  keysPerThread: number;
+  /** ROW_MIN: fewest invocations sharing one row of rank counters (a power of two, 1..256). */
+  rowMin: number;
+  /** SG_WORDS: u32 words of a ballot that can be non-zero (1..4). */
+  sgWords: number;
+}
+
+export interface OnesweepKernels {
+  readonly config: OnesweepKernelConfig;
+  /** prepare: count (read), info (uniform), params, dispatchArgs, globals (write). */
+  readonly prepareLayout: GPUBindGroupLayout;
+  /** group 0 of histogram/pass: passInfo (uniform, dynamic offset), params (uniform). */
+  readonly passLayout: GPUBindGroupLayout;
+  /** group 1: srcKeys, srcValues (read), dstKeys, dstValues (read-write). */
+  readonly dataLayout: GPUBindGroupLayout;
+  /** group 2: globals (histograms + tile counters), status (look-back words). */
+  readonly lookbackLayout: GPUBindGroupLayout;
+  readonly prepare: GPUComputePipeline;
+  readonly histogram: GPUComputePipeline;
+  /** histogram that also copies its input to dst: an odd number of passes. */
+  readonly histogramCopy: GPUComputePipeline;
+  readonly pass: GPUComputePipeline;
+}
+
+/**
+ * Workgroup bytes the pass kernel declares for a configuration (rank table / value
+ * stage, key stage, per-digit arrays, scan scratch, a few words), as Dawn counts them against
+ * maxComputeWorkgroupStorageSize.
+ */
+export function onesweepPassWorkgroupBytes(keysPerThread: number, rowMin: number, subgroups: boolean): number {
+  const stage = ONESWEEP_WG_SIZE * keysPerThread * 4;
+  const table = Math.max((ONESWEEP_WG_SIZE / rowMin) * (ONESWEEP_RADIX / 2) * 4, stage);
+  const digits = 2 * ONESWEEP_RADIX * 4;
+  const scan = subgroups ? (ONESWEEP_WG_SIZE / 4) * 8 : (ONESWEEP_WG_SIZE + ONESWEEP_WG_SIZE / 16) * 8;
+  return table + stage + digits + scan + 64; // + tile id, stuck flags, alignment
+}
+
+const cache = new WeakMap<GPUDevice, Map<string, OnesweepKernels>>();
+
+/** The kernels for `device` and `config`. */
+export function getOnesweepKernels(device: GPUDevice, config: OnesweepKernelConfig): OnesweepKernels {
+  let perDevice = cache.get(device);
+  if (!perDevice) {
+    perDevice = new Map();
+    cache.set(device, perDevice);
+  }
+  const key = JSON.stringify(config);
+  let kernels = perDevice.get(key);
+  if (!kernels) {
+    kernels = createKernels(device, config);
+    perDevice.set(key, kernels);
+  }
+  return kernels;
+}
+
+function createKernels(device: GPUDevice, config: OnesweepKernelConfig): OnesweepKernels {
+  const variant = `${config.subgroups ? 'subgroups' : 'portable'},kpt=${config.keysPerThread},rowMin=${config.rowMin}`;
+  const C = GPUShaderStage.COMPUTE;
+  const storage = (binding: number, type: GPUBufferBindingType): GPUBindGroupLayoutEntry => ({ binding, visibility: C, buffer: { type } });
+
+  const prepareLayout = device.createBindGroupLayout({
+    label: 'OnesweepSorter.prepareLayout',
+    entries: [
+      storage(0, 'read-only-storage'),
+      { binding: 1, visibility: C, buffer: { type: 'uniform' } },
+      storage(2, 'storage'),
+      storage(3, 'storage'),
+      storage(4, 'storage'),
+    ],
+  });
+  const passLayout = device.createBindGroupLayout({
+    label: 'OnesweepSorter.passLayout',
+    entries: [
+      { binding: 0, visibility: C, buffer: { type: 'uniform', hasDynamicOffset: true, minBindingSize: ONESWEEP_PASS_INFO_BYTES } },
+      { binding: 1, visibility: C, buffer: { type: 'uniform' } },
+    ],
+  });
+  const dataLayout = device.createBindGroupLayout({
+    label: 'OnesweepSorter.dataLayout',
+    entries: [storage(0, 'read-only-storage'), storage(1, 'read-only-storage'), storage(2, 'storage'), storage(3, 'storage')],
+  });
+  const lookbackLayout = device.createBindGroupLayout({
+    label: 'OnesweepSorter.lookbackLayout',
+    entries: [storage(0, 'storage'), storage(1, 'storage')],
+  });
+  const passPipelineLayout = device.createPipelineLayout({
+    label: 'OnesweepSorter.passPipelineLayout',
+    bindGroupLayouts: [passLayout, dataLayout, lookbackLayout],
+  });
+
+  const constants: Record<string, number> = {
+    WG_SIZE: ONESWEEP_WG_SIZE,
+    HIST_KEYS_PER_THREAD: ONESWEEP_HIST_KEYS_PER_THREAD,
+    HIST_COPIES: ONESWEEP_HIST_COPIES,
+    ROW_MIN: config.rowMin,
+    SG_WORDS: config.sgWords,
+    MAX_WORKGROUPS_PER_DIM: device.limits.maxComputeWorkgroupsPerDimension,
+  };
+  const head = `${config.subgroups ? subgroupsWgsl : portableWgsl}\nconst KEYS_PER_THREAD: u32 = ${config.keysPerThread}u;\n${commonWgsl}`;
+  const pipeline = (name: string, code: string, layout: GPUPipelineLayout, extra: Record<string, number> = {}) =>
+    device.createComputePipeline({
+      label: `OnesweepSorter.${name}Pipeline(${variant})`,
+      layout,
+      compute: {
+        module: device.createShaderModule({ label: `OnesweepSorter.${name}Module(${variant})`, code }),
+        entryPoint: 'main',
+        constants: { ...constants, ...extra },
+      },
+    });
+
+  return {
+    config,
+    prepareLayout,
+    passLayout,
+    dataLayout,
+    lookbackLayout,
+    prepare: pipeline(
+      'prepare',
+      head + prepareWgsl,
+      device.createPipelineLayout({ label: 'OnesweepSorter.preparePipelineLayout', bindGroupLayouts: [prepareLayout] }),
+    ),
+    histogram: pipeline('histogram', head + histogramWgsl, passPipelineLayout),
+    histogramCopy: pipeline('histogramCopy', head + histogramWgsl, passPipelineLayout, { COPY_INPUT: 1 }),
+    pass: pipeline('pass', head + passWgsl, passPipelineLayout),
+  };
+}

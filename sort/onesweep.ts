@@ -1,0 +1,407 @@
+/**
+ * onesweep: the LSD radix sort of u32 key/value pairs with 8-bit digits and one kernel
+ * per pass, after Adinets and Merrill, "Onesweep: A Faster Least Significant Digit
+ * Radix Sort for GPUs" (2022). Ascending and stable. All in one compute pass:
+ *
+ *   prepare    one workgroup: reads the live count on the GPU, writes sizes and grids,
+ *              zeroes the histograms and the tile-id counters
+ *   histogram  one read of the keys: the 256-bin histograms of ALL passes at once
+ *              (for an odd pass count it also copies the input across, so that the
+ *              last pass writes the job's buffers)
+ *   then per pass (ceil(keyBits / 8) of them), one kernel: each workgroup takes the
+ *   next tile id (atomic counter, start order), ranks its tile's keys by digit (subgroup
+ *   ballots, or one key at a time in the portable variant), publishes its digit counts,
+ *   finds its global digit offsets by decoupled look-back over the tiles before it (the
+ *   exclusive scan of the global histogram comes in the same workgroup scan as its
+ *   tile-local starts), and scatters through workgroup memory in digit runs.
+ *
+ * So 2 + passes dispatches: 6 for 32-bit keys, 4 for 16-bit keys.
+ *
+ * Forward progress: WebGPU promises none between workgroups, and decoupled look-back
+ * waits for other workgroups. The wait is bounded: after `spinLimit` consecutive polls
+ * of a predecessor that has not published, the workgroup counts that predecessor's
+ * digits itself from the input keys (immutable during the pass) and goes on; see
+ * shaders/sort/onesweep_pass.wgsl, step 5. It terminates on any scheduler; on one that
+ * starves workgroups it is slow, which is why sort/default-strategy.ts makes it the
+ * default only where scheduling is known to be fair.
+ *
+ * Only the low `keyBits` bits of a key decide its place; the higher bits are ignored
+ * by the sort and kept in the output.
+ */
+import type { GpuSorter, SorterFactory, SortJob, SortTimestamps } from './types.ts';
+import {
+  getOnesweepKernels,
+  ONESWEEP_DEFAULT_SPIN_LIMIT,
+  ONESWEEP_GLOBALS_ENTRIES,
+  ONESWEEP_HIST_KEYS_PER_THREAD,
+  ONESWEEP_MAX_CAPACITY,
+  ONESWEEP_MAX_KEYS_PER_THREAD,
+  ONESWEEP_MAX_PASSES,
+  ONESWEEP_PASS_INFO_BYTES,
+  ONESWEEP_RADIX,
+  ONESWEEP_WG_SIZE,
+  onesweepPassWorkgroupBytes,
+  type OnesweepKernelConfig,
+  type OnesweepKernels,
+} from './onesweep-kernels.ts';
+
+export interface OnesweepOptions {
+  /**
+   * 'auto' (default): subgroup ballots rank the keys when the device has the
+   * 'subgroups' feature; 'off': the portable kernels (one key at a time per row).
+   */
+  subgroups?: 'auto' | 'off';
+  /**
+   * 'direct' (default): grids sized for the capacity, surplus workgroups leave at once.
+   * 'indirect': grids written on the GPU from the live count. Dawn validates every
+   * indirect dispatch with a hidden dispatch of its own (~2.8 us each on an H200).
+   */
+  dispatch?: 'direct' | 'indirect';
+  /** Keys per invocation of the pass kernel (tile = 256 x this); default: up to 15, as workgroup memory allows. */
+  keysPerThread?: number;
+  /**
+   * Consecutive not-ready polls of one predecessor's word before the look-back counts
+   * that tile itself (default 4096). 0 never polls: every look-back step recounts (a
+   * test hook that proves the fallback; slow, quadratic in the tile count).
+   */
+  spinLimit?: number;
+  /**
+   * Fewest invocations sharing one row of rank counters (power of two, 8..256 with
+   * subgroups, 1..256 portable). Default: the adapter's smallest subgroup size, at
+   * least 8, with subgroups; 16 portable. Smaller rows, more workgroup memory.
+   */
+  rowMin?: number;
+}
+
+/** Passes for a key width: 8 bits each. */
+export function onesweepPasses(keyBits: number): number {
+  return Math.ceil(keyBits / 8);
+}
+
+interface Grid {
+  x: number;
+  y: number;
+}
+
+function grid2d(w: number, maxPerDim: number): Grid {
+  if (w === 0) return { x: 0, y: 1 };
+  const y = Math.ceil(w / maxPerDim);
+  return { x: Math.ceil(w / y), y };
+}
+
+const isPow2 = (v: number) => Number.isInteger(v) && v >= 1 && (v & (v - 1)) === 0;
+const nextPow2 = (v: number) => 2 ** Math.ceil(Math.log2(Math.max(1, v)));
+
+/** The kernel configuration for a device and options; throws on options it cannot honour. */
+export function onesweepConfig(device: GPUDevice, options: OnesweepOptions = {}): OnesweepKernelConfig {
+  const subgroups = options.subgroups !== 'off' && device.features.has('subgroups');
+  // device.adapterInfo is missing in older browsers: then assume any size from 4 to 128.
+  const info = (device as { adapterInfo?: GPUAdapterInfo }).adapterInfo;
+  const sgMin = info?.subgroupMinSize ?? 4;
+  const sgMax = info?.subgroupMaxSize ?? 128;
+  const rowMin = options.rowMin ?? (subgroups ? Math.min(256, Math.max(8, nextPow2(sgMin))) : 16);
+  if (!isPow2(rowMin) || rowMin > ONESWEEP_WG_SIZE || (subgroups && rowMin < 8)) {
+    throw new RangeError(`OnesweepSorter: rowMin must be a power of two in ${subgroups ? 8 : 1}..256, got ${rowMin}`);
+  }
+  const sgWords = subgroups ? Math.min(4, Math.max(1, Math.ceil(sgMax / 32))) : 1;
+  const limit = device.limits.maxComputeWorkgroupStorageSize;
+  let keysPerThread = options.keysPerThread;
+  if (keysPerThread === undefined) {
+    keysPerThread = ONESWEEP_MAX_KEYS_PER_THREAD;
+    while (keysPerThread > 1 && onesweepPassWorkgroupBytes(keysPerThread, rowMin, subgroups) > limit) keysPerThread--;
+  }
+  if (!Number.isInteger(keysPerThread) || keysPerThread < 1 || keysPerThread > 64) {
+    throw new RangeError(`OnesweepSorter: keysPerThread must be an integer in 1..64, got ${keysPerThread}`);
+  }
+  const bytes = onesweepPassWorkgroupBytes(keysPerThread, rowMin, subgroups);
+  if (bytes > limit) {
+    throw new RangeError(`OnesweepSorter: keysPerThread ${keysPerThread} with rowMin ${rowMin} needs ${bytes} bytes of workgroup memory, the device has ${limit}`);
+  }
+  return { subgroups, keysPerThread, rowMin, sgWords };
+}
+
+/** The bind groups of one job's buffers, kept while the job stays the same. */
+interface JobBindings {
+  keys: GPUBuffer;
+  values: GPUBuffer;
+  count: GPUBuffer;
+  countOffset: number;
+  info: GPUBuffer;
+  prepare: GPUBindGroup;
+  /** src = the job's buffers, dst = the sorter's. */
+  jobToOwn: GPUBindGroup;
+  /** src = the sorter's buffers, dst = the job's. */
+  ownToJob: GPUBindGroup;
+}
+
+const JOB_CACHE_SIZE = 4;
+
+/** passInfo slot of pass p of a key width. */
+const passSlot = (keyBits: number, p: number) => (keyBits - 1) * ONESWEEP_MAX_PASSES + p;
+const SLOTS = 32 * ONESWEEP_MAX_PASSES;
+const NO_REGION = 0xffffffff;
+
+/** A onesweep sorter of up to `capacity` pairs; see the module comment. */
+export class OnesweepSorter implements GpuSorter {
+  readonly name: string;
+  readonly capacity: number;
+  /** Whether the subgroup kernels run. */
+  readonly usesSubgroups: boolean;
+  readonly dispatchMode: 'direct' | 'indirect';
+  /** Keys per pass-kernel workgroup. */
+  readonly tileSize: number;
+  readonly config: OnesweepKernelConfig;
+  /** Look-back polls of a not-ready word before the fallback (a uniform, not a pipeline constant). */
+  readonly spinLimit: number;
+
+  private readonly device: GPUDevice;
+  private readonly kernels: OnesweepKernels;
+  private readonly keysB: GPUBuffer;
+  private readonly valuesB: GPUBuffer;
+  private readonly globals: GPUBuffer;
+  private readonly status: GPUBuffer;
+  private readonly params: GPUBuffer;
+  private readonly dispatchArgs: GPUBuffer;
+  private readonly passInfo: GPUBuffer;
+  private readonly passInfoStride: number;
+  private readonly passGroup: GPUBindGroup;
+  private readonly lookbackGroup: GPUBindGroup;
+  /** Direct mode: the capacity's grids, histogram then pass. */
+  private readonly directGrids: [Grid, Grid];
+  private jobs: JobBindings[] = [];
+
+  constructor(device: GPUDevice, capacity: number, options: OnesweepOptions = {}) {
+    if (!Number.isInteger(capacity) || capacity < 1 || capacity > ONESWEEP_MAX_CAPACITY) {
+      throw new RangeError(`OnesweepSorter: capacity must be an integer in 1..${ONESWEEP_MAX_CAPACITY}, got ${capacity}`);
+    }
+    const maxBytes = Math.min(device.limits.maxStorageBufferBindingSize, device.limits.maxBufferSize);
+    if (capacity * 4 > maxBytes) {
+      throw new RangeError(`OnesweepSorter: capacity ${capacity} needs ${capacity * 4} bytes per buffer; this device binds at most ${maxBytes}`);
+    }
+    this.device = device;
+    this.capacity = capacity;
+    this.config = onesweepConfig(device, options);
+    this.spinLimit = options.spinLimit ?? ONESWEEP_DEFAULT_SPIN_LIMIT;
+    if (!Number.isInteger(this.spinLimit) || this.spinLimit < 0 || this.spinLimit > 0xffffffff) {
+      throw new RangeError(`OnesweepSorter: spinLimit must be a u32, got ${this.spinLimit}`);
+    }
+    this.usesSubgroups = this.config.subgroups;
+    this.dispatchMode = options.dispatch ?? 'direct';
+    this.name = onesweepName(options);
+    this.kernels = getOnesweepKernels(device, this.config);
+    this.tileSize = ONESWEEP_WG_SIZE * this.config.keysPerThread;
+
+    const maxTiles = Math.ceil(capacity / this.tileSize);
+    const regionWords = maxTiles * ONESWEEP_RADIX;
+    const buffer = (member: string, size: number, usage: GPUBufferUsageFlags) =>
+      device.createBuffer({ label: `OnesweepSorter.${member}`, size, usage });
+    const S = GPUBufferUsage.STORAGE;
+    this.keysB = buffer('keysB', capacity * 4, S);
+    this.valuesB = buffer('valuesB', capacity * 4, S);
+    this.globals = buffer('globals', ONESWEEP_GLOBALS_ENTRIES * 4, S);
+    this.status = buffer('status', 2 * regionWords * 4, S);
+    this.params = buffer('params', 16, S | GPUBufferUsage.UNIFORM);
+    this.dispatchArgs = buffer('dispatchArgs', 32, S | GPUBufferUsage.INDIRECT);
+
+    // One PassInfo (onesweep_common.wgsl) per (key width, pass), written once.
+    this.passInfoStride = Math.max(256, device.limits.minUniformBufferOffsetAlignment);
+    this.passInfo = device.createBuffer({
+      label: 'OnesweepSorter.passInfo',
+      size: SLOTS * this.passInfoStride,
+      usage: GPUBufferUsage.UNIFORM,
+      mappedAtCreation: true,
+    });
+    const words = new Uint32Array(this.passInfo.getMappedRange());
+    for (let keyBits = 1; keyBits <= 32; keyBits++) {
+      const passes = onesweepPasses(keyBits);
+      const lastBits = keyBits - 8 * (passes - 1);
+      const lastMask = 2 ** lastBits - 1;
+      for (let p = 0; p < passes; p++) {
+        const last = p === passes - 1;
+        const info = [
+          8 * p, // shift
+          last ? lastMask : 0xff, // digitMask
+          p, // pass
+          passes,
+          lastMask,
+          (p % 2) * regionWords, // statusOffset
+          last ? NO_REGION : ((p + 1) % 2) * regionWords, // clearOffset
+          this.spinLimit,
+        ];
+        words.set(info, (passSlot(keyBits, p) * this.passInfoStride) / 4);
+      }
+    }
+    this.passInfo.unmap();
+
+    const k = this.kernels;
+    this.passGroup = device.createBindGroup({
+      label: 'OnesweepSorter.passGroup',
+      layout: k.passLayout,
+      entries: [
+        { binding: 0, resource: { buffer: this.passInfo, size: ONESWEEP_PASS_INFO_BYTES } },
+        { binding: 1, resource: { buffer: this.params } },
+      ],
+    });
+    this.lookbackGroup = device.createBindGroup({
+      label: 'OnesweepSorter.lookbackGroup',
+      layout: k.lookbackLayout,
+      entries: [
+        { binding: 0, resource: { buffer: this.globals } },
+        { binding: 1, resource: { buffer: this.status } },
+      ],
+    });
+    const maxPerDim = device.limits.maxComputeWorkgroupsPerDimension;
+    this.directGrids = [
+      grid2d(Math.ceil(capacity / (ONESWEEP_WG_SIZE * ONESWEEP_HIST_KEYS_PER_THREAD)), maxPerDim),
+      grid2d(maxTiles, maxPerDim),
+    ];
+  }
+
+  encode(encoder: GPUCommandEncoder, job: SortJob, timestamps?: SortTimestamps): void {
+    const { keyBits } = job;
+    if (!Number.isInteger(keyBits) || keyBits < 1 || keyBits > 32) {
+      throw new RangeError(`OnesweepSorter: keyBits must be an integer in 1..32, got ${keyBits}`);
+    }
+    const jb = this.bindingsFor(job);
+    const k = this.kernels;
+    const passes = onesweepPasses(keyBits);
+    const odd = passes % 2 === 1;
+
+    const pass = encoder.beginComputePass({
+      label: 'OnesweepSorter.computePass',
+      timestampWrites: timestamps && {
+        querySet: timestamps.querySet,
+        beginningOfPassWriteIndex: timestamps.beginIndex,
+        endOfPassWriteIndex: timestamps.endIndex,
+      },
+    });
+    pass.setPipeline(k.prepare);
+    pass.setBindGroup(0, jb.prepare);
+    pass.dispatchWorkgroups(1);
+
+    pass.setBindGroup(2, this.lookbackGroup);
+    pass.setPipeline(odd ? k.histogramCopy : k.histogram);
+    pass.setBindGroup(0, this.passGroup, [passSlot(keyBits, 0) * this.passInfoStride]);
+    pass.setBindGroup(1, jb.jobToOwn);
+    this.dispatch(pass, 0);
+
+    pass.setPipeline(k.pass);
+    for (let p = 0; p < passes; p++) {
+      // The last pass must write the job's buffers: count the directions from the end.
+      pass.setBindGroup(0, this.passGroup, [passSlot(keyBits, p) * this.passInfoStride]);
+      pass.setBindGroup(1, (passes - 1 - p) % 2 === 0 ? jb.ownToJob : jb.jobToOwn);
+      this.dispatch(pass, 1);
+    }
+    pass.end();
+  }
+
+  destroy(): void {
+    for (const b of [this.keysB, this.valuesB, this.globals, this.status, this.params, this.dispatchArgs, this.passInfo]) b.destroy();
+    for (const j of this.jobs) j.info.destroy();
+    this.jobs = [];
+  }
+
+  /** Grid `index`: 0 = histogram, 1 = pass. */
+  private dispatch(pass: GPUComputePassEncoder, index: 0 | 1): void {
+    if (this.dispatchMode === 'indirect') {
+      pass.dispatchWorkgroupsIndirect(this.dispatchArgs, 16 * index);
+    } else {
+      const g = this.directGrids[index];
+      pass.dispatchWorkgroups(g.x, g.y);
+    }
+  }
+
+  private bindingsFor(job: SortJob): JobBindings {
+    const countOffset = job.countOffset ?? 0;
+    const hit = this.jobs.find(
+      (j) => j.keys === job.keys && j.values === job.values && j.count === job.count && j.countOffset === countOffset,
+    );
+    if (hit) return hit;
+
+    const bytes = this.capacity * 4;
+    for (const [what, b] of [['keys', job.keys], ['values', job.values]] as const) {
+      if (b.size < bytes) throw new RangeError(`OnesweepSorter: job.${what} holds ${b.size} bytes, the capacity needs ${bytes}`);
+    }
+    if (countOffset % 4 !== 0 || countOffset < 0 || countOffset + 4 > job.count.size) {
+      throw new RangeError(`OnesweepSorter: countOffset ${countOffset} is not a u32 inside the count buffer (${job.count.size} bytes)`);
+    }
+    // Storage bindings start at aligned offsets: bind the aligned window holding the count.
+    const align = this.device.limits.minStorageBufferOffsetAlignment;
+    const windowOffset = Math.floor(countOffset / align) * align;
+    const windowSize = Math.min(job.count.size - windowOffset, align);
+
+    const info = this.device.createBuffer({
+      label: 'OnesweepSorter.prepareInfo',
+      size: 16,
+      usage: GPUBufferUsage.UNIFORM,
+      mappedAtCreation: true,
+    });
+    // PrepareInfo (onesweep_prepare.wgsl): countIndex, capacity.
+    new Uint32Array(info.getMappedRange()).set([(countOffset - windowOffset) / 4, this.capacity]);
+    info.unmap();
+
+    const d = this.device;
+    const k = this.kernels;
+    const data = (label: string, srcK: GPUBuffer, srcV: GPUBuffer, dstK: GPUBuffer, dstV: GPUBuffer) =>
+      d.createBindGroup({
+        label: `OnesweepSorter.${label}`,
+        layout: k.dataLayout,
+        entries: [srcK, srcV, dstK, dstV].map((buffer, binding) => ({ binding, resource: { buffer, size: bytes } })),
+      });
+    const jb: JobBindings = {
+      keys: job.keys,
+      values: job.values,
+      count: job.count,
+      countOffset,
+      info,
+      prepare: d.createBindGroup({
+        label: 'OnesweepSorter.prepareGroup',
+        layout: k.prepareLayout,
+        entries: [
+          { binding: 0, resource: { buffer: job.count, offset: windowOffset, size: windowSize } },
+          { binding: 1, resource: { buffer: info } },
+          { binding: 2, resource: { buffer: this.params } },
+          { binding: 3, resource: { buffer: this.dispatchArgs } },
+          { binding: 4, resource: { buffer: this.globals } },
+        ],
+      }),
+      jobToOwn: data('jobToOwnGroup', job.keys, job.values, this.keysB, this.valuesB),
+      ownToJob: data('ownToJobGroup', this.keysB, this.valuesB, job.keys, job.values),
+    };
+    // An evicted entry's buffer may still be used by a recorded, unsubmitted command
+    // buffer: it is left to the garbage collector, not destroyed.
+    this.jobs = [jb, ...this.jobs].slice(0, JOB_CACHE_SIZE);
+    return jb;
+  }
+}
+
+function onesweepName(options: OnesweepOptions): string {
+  let name = 'onesweep';
+  if (options.subgroups === 'off') name += '-portable';
+  if (options.dispatch === 'indirect') name += '-indirect';
+  return name;
+}
+
+/** A onesweep factory; options choose the kernel variant and the dispatch mode (tests, benchmarks). */
+export function createOnesweepFactory(options: OnesweepOptions = {}): SorterFactory {
+  return {
+    name: onesweepName(options),
+    description: 'Onesweep LSD radix sort (8 bits a pass, one kernel a pass, decoupled look-back with a recounting fallback), after Adinets & Merrill 2022',
+    stable: true,
+    supported(device: GPUDevice): boolean {
+      const l = device.limits;
+      return (
+        l.maxComputeInvocationsPerWorkgroup >= ONESWEEP_WG_SIZE &&
+        l.maxComputeWorkgroupSizeX >= ONESWEEP_WG_SIZE &&
+        l.maxStorageBuffersPerShaderStage >= 6 &&
+        l.maxComputeWorkgroupStorageSize >= 16384
+      );
+    },
+    create(device: GPUDevice, capacity: number): GpuSorter {
+      return new OnesweepSorter(device, capacity, options);
+    },
+  };
+}
+
+/** The product's onesweep strategy, with the default options. */
+export const onesweepFactory: SorterFactory = createOnesweepFactory();
