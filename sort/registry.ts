@@ -2,9 +2,10 @@
 import type { SorterFactory } from './types.ts';
 import { radix4Factory } from './radix4.ts';
 import { radix16Factory } from './radix16.ts';
+import { onesweepFactory } from './onesweep.ts';
 
 /** Every registered strategy, in the order the GUI lists them. */
-export const sorterFactories: readonly SorterFactory[] = [radix4Factory, radix16Factory];
+export const sorterFactories: readonly SorterFactory[] = [radix4Factory, radix16Factory, onesweepFactory];
 
 /** The strategy called `name`; throws, naming the known ones, if there is none. */
 export function getSorterFactory(name: string): SorterFactory {
