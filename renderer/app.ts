@@ -25,6 +25,9 @@ export interface AppElements {
   bench: HTMLElement;
 }
 
+/** Frames the CPU may run ahead of the GPU. */
+const MAX_FRAMES_IN_FLIGHT = 2;
+
 /** Built-in scenes offered in the panel's scene list (generated, no data shipped). */
 const BUILT_IN_SCENES = ['default', 'default:3000', 'synthetic:100000', 'synthetic:1000000'];
 
@@ -81,6 +84,8 @@ export class ViewerApp {
   /** A setting changed that needs a new sort or draw even if the camera stands still. */
   private dirty = true;
   private submittedFrames = 0;
+  /** Frames submitted and not yet finished by the GPU. */
+  private gpuInFlight = 0;
   private bench: BenchRun | null = null;
   /** Frames submitted so far (read by the end-to-end test). */
   framesRendered = 0;
@@ -305,7 +310,12 @@ export class ViewerApp {
 
   private frame(now: number): void {
     requestAnimationFrame((t) => this.frame(t));
-    const dt = this.lastTime ? Math.min(0.1, (now - this.lastTime) / 1000) : 1 / 60;
+    // Frame pacing: a GPU slower than the display (a software adapter, a huge scene)
+    // must not collect a queue of frames, which would grow latency without bound.
+    if (this.gpuInFlight >= MAX_FRAMES_IN_FLIGHT) return;
+    // Time between frames actually drawn (FPS, damping), not between animation callbacks.
+    const frameSeconds = this.lastTime ? (now - this.lastTime) / 1000 : 1 / 60;
+    const dt = Math.min(0.1, frameSeconds);
     this.lastTime = now;
     const t0 = performance.now();
     this.resize();
@@ -351,14 +361,16 @@ export class ViewerApp {
     if (readCount && debug) encoder.copyBufferToBuffer(debug.drawArgs, 0, this.countReadback, 0, 16);
     if (probeThisFrame && debug && this.probe) this.probe.capture(encoder, debug);
     this.device.queue.submit([encoder.finish()]);
+    this.gpuInFlight++;
+    void this.device.queue.onSubmittedWorkDone().finally(() => this.gpuInFlight--);
     const cpuMs = performance.now() - t0;
-    this.profiler.submitted({ cpuMs, frameMs: dt * 1000 });
+    this.profiler.submitted({ cpuMs, frameMs: frameSeconds * 1000 });
     const frameId = this.submittedFrames++;
     this.framesRendered++;
     if (readCount) this.readVisibleCount(now);
     if (bench) this.advanceBenchmark(bench, frameId, probeThisFrame, camera);
 
-    this.fpsEma = this.fpsEma ? this.fpsEma * 0.9 + (1 / dt) * 0.1 : 1 / dt;
+    this.fpsEma = this.fpsEma ? this.fpsEma * 0.9 + (1 / frameSeconds) * 0.1 : 1 / frameSeconds;
     if (this.framesRendered % 10 === 1) this.updateFigures(cloud);
     if (!bench && now - this.hashWritten > 500) {
       this.hashWritten = now;
