@@ -1,0 +1,292 @@
+/**
+ * bitonic: a bitonic sorting network over u32 key/value pairs, after Intel's bitonic sort
+ * tutorial: chunks sorted entirely in workgroup memory, then for each larger stage the
+ * large strides as compare-exchange dispatches in global memory and the strides below
+ * the chunk size back in workgroup memory. NOT stable: equal keys come out ordered by
+ * (full key, value), not by input position. All in one compute pass:
+ *
+ *   prepare      1 invocation: reads the live count n on the GPU; padded = the next
+ *                power of two >= n, at least the chunk size L (4096 pairs where
+ *                workgroup memory allows, else 2048 ..)
+ *   local        the local sort, one workgroup per L-pair chunk: loads the job's pairs
+ *                (padding pairs (0xFFFFFFFF, 0xFFFFFFFF) past n), runs every stage
+ *                k <= L, stores to the scratch buffers (or, when padded == L, the
+ *                first n straight back)
+ *   for each stage k = 2L, 4L, .. up to the padded capacity:
+ *     mergeGlobal  the strides k/2 (the flip) .. L, two strides a dispatch where it can
+ *     local        strides L/2 .. 1 in workgroup memory; after the last stage of this
+ *                  sort (k == padded) it writes the first n pairs to the job's buffers
+ *
+ * Dispatches are sized for the capacity; workgroups past the live network exit at once
+ * (the count never comes back to the CPU). The job's pairs at or past the live count are
+ * never written. Scratch: two buffers of the padded capacity.
+ *
+ * keyBits < 32 compares `key & mask` and carries the full keys and values; ties (and the
+ * padding) are broken by the full key, then the value: a total order on pairs, so the
+ * padding pair sorts after every live pair it could be confused with.
+ */
+import type { GpuSorter, SorterFactory, SortJob, SortTimestamps } from './types.ts';
+import {
+  BITONIC_CONSTANTS,
+  BITONIC_STEP_INFO_BYTES,
+  bitonicLocalSize,
+  getBitonicKernels,
+  type BitonicKernels,
+} from './bitonic-kernels.ts';
+
+export interface BitonicOptions {
+  /** Pairs a workgroup sorts in workgroup memory (a power of two, 512..4096); default: the most the device affords. */
+  localSize?: number;
+}
+
+interface Grid {
+  x: number;
+  y: number;
+}
+
+function grid2d(w: number, maxPerDim: number): Grid {
+  if (w === 0) return { x: 0, y: 1 };
+  const y = Math.ceil(w / maxPerDim);
+  return { x: Math.ceil(w / y), y };
+}
+
+/** One dispatch after prepare: a kernel, its StepInfo slot, its grid. */
+interface Dispatch {
+  kernel: 'local' | 'mergeGlobal';
+  slot: number;
+  grid: Grid;
+}
+
+/** The network's dispatches and their StepInfo (blockSize, stride, flip, twoSteps) for a padded capacity. */
+export function bitonicSchedule(paddedCapacity: number, localSize: number): { kernel: Dispatch['kernel']; info: [number, number, number, number]; invocations: number }[] {
+  const wg = BITONIC_CONSTANTS.WG_SIZE;
+  const out: { kernel: Dispatch['kernel']; info: [number, number, number, number]; invocations: number }[] = [
+    { kernel: 'local', info: [localSize, 0, 0, 0], invocations: (paddedCapacity / localSize) * wg },
+  ];
+  for (let k = 2 * localSize; k <= paddedCapacity; k *= 2) {
+    let flip = 1;
+    for (let j = k / 2; j >= localSize; ) {
+      const two = j / 2 >= localSize ? 1 : 0;
+      out.push({ kernel: 'mergeGlobal', info: [k, j, flip, two], invocations: paddedCapacity / (two ? 4 : 2) });
+      j /= two ? 4 : 2;
+      flip = 0;
+    }
+    out.push({ kernel: 'local', info: [k, 0, 0, 0], invocations: (paddedCapacity / localSize) * wg });
+  }
+  return out;
+}
+
+interface JobBindings {
+  keys: GPUBuffer;
+  values: GPUBuffer;
+  count: GPUBuffer;
+  countOffset: number;
+  keyBits: number;
+  info: GPUBuffer;
+  prepare: GPUBindGroup;
+  data: GPUBindGroup;
+}
+
+const JOB_CACHE_SIZE = 4;
+
+/** A bitonic sorter of up to `capacity` pairs; see the module comment. */
+export class BitonicSorter implements GpuSorter {
+  readonly name: string;
+  readonly capacity: number;
+  /** Pairs sorted per workgroup in workgroup memory. */
+  readonly localSize: number;
+  /** The network size for a full buffer: max(next power of two >= capacity, localSize). */
+  readonly paddedCapacity: number;
+
+  private readonly device: GPUDevice;
+  private readonly kernels: BitonicKernels;
+  private readonly keysB: GPUBuffer;
+  private readonly valuesB: GPUBuffer;
+  private readonly params: GPUBuffer;
+  private readonly stepInfo: GPUBuffer;
+  private readonly stepInfoStride: number;
+  private readonly stepGroup: GPUBindGroup;
+  private readonly dispatches: Dispatch[];
+  private jobs: JobBindings[] = [];
+
+  constructor(device: GPUDevice, capacity: number, options: BitonicOptions = {}) {
+    if (!Number.isInteger(capacity) || capacity < 1) {
+      throw new RangeError(`BitonicSorter: capacity must be a positive integer, got ${capacity}`);
+    }
+    const localSize = options.localSize ?? bitonicLocalSize(device);
+    const wg = BITONIC_CONSTANTS.WG_SIZE;
+    if (!Number.isInteger(Math.log2(localSize)) || localSize < 2 * wg || localSize * 8 > device.limits.maxComputeWorkgroupStorageSize) {
+      throw new RangeError(`BitonicSorter: localSize ${localSize} must be a power of two >= ${2 * wg} whose pairs fit the workgroup memory`);
+    }
+    let padded = localSize;
+    while (padded < capacity) padded *= 2;
+    const maxBytes = Math.min(device.limits.maxStorageBufferBindingSize, device.limits.maxBufferSize);
+    if (padded * 4 > maxBytes) {
+      throw new RangeError(`BitonicSorter: capacity ${capacity} pads to ${padded} pairs, ${padded * 4} bytes per buffer; this device binds at most ${maxBytes}`);
+    }
+    this.device = device;
+    this.name = bitonicName(options);
+    this.capacity = capacity;
+    this.localSize = localSize;
+    this.paddedCapacity = padded;
+    this.kernels = getBitonicKernels(device, localSize);
+
+    const S = GPUBufferUsage.STORAGE;
+    const buffer = (member: string, size: number, usage: GPUBufferUsageFlags) =>
+      device.createBuffer({ label: `BitonicSorter.${member}`, size, usage });
+    this.keysB = buffer('keysB', padded * 4, S);
+    this.valuesB = buffer('valuesB', padded * 4, S);
+    this.params = buffer('params', 16, S | GPUBufferUsage.UNIFORM);
+
+    const schedule = bitonicSchedule(padded, localSize);
+    this.stepInfoStride = Math.max(256, device.limits.minUniformBufferOffsetAlignment);
+    this.stepInfo = device.createBuffer({
+      label: 'BitonicSorter.stepInfo',
+      size: schedule.length * this.stepInfoStride,
+      usage: GPUBufferUsage.UNIFORM,
+      mappedAtCreation: true,
+    });
+    const words = new Uint32Array(this.stepInfo.getMappedRange());
+    schedule.forEach((s, slot) => words.set(s.info, (slot * this.stepInfoStride) / 4));
+    this.stepInfo.unmap();
+    const maxPerDim = device.limits.maxComputeWorkgroupsPerDimension;
+    this.dispatches = schedule.map((s, slot) => ({ kernel: s.kernel, slot, grid: grid2d(Math.ceil(s.invocations / wg), maxPerDim) }));
+
+    this.stepGroup = device.createBindGroup({
+      label: 'BitonicSorter.stepGroup',
+      layout: this.kernels.stepLayout,
+      entries: [
+        { binding: 0, resource: { buffer: this.stepInfo, size: BITONIC_STEP_INFO_BYTES } },
+        { binding: 1, resource: { buffer: this.params } },
+      ],
+    });
+  }
+
+  encode(encoder: GPUCommandEncoder, job: SortJob, timestamps?: SortTimestamps): void {
+    const { keyBits } = job;
+    if (!Number.isInteger(keyBits) || keyBits < 1 || keyBits > 32) {
+      throw new RangeError(`BitonicSorter: keyBits must be an integer in 1..32, got ${keyBits}`);
+    }
+    const jb = this.bindingsFor(job);
+    const k = this.kernels;
+    const pass = encoder.beginComputePass({
+      label: 'BitonicSorter.computePass',
+      timestampWrites: timestamps && {
+        querySet: timestamps.querySet,
+        beginningOfPassWriteIndex: timestamps.beginIndex,
+        endOfPassWriteIndex: timestamps.endIndex,
+      },
+    });
+    pass.setPipeline(k.prepare);
+    pass.setBindGroup(0, jb.prepare);
+    pass.dispatchWorkgroups(1);
+    pass.setBindGroup(1, jb.data);
+    let current: Dispatch['kernel'] | undefined;
+    for (const d of this.dispatches) {
+      if (d.kernel !== current) {
+        pass.setPipeline(k[d.kernel]);
+        current = d.kernel;
+      }
+      pass.setBindGroup(0, this.stepGroup, [d.slot * this.stepInfoStride]);
+      pass.dispatchWorkgroups(d.grid.x, d.grid.y);
+    }
+    pass.end();
+  }
+
+  destroy(): void {
+    for (const b of [this.keysB, this.valuesB, this.params, this.stepInfo]) b.destroy();
+    for (const j of this.jobs) j.info.destroy();
+    this.jobs = [];
+  }
+
+  private bindingsFor(job: SortJob): JobBindings {
+    const countOffset = job.countOffset ?? 0;
+    const hit = this.jobs.find(
+      (j) => j.keys === job.keys && j.values === job.values && j.count === job.count && j.countOffset === countOffset && j.keyBits === job.keyBits,
+    );
+    if (hit) return hit;
+
+    const bytes = this.capacity * 4;
+    for (const [what, b] of [['keys', job.keys], ['values', job.values]] as const) {
+      if (b.size < bytes) throw new RangeError(`BitonicSorter: job.${what} holds ${b.size} bytes, the capacity needs ${bytes}`);
+    }
+    if (countOffset % 4 !== 0 || countOffset < 0 || countOffset + 4 > job.count.size) {
+      throw new RangeError(`BitonicSorter: countOffset ${countOffset} is not a u32 inside the count buffer (${job.count.size} bytes)`);
+    }
+    const align = this.device.limits.minStorageBufferOffsetAlignment;
+    const windowOffset = Math.floor(countOffset / align) * align;
+    const windowSize = Math.min(job.count.size - windowOffset, align);
+    const info = this.device.createBuffer({
+      label: 'BitonicSorter.prepareInfo',
+      size: 16,
+      usage: GPUBufferUsage.UNIFORM,
+      mappedAtCreation: true,
+    });
+    // PrepareInfo (bitonic_prepare.wgsl): countIndex, capacity, keyMask, _pad.
+    const mask = job.keyBits >= 32 ? 0xffffffff : 2 ** job.keyBits - 1;
+    new Uint32Array(info.getMappedRange()).set([(countOffset - windowOffset) / 4, this.capacity, mask, 0]);
+    info.unmap();
+
+    const d = this.device;
+    const jb: JobBindings = {
+      keys: job.keys,
+      values: job.values,
+      count: job.count,
+      countOffset,
+      keyBits: job.keyBits,
+      info,
+      prepare: d.createBindGroup({
+        label: 'BitonicSorter.prepareGroup',
+        layout: this.kernels.prepareLayout,
+        entries: [
+          { binding: 0, resource: { buffer: job.count, offset: windowOffset, size: windowSize } },
+          { binding: 1, resource: { buffer: info } },
+          { binding: 2, resource: { buffer: this.params } },
+        ],
+      }),
+      data: d.createBindGroup({
+        label: 'BitonicSorter.dataGroup',
+        layout: this.kernels.dataLayout,
+        entries: [
+          { binding: 0, resource: { buffer: job.keys, size: bytes } },
+          { binding: 1, resource: { buffer: job.values, size: bytes } },
+          { binding: 2, resource: { buffer: this.keysB } },
+          { binding: 3, resource: { buffer: this.valuesB } },
+        ],
+      }),
+    };
+    // An evicted entry's buffer may still be used by a recorded, unsubmitted command
+    // buffer: it is left to the garbage collector, not destroyed.
+    this.jobs = [jb, ...this.jobs].slice(0, JOB_CACHE_SIZE);
+    return jb;
+  }
+}
+
+function bitonicName(options: BitonicOptions): string {
+  return options.localSize ? `bitonic-${options.localSize}` : 'bitonic';
+}
+
+/** A bitonic factory; options set the chunk size (tests, benchmarks). */
+export function createBitonicFactory(options: BitonicOptions = {}): SorterFactory {
+  return {
+    name: bitonicName(options),
+    description: 'Bitonic sorting network, padded to a power of two (chunks sorted in workgroup memory, large strides in global memory), after Intel\'s tutorial; NOT stable',
+    stable: false,
+    supported(device: GPUDevice): boolean {
+      const l = device.limits;
+      const localSize = options.localSize ?? bitonicLocalSize(device);
+      return (
+        l.maxComputeInvocationsPerWorkgroup >= BITONIC_CONSTANTS.WG_SIZE &&
+        l.maxComputeWorkgroupSizeX >= BITONIC_CONSTANTS.WG_SIZE &&
+        l.maxStorageBuffersPerShaderStage >= 4 &&
+        l.maxComputeWorkgroupStorageSize >= localSize * 8
+      );
+    },
+    create(device: GPUDevice, capacity: number): GpuSorter {
+      return new BitonicSorter(device, capacity, options);
+    },
+  };
+}
+
+/** The product's bitonic strategy, with the default options. */
+export const bitonicFactory: SorterFactory = createBitonicFactory();
