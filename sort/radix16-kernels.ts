@@ -11,9 +11,9 @@
  * KEYS_PER_THREAD: it sizes per-invocation arrays, which WGSL wants sized by a `const`,
  * so it is declared from RADIX16_KEYS_PER_THREAD in a generated line (no placeholders).
  *
- * Pipelines are compiled on first use: a sorter needs either the scan kernel and
- * `scatter` or `scatterFromCounts`, and `countCopy` only for odd pass counts; the
- * scatter kernel alone takes seconds to compile on SwiftShader.
+ * Pipelines are compiled on first use: `scan` runs only above 524,288 keys of capacity
+ * and `countCopy` only for odd pass counts; the scatter kernel alone takes seconds to
+ * compile on SwiftShader (its zero-initialised workgroup memory).
  */
 import wgSubgroupsWgsl from '../shaders/sort/radix16_wg_subgroups.wgsl?raw';
 import wgPortableWgsl from '../shaders/sort/radix16_wg_portable.wgsl?raw';
@@ -46,13 +46,6 @@ export const RADIX16_RADIX = 16;
 if (RADIX16_KEYS_PER_THREAD > 15) throw new Error('radix16: KEYS_PER_THREAD must stay <= 15 (4-bit counters)');
 if (RADIX16_TILE >= 65536) throw new Error('radix16: TILE must stay below 65,536 (16-bit packed counts)');
 if (RADIX16_CONSTANTS.WG_SIZE % 32 !== 0) throw new Error('radix16: WG_SIZE must be a multiple of 32 (skewed workgroup arrays)');
-
-/**
- * Up to this many tiles (256 x 2048 = 524,288 keys of capacity) every scatter workgroup
- * scans the 16 x tiles raw counts itself instead of the scan dispatches: one dispatch a
- * pass instead of two or three, where dispatches dominate.
- */
-export const RADIX16_BASES_FROM_COUNTS_MAX_TILES = RADIX16_SCAN_BLOCK / RADIX16_RADIX;
 
 /** Bytes of one PassInfo (radix16_common.wgsl): four u32. */
 export const RADIX16_PASS_INFO_BYTES = 16;
@@ -87,10 +80,7 @@ export interface Radix16Kernels {
   /** count that also copies its input to dst: the first pass of an odd pass count. */
   readonly countCopy: GPUComputePipeline;
   readonly scan: GPUComputePipeline;
-  /** scatter after the scan dispatches. */
   readonly scatter: GPUComputePipeline;
-  /** scatter that scans the raw counts itself (no scan dispatches). */
-  readonly scatterFromCounts: GPUComputePipeline;
 }
 
 const cache = new WeakMap<GPUDevice, Map<boolean, Radix16Kernels>>();
@@ -182,9 +172,6 @@ function createKernels(device: GPUDevice, subgroups: boolean): Radix16Kernels {
   const getCountCopy = lazy('countCopy', () => pipeline('countCopy', head + countWgsl, passPipelineLayout, { COPY_INPUT: 1 }));
   const getScan = lazy('scan', () => pipeline('scan', head + scanWgsl, passPipelineLayout));
   const getScatter = lazy('scatter', () => pipeline('scatter', head + scatterWgsl, passPipelineLayout));
-  const getScatterFromCounts = lazy('scatterFromCounts', () =>
-    pipeline('scatterFromCounts', head + scatterWgsl, passPipelineLayout, { BASES_FROM_COUNTS: 1 }),
-  );
   return {
     subgroups,
     prepareLayout,
@@ -196,6 +183,5 @@ function createKernels(device: GPUDevice, subgroups: boolean): Radix16Kernels {
     get countCopy() { return getCountCopy(); },
     get scan() { return getScan(); },
     get scatter() { return getScatter(); },
-    get scatterFromCounts() { return getScatterFromCounts(); },
   };
 }

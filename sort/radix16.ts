@@ -9,15 +9,16 @@
  *   count    (first pass only) one workgroup per 2048-key tile: its 16 digit counts,
  *            digit-major, so that one exclusive scan gives each (digit, tile) its base
  *   then per pass:
- *   scan     exclusive scan of the counts, hierarchical (4096-entry blocks: 1 level up
- *            to 512K keys, 2 up to 2G keys); not dispatched up to 524,288 keys of
- *            capacity, where every scatter workgroup scans the counts itself
+ *   scan     exclusive scan of the counts in 4096-entry blocks, storing the block
+ *            totals; not dispatched up to 524,288 keys (4096 counts), once a pass up to
+ *            2^37 keys: the last level, at most 4096 entries, every scatter workgroup
+ *            scans itself
  *   scatter  one workgroup per tile: stable ranks from one workgroup scan of per-
  *            invocation digit counts, the tile sorted by digit in workgroup memory and
  *            written out in coalesced runs; it also counts the next pass's digits per
  *            output tile (workgroup, then global atomics), which is why `count` runs once
  *
- * Dispatches: 2 + passes (capacity <= 524,288), else 2 + passes * (1 + scan levels).
+ * Dispatches: 2 + passes up to 524,288 keys, else 2 + 2 * passes.
  * No workgroup waits on another (no forward-progress assumption).
  *
  * The passes ping-pong between the job's buffers and the sorter's own, so that the last
@@ -30,7 +31,6 @@ import type { GpuSorter, SorterFactory, SortJob, SortTimestamps } from './types.
 import {
   getRadix16Kernels,
   radix16WorkgroupBytes,
-  RADIX16_BASES_FROM_COUNTS_MAX_TILES,
   RADIX16_CONSTANTS,
   RADIX16_MAX_SCAN_LEVELS,
   RADIX16_PASS_INFO_BYTES,
@@ -77,9 +77,9 @@ function grid2d(w: number, maxPerDim: number): Grid {
 interface ScanLayout {
   /** Entries of each of the three count buffers: 16 x tiles. */
   countEntries: number;
-  /** Scan levels the capacity needs; 0 when the scatter scans the counts itself. */
+  /** Scan dispatches a pass needs at full capacity (levels with more than SCAN_BLOCK entries). */
   numLevels: number;
-  /** Offsets in the levels buffer of levels 1..numLevels (the last holds the top total); [0] unused. */
+  /** Offsets in the levels buffer of levels 1..numLevels (the last: the top level); [0] unused. */
   levelOffset: number[];
   /** Entries of each scanned level (level 0 = the counts) at full capacity. */
   levelSize: number[];
@@ -95,15 +95,12 @@ function scanLayout(capacity: number): ScanLayout {
   const levelOffset = [0];
   const levelSize: number[] = [];
   let levelEntries = 0;
-  if (tiles > RADIX16_BASES_FROM_COUNTS_MAX_TILES) {
-    let size = RADIX16_RADIX * tiles;
-    for (;;) {
-      levelSize.push(size);
-      size = Math.ceil(size / RADIX16_SCAN_BLOCK);
-      levelOffset.push(levelEntries); // this level's block totals: the next level, or the top total
-      levelEntries += align(size);
-      if (size <= 1) break;
-    }
+  let size = RADIX16_RADIX * tiles;
+  while (size > RADIX16_SCAN_BLOCK) {
+    levelSize.push(size);
+    size = Math.ceil(size / RADIX16_SCAN_BLOCK);
+    levelOffset.push(levelEntries); // this level's block totals: the next level, or the top level
+    levelEntries += align(size);
   }
   return { countEntries: RADIX16_RADIX * tiles, numLevels: levelSize.length, levelOffset, levelSize, levelEntries: Math.max(levelEntries, 1) };
 }
@@ -242,7 +239,7 @@ export class Radix16Sorter implements GpuSorter {
       ...this.layout.levelSize.map((size) => grid2d(Math.ceil(size / RADIX16_SCAN_BLOCK), maxPerDim)),
     ];
     // Compile now the pipelines every sort of this capacity needs (countCopy: on first use).
-    void [this.kernels.prepare, this.kernels.count, ...(this.layout.numLevels > 0 ? [this.kernels.scan, this.kernels.scatter] : [this.kernels.scatterFromCounts])];
+    void [this.kernels.prepare, this.kernels.count, this.kernels.scatter, ...(this.layout.numLevels > 0 ? [this.kernels.scan] : [])];
   }
 
   encode(encoder: GPUCommandEncoder, job: SortJob, timestamps?: SortTimestamps): void {
@@ -267,7 +264,6 @@ export class Radix16Sorter implements GpuSorter {
     pass.setBindGroup(0, jb.prepare);
     pass.dispatchWorkgroups(1);
 
-    const scatter = this.layout.numLevels === 0 ? k.scatterFromCounts : k.scatter;
     for (let p = 0; p < passes; p++) {
       const slotOffset = passSlot(p, passes, keyBits) * this.passInfoStride;
       // The last pass must write the job's buffers: count the directions from the end.
@@ -288,7 +284,7 @@ export class Radix16Sorter implements GpuSorter {
           this.dispatch(pass, 1 + l);
         }
       }
-      pass.setPipeline(scatter);
+      pass.setPipeline(k.scatter);
       pass.setBindGroup(0, this.passGroup, [slotOffset]);
       this.dispatch(pass, 0);
     }

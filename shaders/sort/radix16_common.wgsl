@@ -8,7 +8,11 @@
 // over the TILE-key tiles:
 //   C[d * numTiles + tile]   [ d0: tile 0 .. numTiles-1 | d1 | ... | d15 ]
 // so one exclusive scan over the 16 * numTiles entries gives every (digit, tile) the
-// first output index of its keys.
+// first output index of its keys. That scan is hierarchical: the scan dispatches scan
+// level l (level 0 = the counts) in SCAN_BLOCK-entry blocks and store the block totals as
+// level l + 1, for as long as a level has more than SCAN_BLOCK entries; the last, "top"
+// level (at most SCAN_BLOCK raw entries) is scanned by every scatter workgroup itself.
+// Up to 524,288 keys no scan dispatch runs; one does up to 2^37 keys.
 
 override WG_SIZE: u32;                 // invocations per workgroup
 override SCAN_ITEMS: u32;              // entries per invocation in radix16_scan
@@ -23,8 +27,8 @@ const RADIX: u32 = 16u;
 struct Params {
   n: u32,              // live element count, clamped to the capacity
   numTiles: u32,       // ceil(n / TILE)
-  activeLevels: u32,   // scan levels that run for this n (the scatter sums this many)
-  _pad: u32,
+  activeLevels: u32,   // scan dispatches that run for this n = the index of the top level
+  topSize: u32,        // entries of the top level (<= SCAN_BLOCK)
   levelOffset: vec4<u32>,  // u32 index in `levels` of the arrays of levels 1.. ([0] unused)
   levelSize: vec4<u32>,    // entries of each level for this n
 }

@@ -3,8 +3,9 @@
 // Dispatch: one workgroup of one invocation, first in the sort's compute pass.
 //   1. n = min(count[countIndex], capacity); numTiles = ceil(n / TILE).
 //   2. Scan levels: size_0 = 16 * numTiles (the digit-major tile counts), size_{l+1} =
-//      ceil(size_l / SCAN_BLOCK). Level 0 always runs; level l > 0 only while it has
-//      more than one entry (the prefix of a single block is 0).
+//      ceil(size_l / SCAN_BLOCK). Level l is scanned by a dispatch while size_l >
+//      SCAN_BLOCK; the first level that fits one block is the top level, which the
+//      scatter scans itself (activeLevels = its index, topSize = its size).
 //   3. Writes Params and the indirect dispatch arguments (x, y, z, unused):
 //        dispatchArgs[0]     count and scatter grid: numTiles workgroups
 //        dispatchArgs[1 + l] scan grid of level l: ceil(size_l / SCAN_BLOCK), 0 if idle
@@ -14,7 +15,7 @@
 struct PrepareInfo {
   countIndex: u32,  // u32 index of the count in the bound window of the count buffer
   capacity: u32,
-  numLevels: u32,   // scan levels the capacity needs (0 when the scatter scans the counts itself)
+  numLevels: u32,   // scan dispatches the capacity needs
   _pad: u32,
   levelOffset: vec4<u32>,  // in `levels`: levels 1..numLevels (the last: the top total); [0] unused
 }
@@ -46,14 +47,16 @@ fn main() {
   var levelSize = vec4<u32>(0u);
   for (var l = 0u; l < info.numLevels; l++) {
     var blocks = 0u;
-    if (l == 0u || size > 1u) {
+    if (size > SCAN_BLOCK) {
       blocks = (size + SCAN_BLOCK - 1u) / SCAN_BLOCK;
+      levelSize[l] = size;
       activeLevels = l + 1u;
+      size = blocks;
     }
-    levelSize[l] = size;
     dispatchArgs[1u + l] = grid(blocks);
-    size = (size + SCAN_BLOCK - 1u) / SCAN_BLOCK;
   }
+  levelSize[activeLevels] = size;
   params.levelSize = levelSize;
   params.activeLevels = activeLevels;
+  params.topSize = size;
 }

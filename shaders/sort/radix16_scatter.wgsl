@@ -2,13 +2,15 @@
 // the digits of the next pass for the tiles it writes to (so radix16_count runs once).
 // Dispatch: one workgroup per TILE-key tile (TILE = WG_SIZE * KEYS_PER_THREAD).
 //   1. Stage the tile's keys and values in workgroup memory (coalesced loads) and find
-//      digitBase[d], the first output index of digit d for this tile:
-//      - BASES_FROM_COUNTS (small capacities; no scan dispatches): every workgroup
-//        scans the 16 * numTiles raw counts itself (<= SCAN_BLOCK of them);
-//      - otherwise invocations 0..15 add up the scanned levels:
-//        base = counts[i] + sum over levels l >= 1 of level_l[i / SCAN_BLOCK^l],
-//        i = d * numTiles + tile.
-//      Invocations 0..15 clear the tile's entries of clearCounts (pass p + 2's counts).
+//      digitBase[d], the first output index of digit d for this tile (i = d * numTiles
+//      + tile): the sum of the scanned levels, level_l[i / SCAN_BLOCK^l] for l <
+//      activeLevels (radix16_scan), plus the exclusive prefix of the top level (at most
+//      SCAN_BLOCK raw entries; the counts themselves up to 524,288 keys) at
+//      t = i / SCAN_BLOCK^activeLevels, which the workgroup scans itself: invocation c
+//      sums entries c * SCAN_ITEMS .. + SCAN_ITEMS - 1, wgScan gives their prefixes
+//      (kept in hist for a moment), and invocation d adds the entries from its chunk's
+//      start up to t. Invocations 0..15 clear the tile's entries of clearCounts
+//      (pass p + 2's counts).
 //   2. Invocation t owns tile positions t * KEYS_PER_THREAD .. + KEYS_PER_THREAD - 1 (in
 //      order: that is what makes the sort stable) and copies them to registers. It counts
 //      its digits in two u32 of 4-bit fields (KEYS_PER_THREAD <= 15) and stores them as
@@ -37,8 +39,6 @@
 // The ranks are recomputed here from the keys rather than stored by an earlier kernel:
 // a few barriers instead of global traffic.
 
-override BASES_FROM_COUNTS: bool = false;
-
 // Two 16-bit digit counts per hist word: RADIX / 2 words per invocation.
 const HIST_ROWS: u32 = 8u;
 const NEXT_SHARE: u32 = 2u * RADIX * RADIX;  // [digit][output tile half][next digit]
@@ -53,6 +53,15 @@ const NEXT_SHARE: u32 = 2u * RADIX * RADIX;  // [digit][output tile half][next d
 @group(2) @binding(1) var<storage, read_write> nextCounts: array<atomic<u32>>;
 @group(2) @binding(2) var<storage, read_write> clearCounts: array<u32>;
 @group(2) @binding(3) var<storage, read_write> levels: array<u32>;
+
+// The top level of the count scan: the raw counts, or the block totals of the last
+// scanned level.
+fn topEntry(e: u32) -> u32 {
+  if (params.activeLevels == 0u) {
+    return counts[e];
+  }
+  return levels[params.levelOffset[params.activeLevels] + e];
+}
 
 var<workgroup> tileKeys: array<u32, TILE + TILE / 32u>;
 var<workgroup> tileValues: array<u32, TILE + TILE / 32u>;
@@ -103,34 +112,38 @@ fn main(ids: WgIds, wg: WgUniform) {
   if (lid < RADIX) {
     clearCounts[lid * numTiles + tile] = 0u;
   }
-  if (BASES_FROM_COUNTS) {
-    let size = RADIX * numTiles;
-    let first = lid * SCAN_ITEMS;
-    var sum = 0u;
-    for (var j = 0u; j < SCAN_ITEMS; j++) {
-      let i = first + j;
-      if (i < size) {
-        sum += counts[i];
-      }
-    }
-    var prefix = wgScan(sum, ids, wg).x;
-    for (var j = 0u; j < SCAN_ITEMS; j++) {
-      let i = first + j;
-      if (i < size) {
-        if (i % numTiles == tile) {
-          digitBase[i / numTiles] = prefix;
-        }
-        prefix += counts[i];
-      }
-    }
-  } else if (lid < RADIX) {
+  var scannedBase = 0u;
+  var topIndex = 0u;
+  if (lid < RADIX) {
     var i = lid * numTiles + tile;
-    var b = counts[i];
-    for (var l = 1u; l < params.activeLevels; l++) {
+    for (var l = 0u; l < params.activeLevels; l++) {
+      if (l == 0u) {
+        scannedBase += counts[i];
+      } else {
+        scannedBase += levels[params.levelOffset[l] + i];
+      }
       i /= SCAN_BLOCK;
-      b += levels[params.levelOffset[l] + i];
     }
-    digitBase[lid] = b;
+    topIndex = i;
+  }
+  let topSize = params.topSize;
+  let chunkStart = lid * SCAN_ITEMS;
+  var chunkSum = 0u;
+  for (var j = 0u; j < SCAN_ITEMS; j++) {
+    let e = chunkStart + j;
+    if (e < topSize) {
+      chunkSum += topEntry(e);
+    }
+  }
+  hist[lid] = wgScan(chunkSum, ids, wg).x;
+  workgroupBarrier();
+  if (lid < RADIX) {
+    let chunk = topIndex / SCAN_ITEMS;
+    var base = scannedBase + hist[chunk];
+    for (var e = chunk * SCAN_ITEMS; e < topIndex; e++) {
+      base += topEntry(e);
+    }
+    digitBase[lid] = base;
   }
   workgroupBarrier();
 
