@@ -26,7 +26,7 @@ export const ONESWEEP_RADIX = 256;
 export const ONESWEEP_MAX_PASSES = 4;
 /** Keys per invocation of the pass kernel where workgroup memory allows (tile 3840). */
 export const ONESWEEP_MAX_KEYS_PER_THREAD = 15;
-/** Keys per invocation of the histogram kernel: 8192 keys per workgroup. */
+/** Keys per invocation of the histogram kernel: 8192 keys per workgroup (HIST_BLOCK). */
 export const ONESWEEP_HIST_KEYS_PER_THREAD = 32;
 /** Copies of the histogram kernel's workgroup histograms. */
 export const ONESWEEP_HIST_COPIES = 4;
@@ -60,9 +60,8 @@ export interface OnesweepKernels {
   /** group 2: globals (histograms + tile counters), status (look-back words). */
   readonly lookbackLayout: GPUBindGroupLayout;
   readonly prepare: GPUComputePipeline;
+  /** histogram; for an odd number of passes it also copies its input to dst. */
   readonly histogram: GPUComputePipeline;
-  /** histogram that also copies its input to dst: an odd number of passes. */
-  readonly histogramCopy: GPUComputePipeline;
   readonly pass: GPUComputePipeline;
 }
 
@@ -141,14 +140,14 @@ function createKernels(device: GPUDevice, config: OnesweepKernelConfig): Oneswee
     MAX_WORKGROUPS_PER_DIM: device.limits.maxComputeWorkgroupsPerDimension,
   };
   const head = `${config.subgroups ? subgroupsWgsl : portableWgsl}\nconst KEYS_PER_THREAD: u32 = ${config.keysPerThread}u;\n${commonWgsl}`;
-  const pipeline = (name: string, code: string, layout: GPUPipelineLayout, extra: Record<string, number> = {}) =>
+  const pipeline = (name: string, code: string, layout: GPUPipelineLayout) =>
     device.createComputePipeline({
       label: `OnesweepSorter.${name}Pipeline(${variant})`,
       layout,
       compute: {
         module: device.createShaderModule({ label: `OnesweepSorter.${name}Module(${variant})`, code }),
         entryPoint: 'main',
-        constants: { ...constants, ...extra },
+        constants,
       },
     });
 
@@ -164,7 +163,6 @@ function createKernels(device: GPUDevice, config: OnesweepKernelConfig): Oneswee
       device.createPipelineLayout({ label: 'OnesweepSorter.preparePipelineLayout', bindGroupLayouts: [prepareLayout] }),
     ),
     histogram: pipeline('histogram', head + histogramWgsl, passPipelineLayout),
-    histogramCopy: pipeline('histogramCopy', head + histogramWgsl, passPipelineLayout, { COPY_INPUT: 1 }),
     pass: pipeline('pass', head + passWgsl, passPipelineLayout),
   };
 }

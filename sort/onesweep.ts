@@ -265,7 +265,6 @@ export class OnesweepSorter implements GpuSorter {
     const jb = this.bindingsFor(job);
     const k = this.kernels;
     const passes = onesweepPasses(keyBits);
-    const odd = passes % 2 === 1;
 
     const pass = encoder.beginComputePass({
       label: 'OnesweepSorter.computePass',
@@ -280,7 +279,7 @@ export class OnesweepSorter implements GpuSorter {
     pass.dispatchWorkgroups(1);
 
     pass.setBindGroup(2, this.lookbackGroup);
-    pass.setPipeline(odd ? k.histogramCopy : k.histogram);
+    pass.setPipeline(k.histogram); // copies the input across for an odd pass count
     pass.setBindGroup(0, this.passGroup, [passSlot(keyBits, 0) * this.passInfoStride]);
     pass.setBindGroup(1, jb.jobToOwn);
     this.dispatch(pass, 0);

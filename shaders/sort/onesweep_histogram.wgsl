@@ -1,21 +1,24 @@
 // onesweep_histogram: the 256-bin digit histograms of ALL radix passes in one read of
 // the keys (the "upfront" histogram of the Onesweep paper).
 // Dispatch: one workgroup per HIST_BLOCK keys (params.numHistBlocks; 2D grid, linear).
-//   1. Each invocation reads HIST_KEYS_PER_THREAD keys, coalesced (block start
-//      + j * WG_SIZE + lid), skips indices >= n, and for every pass p adds 1 to bin
-//      digit_p(key) of its copy of the workgroup histograms. Invocation lid uses copy
-//      lid % HIST_COPIES, so that keys with few distinct digits (splat depths) spread
-//      their atomics over several addresses.
+//   1. The workgroup goes through its block in batches of WG_SIZE * HIST_BATCH keys:
+//      each invocation loads HIST_BATCH keys, coalesced (batch start + j * WG_SIZE +
+//      lid; all loads first, so that they are in flight together), skips indices >= n,
+//      and for every pass p adds 1 to bin digit_p(key) of its copy of the workgroup
+//      histograms. Invocation lid uses copy lid % HIST_COPIES, so that keys with few
+//      distinct digits (splat depths) spread their atomics over several addresses.
+//      (The batch loop's bound depends on n, so compilers keep it rolled: unrolling all
+//      HIST_KEYS_PER_THREAD keys made SwiftShader compile for two seconds.)
 //   2. The copies are summed and each non-zero bin is added to globals[p * 256 + d]
 //      (zeroed by onesweep_prepare) with one atomic.
 //   3. The workgroup clears its share of status region 0, the look-back words of the
 //      first pass (numTiles x 256 of them, grid-strided).
-//   COPY_INPUT (an odd number of passes): the workgroup also copies its keys and values
-//   to dst, so that the first pass sorts from the sorter's buffers and the last one
-//   lands in the job's.
+//   An odd number of passes: the workgroup also copies its keys and values to dst, so
+//   that the first pass sorts from the sorter's buffers and the last one lands in the
+//   job's (a uniform branch rather than a second pipeline: one compile less).
 // Workgroup memory starts zeroed (WGSL zero-initialises it), hence no clearing pass.
 
-override COPY_INPUT: bool = false;
+const HIST_BATCH: u32 = 8u;
 
 @group(0) @binding(0) var<uniform> passInfo: PassInfo;
 @group(0) @binding(1) var<uniform> params: Params;
@@ -42,18 +45,26 @@ fn main(ids: WgIds, wg: WgUniform) {
   let copyBase = (lid % HIST_COPIES) * MAX_PASSES * RADIX;
 
   // 1. Count.
-  let start = block * HIST_BLOCK;
-  for (var j = 0u; j < HIST_KEYS_PER_THREAD; j++) {
-    let i = start + j * WG_SIZE + lid;
-    if (i < n) {
-      let key = srcKeys[i];
-      if (COPY_INPUT) {
-        dstKeys[i] = key;
-        dstValues[i] = srcValues[i];
+  let copyInput = passes % 2u == 1u;
+  let end = min(block * HIST_BLOCK + HIST_BLOCK, n);
+  for (var batch = block * HIST_BLOCK; batch < end; batch += WG_SIZE * HIST_BATCH) {
+    var keys: array<u32, HIST_BATCH>;
+    for (var j = 0u; j < HIST_BATCH; j++) {
+      let i = batch + j * WG_SIZE + lid;
+      if (i < end) {
+        keys[j] = srcKeys[i];
+        if (copyInput) {
+          dstKeys[i] = keys[j];
+          dstValues[i] = srcValues[i];
+        }
       }
-      for (var p = 0u; p < passes; p++) {
-        let mask = select(0xffu, passInfo.lastMask, p + 1u == passes);
-        atomicAdd(&wgHist[copyBase + p * RADIX + ((key >> (8u * p)) & mask)], 1u);
+    }
+    for (var j = 0u; j < HIST_BATCH; j++) {
+      if (batch + j * WG_SIZE + lid < end) {
+        for (var p = 0u; p < passes; p++) {
+          let mask = select(0xffu, passInfo.lastMask, p + 1u == passes);
+          atomicAdd(&wgHist[copyBase + p * RADIX + ((keys[j] >> (8u * p)) & mask)], 1u);
+        }
       }
     }
   }
