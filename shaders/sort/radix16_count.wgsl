@@ -4,7 +4,8 @@
 //   1. Invocations 0..15 clear the tile's bins in workgroup memory and the tile's entries
 //      of nextCounts, which pass 0's scatter fills with the counts of pass 1.
 //   2. Each invocation reads KEYS_PER_THREAD keys, coalesced (tile start + j * WG_SIZE
-//      + lid), skips indices >= n, and adds 1 to its digit's bin (workgroup atomics).
+//      + lid), skips indices >= n, and adds 1 to its digit's bin (workgroup atomics,
+//      aggregated over equal digits of a subgroup by wgAggregate).
 //   3. Invocations 0..15 store bin d at counts[d * numTiles + tile] (digit-major).
 //   COPY_INPUT (the first pass of an odd pass count): the workgroup also copies its keys
 //   and values to dst, so that pass can scatter from dst back into src and the last
@@ -41,13 +42,19 @@ fn main(ids: WgIds, wg: WgUniform) {
   workgroupBarrier();
   for (var j = 0u; j < KEYS_PER_THREAD; j++) {
     let i = start + j * WG_SIZE + lid;
-    if (i < n) {
-      let key = srcKeys[i];
-      atomicAdd(&bins[digitOf(key, passInfo)], 1u);
+    let valid = i < n;
+    var key = 0u;
+    if (valid) {
+      key = srcKeys[i];
       if (COPY_INPUT) {
         dstKeys[i] = key;
         dstValues[i] = srcValues[i];
       }
+    }
+    let d = digitOf(key, passInfo);
+    let add = wgAggregate(d, valid, ids, wg);
+    if (add != 0u) {
+      atomicAdd(&bins[d], add);
     }
   }
   workgroupBarrier();

@@ -31,7 +31,8 @@
 //        dst = digitBase[d] + e - digitStart(d); dstKeys[dst] = key; dstValues[dst] = value
 //      and, unless this is the last pass, counts the key's next digit nd in
 //        nextShare[d][dst / TILE - digitBase[d] / TILE][nd]
-//      (a digit's run of at most TILE keys touches at most two output tiles: 0 or 1).
+//      (a digit's run of at most TILE keys touches at most two output tiles: 0 or 1),
+//      through wgAggregate: one atomic per distinct counter of a subgroup where it can.
 //   6. The non-zero nextShare entries are added to nextCounts (global atomics):
 //        nextCounts[nd * numTiles + digitBase[d] / TILE + half] += share
 // Workgroup arrays indexed by tile position are skewed by one word every 32 (skew(i)), so
@@ -215,17 +216,21 @@ fn main(ids: WgIds, wg: WgUniform) {
   let counting = passInfo.nextDigitMask != 0u;
   for (var j = 0u; j < KEYS_PER_THREAD; j++) {
     let e = j * WG_SIZE + lid;
-    if (e < live) {
-      let key = tileKeys[skew(e)];
-      let d = digitOf(key, passInfo);
-      let base = digitBase[d];
-      let dst = base + e - digitStart(d);
+    let valid = e < live;
+    let key = tileKeys[skew(e)];
+    let d = digitOf(key, passInfo);
+    let base = digitBase[d];
+    let dst = base + e - digitStart(d);
+    if (valid) {
       dstKeys[dst] = key;
       dstValues[dst] = tileValues[skew(e)];
-      if (counting) {
-        let half = dst / TILE - base / TILE;
-        let nd = (key >> (passInfo.shift + 4u)) & passInfo.nextDigitMask;
-        atomicAdd(&nextShare[(d * 2u + half) * RADIX + nd], 1u);
+    }
+    if (counting) {
+      let half = dst / TILE - base / TILE;
+      let slot = (d * 2u + half) * RADIX + ((key >> (passInfo.shift + 4u)) & passInfo.nextDigitMask);
+      let add = wgAggregate(slot, valid, ids, wg);
+      if (add != 0u) {
+        atomicAdd(&nextShare[slot], add);
       }
     }
   }

@@ -6,6 +6,8 @@
 //   2. Hillis-Steele inclusive scan, log2(WG_SIZE) steps, double-buffered so that each
 //      step needs one barrier;
 //   3. exclusive = inclusive - x; total = the last inclusive entry.
+// wgAggregate(slot, valid, ids, wg) -> what this invocation adds to counter `slot` of a
+//   workgroup histogram: 1 if valid (no subgroups to aggregate equal slots with).
 // Must be called in workgroup-uniform control flow by all WG_SIZE invocations.
 
 struct WgIds {
@@ -39,4 +41,8 @@ fn wgScan(x: u32, ids: WgIds, wg: WgUniform) -> vec2<u32> {
   // The next call reuses the buffer.
   workgroupBarrier();
   return vec2<u32>(inclusive - x, total);
+}
+
+fn wgAggregate(slot: u32, valid: bool, ids: WgIds, wg: WgUniform) -> u32 {
+  return select(0u, 1u, valid);
 }
