@@ -6,9 +6,8 @@
 //      lid; all loads first, so that they are in flight together), skips indices >= n,
 //      and for every pass p adds 1 to bin digit_p(key) of its copy of the workgroup
 //      histograms. Invocation lid uses copy lid % HIST_COPIES, so that keys with few
-//      distinct digits (splat depths) spread their atomics over several addresses.
-//      (The batch loop's bound depends on n, so compilers keep it rolled: unrolling all
-//      HIST_KEYS_PER_THREAD keys made SwiftShader compile for two seconds.)
+//      distinct digits (splat depths) spread their atomics over several addresses; the
+//      copies of a bin are adjacent words (different banks).
 //   2. The copies are summed and each non-zero bin is added to globals[p * 256 + d]
 //      (zeroed by onesweep_prepare) with one atomic.
 //   3. The workgroup clears its share of status region 0, the look-back words of the
@@ -29,7 +28,7 @@ const HIST_BATCH: u32 = 8u;
 @group(2) @binding(0) var<storage, read_write> globals: array<atomic<u32>>;
 @group(2) @binding(1) var<storage, read_write> status: array<u32>;
 
-// [copy][pass][digit]
+// [pass][digit][copy]
 var<workgroup> wgHist: array<atomic<u32>, HIST_COPIES * MAX_PASSES * RADIX>;
 
 @compute @workgroup_size(WG_SIZE)
@@ -42,7 +41,7 @@ fn main(ids: WgIds, wg: WgUniform) {
   let lid = ids.lid;
   let n = params.n;
   let passes = passInfo.passes;
-  let copyBase = (lid % HIST_COPIES) * MAX_PASSES * RADIX;
+  let copy = lid % HIST_COPIES;
 
   // 1. Count.
   let copyInput = passes % 2u == 1u;
@@ -63,7 +62,7 @@ fn main(ids: WgIds, wg: WgUniform) {
       if (batch + j * WG_SIZE + lid < end) {
         for (var p = 0u; p < passes; p++) {
           let mask = select(0xffu, passInfo.lastMask, p + 1u == passes);
-          atomicAdd(&wgHist[copyBase + p * RADIX + ((keys[j] >> (8u * p)) & mask)], 1u);
+          atomicAdd(&wgHist[(p * RADIX + ((keys[j] >> (8u * p)) & mask)) * HIST_COPIES + copy], 1u);
         }
       }
     }
@@ -74,7 +73,7 @@ fn main(ids: WgIds, wg: WgUniform) {
   for (var e = lid; e < passes * RADIX; e += WG_SIZE) {
     var sum = 0u;
     for (var c = 0u; c < HIST_COPIES; c++) {
-      sum += atomicLoad(&wgHist[c * MAX_PASSES * RADIX + e]);
+      sum += atomicLoad(&wgHist[e * HIST_COPIES + c]);
     }
     if (sum != 0u) {
       atomicAdd(&globals[e], sum);

@@ -26,27 +26,32 @@
 //      invocation, so the rowLanes invocations of a row take turns key by key.
 //   3. Column scan: invocation w < 128 turns digits 2w, 2w+1 of every row into
 //      exclusive sums over the rows (both u16 halves at once) and so gets the tile's
-//      digit counts. The tile publishes them at once (flag aggregate).
+//      digit counts. The tile publishes them at once (flag aggregate). The values are
+//      loaded meanwhile (registers; needed in step 4).
 //   4. One exclusive scan over the 256 digits of (tile count, global histogram count)
-//      gives the tile-local start of each digit and its global base. Tile 0 publishes
-//      its inclusive words (base + count). Each key's place in the tile sorted by
-//      digit: start[d] + row's exclusive sum for d + rank.
+//      gives the tile-local start of each digit and its global base (the exclusive
+//      scan of the global histogram rides along: no scan kernel). Tile 0 publishes its
+//      inclusive words (base + count). Each pair goes to its place in the tile sorted
+//      by digit, place = start[d] + the row's exclusive sum for d + rank: the key to
+//      wgStage, the value (after a barrier: the counters are dead) to wgTable.
 //   5. Look-back, invocation d for digit d: walk back over predecessors' words adding
 //      values, past aggregates, until an inclusive word (or past tile 0: + base).
 //      FORWARD PROGRESS. WebGPU promises none between workgroups: a predecessor that
 //      has its id may never be scheduled again while we spin. So the walk gives up on a
-//      word after SPIN_LIMIT consecutive not-ready polls, and the workgroup takes the
-//      highest tile any of its invocations is stuck on and counts that tile's digits
-//      itself from the input keys (immutable during the pass; the paper's fallback),
-//      adds the counts, publishes them as that tile's aggregate (atomicMax: never
-//      lowers an inclusive word), and goes on walking. Every round either ends the
-//      look-back or moves at least one invocation one tile back, so it ends after at
-//      most 256 * tile rounds whatever the scheduler does.
+//      word after spinLimit consecutive not-ready polls (0: at once, without polling),
+//      and the workgroup takes the highest tile any of its invocations is stuck on and
+//      counts that tile's digits itself from the input keys (immutable during the pass;
+//      the Onesweep paper's fallback), adds the counts, publishes them as that tile's
+//      aggregate (atomicMax: never lowers an inclusive word), and goes on walking.
+//      Every round either ends the look-back or moves at least one invocation one tile
+//      back, so it ends after at most 256 * tile rounds whatever the scheduler does.
 //   6. Publish the inclusive words (exclusive + count); offset[d] = exclusive - start[d];
 //      clear this tile's words of the next pass's status region.
-//   7. Scatter keys: each key to wgStage[place]; then invocation t reads places
-//      e = i * WG_SIZE + t (coalesced digit runs) and writes dstKeys[offset[d] + e],
-//      keeping the destination. 8. Values: loaded now, same route.
+//   7. Invocation t reads places e = i * WG_SIZE + t (coalesced digit runs) and writes
+//      the pair to dst[offset[d] + e].
+//
+// Workgroup memory starts zeroed (WGSL zero-initialises it): wgFallback and wgStuck
+// rely on it.
 
 @group(0) @binding(0) var<uniform> passInfo: PassInfo;
 @group(0) @binding(1) var<uniform> params: Params;
@@ -129,6 +134,14 @@ fn main(ids: WgIds, wg: WgUniform) {
     }
   }
   workgroupBarrier();
+  // The values are needed in step 4: their loads fly during steps 3 and 4.
+  var values: array<u32, KEYS_PER_THREAD>;
+  for (var j = 0u; j < KEYS_PER_THREAD; j++) {
+    let e = first + j * sg;
+    if (e < live) {
+      values[j] = srcValues[tileStart + e];
+    }
+  }
 
   // 3. Column scan over the rows; the tile's counts; publish them.
   let rows = WG_SIZE / rowLanes;
@@ -151,7 +164,7 @@ fn main(ids: WgIds, wg: WgUniform) {
   }
 
   // 4. Digit starts in the tile, global bases; each pair to its place in the tile:
-  //    keys to wgStage, values (loaded now) to wgTable, free once every place is known.
+  //    keys to wgStage, values to wgTable, free once every place is known.
   let scanned = wgExclusiveScan2(vec2<u32>(count, atomicLoad(&globals[info.passIndex * RADIX + lid])), ids, wg);
   let start = scanned.x;
   let base = scanned.y;
@@ -161,14 +174,11 @@ fn main(ids: WgIds, wg: WgUniform) {
   wgDigit[lid] = start;
   workgroupBarrier();
   var place: array<u32, KEYS_PER_THREAD>;
-  var values: array<u32, KEYS_PER_THREAD>;
   for (var j = 0u; j < KEYS_PER_THREAD; j++) {
-    let e = first + j * sg;
-    if (e < live) {
+    if (first + j * sg < live) {
       let d = digitOf(keys[j], info);
       place[j] = rank[j] + wgDigit[d] + half16(atomicLoad(&wgTable[rowBase + d / 2u]), d);
       wgStage[place[j]] = keys[j];
-      values[j] = srcValues[tileStart + e];
     }
   }
   workgroupBarrier();
