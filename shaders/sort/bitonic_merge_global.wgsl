@@ -6,10 +6,10 @@
 //   twoSteps = 0: pair g is (a, b), a = g with a 0 bit inserted at stride j, and
 //     b = a ^ (k - 1) for the flip step, a + j for a half-cleaner.
 //   twoSteps = 1: strides j and h = j / 2 fused; invocation g owns the 4 indices
-//       i0 = a0, i1 = a0 + h, i2, i3 (a0 = g with 0 bits inserted at h and j)
-//     with i2 = a0 + j, i3 = a0 + j + h for half-cleaners, and for the flip step
-//     i2 = (a0 + h) ^ (k - 1), i3 = a0 ^ (k - 1) (the mirrors, so i2 < i3):
-//       stride j: (i0, i2), (i1, i3), flip: (i0, i3), (i1, i2);  then stride h: (i0, i1), (i2, i3)
+//       ia = a0, ib = a0 + h, ic, id   (a0 = g with 0 bits inserted at h and j)
+//     with ic = a0 + j, id = a0 + j + h for half-cleaners, and for the flip step the
+//     mirrors ic = a0 ^ (k - 1), id = (a0 + h) ^ (k - 1) (so id < ic there):
+//       stride j: (ia, ic), (ib, id);  then stride h: (ia, ib) and (ic, id), or (id, ic)
 //     all in registers: half the global traffic of two single steps.
 //   A pair is written back only if it changed.
 //   keys/values (scratch): the padded capacity.
@@ -24,8 +24,15 @@ struct Pair {
   v: u32,
 }
 
-fn ordered(a: Pair, b: Pair, mask: u32) -> bool {
-  return !after(a.k, a.v, b.k, b.v, mask);
+// Puts the smaller pair in *lo; whether they were swapped.
+fn compareExchange(lo: ptr<function, Pair>, hi: ptr<function, Pair>, mask: u32) -> bool {
+  if (after((*lo).k, (*lo).v, (*hi).k, (*hi).v, mask)) {
+    let t = *lo;
+    *lo = *hi;
+    *hi = t;
+    return true;
+  }
+  return false;
 }
 
 @compute @workgroup_size(WG_SIZE)
@@ -64,47 +71,40 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: v
   }
   let h = j >> 1u;
   let a0 = insertZero(insertZero(g, h), j);
-  var i = array<u32, 4>(
-    a0,
-    a0 | h,
-    select(a0 | j, (a0 | h) ^ (k - 1u), flip),
-    select(a0 | j | h, a0 ^ (k - 1u), flip),
-  );
-  var p = array<Pair, 4>(
-    Pair(keys[i[0]], values[i[0]]),
-    Pair(keys[i[1]], values[i[1]]),
-    Pair(keys[i[2]], values[i[2]]),
-    Pair(keys[i[3]], values[i[3]]),
-  );
-  let original = p;
-  // Stride j (or the flip): partners (0, 2), (1, 3); flip: (0, 3), (1, 2).
-  let x = select(2u, 3u, flip);
-  let y = select(3u, 2u, flip);
-  if (!ordered(p[0], p[x], mask)) {
-    let t = p[0];
-    p[0] = p[x];
-    p[x] = t;
+  // Named so that the stride-j pairs are (ia, ic) and (ib, id) in both forms.
+  let ia = a0;
+  let ib = a0 | h;
+  let ic = select(a0 | j, a0 ^ (k - 1u), flip);
+  let id = select(a0 | j | h, (a0 | h) ^ (k - 1u), flip);
+  var pa = Pair(keys[ia], values[ia]);
+  var pb = Pair(keys[ib], values[ib]);
+  var pc = Pair(keys[ic], values[ic]);
+  var pd = Pair(keys[id], values[id]);
+  // Stride j: (ia, ic), (ib, id); stride h: (ia, ib), and (ic, id) lower index first,
+  // which for the flip is id.
+  let swapAC = compareExchange(&pa, &pc, mask);
+  let swapBD = compareExchange(&pb, &pd, mask);
+  let swapAB = compareExchange(&pa, &pb, mask);
+  var swapCD: bool;
+  if (flip) {
+    swapCD = compareExchange(&pd, &pc, mask);
+  } else {
+    swapCD = compareExchange(&pc, &pd, mask);
   }
-  if (!ordered(p[1], p[y], mask)) {
-    let t = p[1];
-    p[1] = p[y];
-    p[y] = t;
+  if (swapAC || swapAB) {
+    keys[ia] = pa.k;
+    values[ia] = pa.v;
   }
-  // Stride h: (0, 1), (2, 3).
-  if (!ordered(p[0], p[1], mask)) {
-    let t = p[0];
-    p[0] = p[1];
-    p[1] = t;
+  if (swapBD || swapAB) {
+    keys[ib] = pb.k;
+    values[ib] = pb.v;
   }
-  if (!ordered(p[2], p[3], mask)) {
-    let t = p[2];
-    p[2] = p[3];
-    p[3] = t;
+  if (swapAC || swapCD) {
+    keys[ic] = pc.k;
+    values[ic] = pc.v;
   }
-  for (var e = 0u; e < 4u; e++) {
-    if (p[e].k != original[e].k || p[e].v != original[e].v) {
-      keys[i[e]] = p[e].k;
-      values[i[e]] = p[e].v;
-    }
+  if (swapBD || swapCD) {
+    keys[id] = pd.k;
+    values[id] = pd.v;
   }
 }
