@@ -60,7 +60,7 @@ export function radix16WorkgroupBytes(subgroups: boolean): number {
   const words =
     2 * skewed(RADIX16_TILE) + // tileKeys, tileValues
     skewed(8 * WG_SIZE) + // hist
-    9 + RADIX16_RADIX + 2 * RADIX16_RADIX * RADIX16_RADIX + // rowStart, digitBase, nextShare
+    9 + 2 * RADIX16_RADIX + 2 * RADIX16_RADIX * RADIX16_RADIX + // rowStart, digitBase, digitShift, nextShare
     (subgroups ? WG_SIZE / 4 : 2 * WG_SIZE); // wgScan's buffer
   return 4 * words;
 }

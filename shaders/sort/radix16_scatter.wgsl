@@ -28,7 +28,8 @@
 //   4. Each owned key goes to place + the number of its invocation's earlier keys of the
 //      same digit, in the staging arrays (overwritten: all keys are in registers now).
 //   5. Invocation t writes sorted positions e = j * WG_SIZE + t (coalesced runs):
-//        dst = digitBase[d] + e - digitStart(d); dstKeys[dst] = key; dstValues[dst] = value
+//        dst = digitBase[d] + e - digitStart(d) (one table, digitShift, made in step 4);
+//        dstKeys[dst] = key; dstValues[dst] = value
 //      and, unless this is the last pass, counts the key's next digit nd in
 //        nextShare[d][dst / TILE - digitBase[d] / TILE][nd]
 //      (a digit's run of at most TILE keys touches at most two output tiles: 0 or 1),
@@ -69,6 +70,7 @@ var<workgroup> tileValues: array<u32, TILE + TILE / 32u>;
 var<workgroup> hist: array<u32, HIST_ROWS * WG_SIZE + HIST_ROWS * WG_SIZE / 32u>;
 var<workgroup> rowStart: array<u32, HIST_ROWS + 1u>;
 var<workgroup> digitBase: array<u32, RADIX>;
+var<workgroup> digitShift: array<u32, RADIX>;  // digitBase[d] - digitStart(d), mod 2^32
 var<workgroup> nextShare: array<atomic<u32>, NEXT_SHARE>;
 
 fn skew(i: u32) -> u32 {
@@ -194,6 +196,9 @@ fn main(ids: WgIds, wg: WgUniform) {
   workgroupBarrier();
 
   // 4. Place each owned key in the tile sorted by digit.
+  if (lid < RADIX) {
+    digitShift[lid] = digitBase[lid] - digitStart(lid);
+  }
   var runLo = 0u;
   var runHi = 0u;
   for (var j = 0u; j < KEYS_PER_THREAD; j++) {
@@ -220,7 +225,7 @@ fn main(ids: WgIds, wg: WgUniform) {
     let key = tileKeys[skew(e)];
     let d = digitOf(key, passInfo);
     let base = digitBase[d];
-    let dst = base + e - digitStart(d);
+    let dst = digitShift[d] + e;
     if (valid) {
       dstKeys[dst] = key;
       dstValues[dst] = tileValues[skew(e)];
