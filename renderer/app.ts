@@ -11,6 +11,7 @@ import type { FrameSample } from './frame-stats';
 import { ViewerPanel, type ViewerSettings } from './gui';
 import { GpuProfiler } from './profiler';
 import { SplatRenderer } from './splat-renderer';
+import { preferredSorter } from '../sort/default-strategy';
 import { CPU_STRATEGY, listStrategies } from './strategies';
 import { decodeViewHash, encodeViewHash, readSceneParam } from './view-url';
 
@@ -105,9 +106,11 @@ export class ViewerApp {
     const strategies = listStrategies(device);
     const names = strategies.map((s) => s.name);
     const saved = ViewerPanel.loadSaved((k, v) => k !== 'sorter' || names.includes(v as string));
+    // onesweep where the scheduler is known to be fair, radix4 elsewhere (sort/default-strategy.ts).
+    const preferred = preferredSorter(device.adapterInfo ?? {}, device.features);
     this.settings = {
       scene: 'default',
-      sorter: strategies[0].name,
+      sorter: names.includes(preferred) ? preferred : strategies[0].name,
       keyBits: 32,
       sortMode: 'every frame',
       shDegree: 3,
@@ -510,7 +513,7 @@ export class ViewerApp {
   }
 
   private adapterLine(): string {
-    const info = (this.device as GPUDevice & { adapterInfo?: GPUAdapterInfo }).adapterInfo;
+    const info = this.device.adapterInfo;
     return info ? `${info.vendor} / ${info.architecture} ${info.description ?? ''}`.trim() : 'adapter: unknown';
   }
 
