@@ -3,7 +3,8 @@
  * tutorial: chunks sorted entirely in workgroup memory, then for each larger stage the
  * large strides as compare-exchange dispatches in global memory and the strides below
  * the chunk size back in workgroup memory. NOT stable: equal keys come out ordered by
- * (full key, value), not by input position. All in one compute pass:
+ * value (then full key), not by input position; that is the stable order only where the
+ * values ascend in input order (indices). All in one compute pass:
  *
  *   prepare      1 invocation: reads the live count n on the GPU; padded = the next
  *                power of two >= n, at least the chunk size L (4096 pairs where
@@ -22,7 +23,7 @@
  * never written. Scratch: two buffers of the padded capacity.
  *
  * keyBits < 32 compares `key & mask` and carries the full keys and values; ties (and the
- * padding) are broken by the full key, then the value: a total order on pairs, so the
+ * padding) are broken by the value, then the full key: a total order on pairs, so the
  * padding pair sorts after every live pair it could be confused with.
  */
 import type { GpuSorter, SorterFactory, SortJob, SortTimestamps } from './types.ts';

@@ -9,9 +9,11 @@
 //   half-cleaners     pairs (i, i + j) with bit j of i clear, j = k / 4, k / 8, .., 1
 // Strides below LOCAL_SIZE run in workgroup memory, larger ones in global memory.
 //
-// Pairs are ordered by (key & keyMask, key, value): a total order, so that the padding
+// Pairs are ordered by (key & keyMask, value, key): a total order, so that the padding
 // pair (0xFFFFFFFF, 0xFFFFFFFF) is never before a live pair (a live pair equal to it is
 // indistinguishable from it), and the first n pairs of the padded sort are the live ones.
+// Ties of the masked key go by value: where the values are distinct and ascending in
+// input order (indices), the output is the stable order; in general it is not.
 
 override WG_SIZE: u32;                 // invocations per workgroup
 override LOCAL_SIZE: u32;              // pairs a workgroup sorts in workgroup memory (power of two)
@@ -44,10 +46,10 @@ fn after(ka: u32, va: u32, kb: u32, vb: u32, mask: u32) -> bool {
   if (ma != mb) {
     return ma > mb;
   }
-  if (ka != kb) {
-    return ka > kb;
+  if (va != vb) {
+    return va > vb;
   }
-  return va > vb;
+  return ka > kb;
 }
 
 // i with a 0 bit inserted at bit position log2(j) (j a power of two): the lower index of
