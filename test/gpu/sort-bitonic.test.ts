@@ -60,12 +60,17 @@ describe('bitonic sort (gpu)', () => {
     });
   }
 
-  it('live keys equal to the padding key (0xFFFFFFFF, and all-ones low bits) are kept', async () => {
+  it('live pairs like the padding pair (keys and values 0xFFFFFFFF, all-ones low bits) are kept', async () => {
+    // A third of the pairs tie with the padding pair on (key & mask, value); 1996 padding pairs.
     const factory = createBitonicFactory({ localSize: 512 });
-    const keys = makeSortKeys('random', 3000, 16);
-    for (let i = 0; i < keys.length; i += 3) keys[i] = i % 2 ? 0xffffffff : (keys[i]! | 0xffff) >>> 0;
-    await runSortCase(ctx.gpu.device, factory, { keys, keyBits: 16, label: 'padding-like keys' });
-    await runSortCase(ctx.gpu.device, factory, { keys, keyBits: 32, count: 2999, label: 'padding-like keys' });
+    const keys = makeSortKeys('random', 2100, 16);
+    const values = Uint32Array.from(keys, (_, i) => i);
+    for (let i = 0; i < keys.length; i += 3) {
+      keys[i] = i % 2 ? 0xffffffff : (keys[i]! | 0xffff) >>> 0;
+      values[i] = 0xffffffff;
+    }
+    await runSortCase(ctx.gpu.device, factory, { keys, values, keyBits: 16, label: 'padding-like pairs' });
+    await runSortCase(ctx.gpu.device, factory, { keys, values, keyBits: 32, count: 2099, label: 'padding-like pairs' });
   });
 
   it('n = 262,144 and 300,000, random and depths (default chunks)', async () => {

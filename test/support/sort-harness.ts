@@ -60,6 +60,11 @@ export function makeSortKeys(shape: SortKeyShape, capacity: number, keyBits = 32
 export interface SortCase {
   /** Keys (their length is the capacity of the buffers and the sorter). */
   keys: Uint32Array<ArrayBuffer>;
+  /**
+   * Values (default: the indices, so that the stable reference checks stability). Only
+   * for unstable sorters: with other values the stable reference is no longer unique.
+   */
+  values?: Uint32Array<ArrayBuffer>;
   /** Live count written on the GPU (default: all keys; above the capacity: clamped). */
   count?: number;
   keyBits?: number;
@@ -114,7 +119,8 @@ export async function runSortCase(device: GPUDevice, factory: SorterFactory, c: 
   const live = Math.min(liveCount, capacity);
   const label = `${factory.name} ${c.label ?? ''} capacity=${capacity} count=${liveCount} keyBits=${keyBits}`;
   const keys = c.keys;
-  const values = Uint32Array.from({ length: capacity }, (_, i) => i);
+  const values = c.values ?? Uint32Array.from({ length: capacity }, (_, i) => i);
+  if (values.length !== capacity) throw new RangeError('runSortCase: keys and values differ in length');
   await withValidation(device, async () => {
     const usage = sortBufferUsage();
     let sorter: GpuSorter | undefined;
@@ -144,7 +150,7 @@ export async function runSortCase(device: GPUDevice, factory: SorterFactory, c: 
           expect(problem, `${label}: ${problem}`).toBeUndefined();
         }
         const restKeys = outKeys.subarray(live).every((k, i) => k === keys[live + i]);
-        const restValues = outValues.subarray(live).every((v, i) => v === live + i);
+        const restValues = outValues.subarray(live).every((v, i) => v === values[live + i]);
         expect(restKeys && restValues, `${label}: pairs past the live count were modified`).toBe(true);
       }
     } finally {
