@@ -73,10 +73,10 @@ describe('bitonic sort (gpu)', () => {
     await runSortCase(ctx.gpu.device, factory, { keys, values, keyBits: 32, count: 2099, label: 'padding-like pairs' });
   });
 
-  it('n = 262,144 and 300,000, random and depths (default chunks)', async () => {
+  it('n = 262,144 and 1,100,000 (padded to 2^21), random and depths (default chunks)', async () => {
     const factory = createBitonicFactory();
     await runSortCase(ctx.gpu.device, factory, { keys: makeSortKeys('random', 262_144), label: 'random' });
-    await runSortCase(ctx.gpu.device, factory, { keys: makeSortKeys('depths', 300_000, 24), keyBits: 24, label: 'depths' });
+    await runSortCase(ctx.gpu.device, factory, { keys: makeSortKeys('depths', 1_100_000, 24), keyBits: 24, label: 'depths' });
   });
 
   it('reads the count at an unaligned offset, clamps a count above the capacity, reuses bindings', async () => {
