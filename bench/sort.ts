@@ -23,7 +23,10 @@ import type { GpuSorter } from '../sort/types.ts';
 import { sortBufferUsage } from '../sort/types.ts';
 import { sorterFactories } from '../sort/registry.ts';
 import { createRadix4Factory } from '../sort/radix4.ts';
-import { checkSortedPairs, seededRandom } from '../sort/cpu-reference.ts';
+import { createRadix16Factory } from '../sort/radix16.ts';
+import { createOnesweepFactory } from '../sort/onesweep.ts';
+import { checkSortedPairs, cpuSortPairs, seededRandom } from '../sort/cpu-reference.ts';
+import { CpuRadixSorter } from '../sort/cpu-sort.ts';
 import { BookRadix4Sorter, BOOK_RADIX4_MAX_N } from './book-radix4/book-radix4.ts';
 
 interface Strategy {
@@ -33,15 +36,22 @@ interface Strategy {
   /** Why it cannot run n keys, or undefined. */
   skip?(n: number, live: number): string | undefined;
   create(device: GPUDevice, capacity: number): GpuSorter;
+  /** A CPU strategy: timed on the CPU instead (see cpuRow). */
+  cpu?: true;
 }
 
-const radix4Variants = [
+/** Variants beside the registry's defaults: dispatch modes, portable paths, tile sizes. */
+const variants = [
   createRadix4Factory({ dispatch: 'indirect' }),
   createRadix4Factory({ subgroups: 'off' }),
+  createRadix16Factory({ subgroups: 'off' }),
+  createOnesweepFactory({ subgroups: 'off' }),
+  createOnesweepFactory({ keysPerThread: 8 }),
+  createOnesweepFactory({ keysPerThread: 12 }),
 ];
 /** Registry strategies, radix4's other variants, and the book's sort as the baseline. */
 const strategies: Strategy[] = [
-  ...[...sorterFactories, ...radix4Variants].map((f) => ({ name: f.name, supported: f.supported.bind(f), create: f.create.bind(f) })),
+  ...[...sorterFactories, ...variants].map((f) => ({ name: f.name, supported: f.supported.bind(f), create: f.create.bind(f) })),
   {
     name: 'book-radix4',
     supported: () => true,
@@ -52,6 +62,16 @@ const strategies: Strategy[] = [
           ? 'the book\'s sort has no live count on the GPU'
           : undefined,
     create: (device: GPUDevice, capacity: number) => new BookRadix4Sorter(device, capacity),
+  },
+  {
+    // The `cpu` strategy's sort (sort/cpu-sort.ts) on this machine's CPU, for scale:
+    // in the viewer it also computes depths and runs in a Web Worker.
+    name: 'cpu',
+    supported: () => true,
+    cpu: true,
+    create: () => {
+      throw new Error('cpu is timed on the CPU');
+    },
   },
 ];
 
@@ -122,6 +142,23 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
 
+/** Times CpuRadixSorter (the cpu strategy's sort) on the CPU: wall time, same keys. */
+function cpuRow(keys: Uint32Array, values: Uint32Array, n: number, bits: number, runs: number): Row {
+  const sorter = new CpuRadixSorter();
+  const order = new Uint32Array(keys.length);
+  sorter.sortToOrder(keys, keys.length, bits, order);
+  const want = cpuSortPairs(keys, values, bits).values;
+  const verified = order.every((id, i) => values[id] === want[i]);
+  const times: number[] = [];
+  for (let r = 0; r < Math.min(runs, 10); r++) {
+    const t0 = performance.now();
+    sorter.sortToOrder(keys, keys.length, bits, order);
+    times.push(performance.now() - t0);
+  }
+  const medianMs = median(times);
+  return { strategy: 'cpu', n, bits, medianMs, minMs: Math.min(...times), gkeysPerSec: keys.length / (medianMs / 1e3) / 1e9, verified };
+}
+
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
   const chosen =
@@ -172,6 +209,12 @@ async function main() {
         const why = !strategy.supported(device) ? 'not supported on this device' : strategy.skip?.(n, live);
         if (why) {
           console.log(`note: skipping ${strategy.name} at n=${n}: ${why}`);
+          continue;
+        }
+        if (strategy.cpu) {
+          const row = cpuRow(keys.subarray(0, live), values.subarray(0, live), n, bits, runs);
+          rows.push(row);
+          console.log(`${row.strategy.padEnd(22)} n=${String(n).padStart(9)} bits=${String(bits).padStart(2)}  median ${row.medianMs.toFixed(4)} ms  min ${row.minMs.toFixed(4)} ms  ${row.gkeysPerSec.toPrecision(4)} Gkeys/s  ${row.verified ? 'verified' : 'NOT VERIFIED'} (CPU wall time)`);
           continue;
         }
         const sorter = strategy.create(device, n);

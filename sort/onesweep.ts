@@ -378,6 +378,7 @@ function onesweepName(options: OnesweepOptions): string {
   let name = 'onesweep';
   if (options.subgroups === 'off') name += '-portable';
   if (options.dispatch === 'indirect') name += '-indirect';
+  if (options.keysPerThread !== undefined) name += `-k${options.keysPerThread}`;
   return name;
 }
 
