@@ -108,6 +108,8 @@ export class SplatRenderer {
     };
     this.draw = new DrawPass(device, this.format, drawBuffers);
     this.floor = new DrawPass(device, this.format, drawBuffers, 'floor');
+    // Nothing is sorted for the new scene yet: a frame that skips the sort draws nothing.
+    device.queue.writeBuffer(this.drawArgs, 0, SplatRenderer.DRAW_ARGS_RESET);
     this.createSortState();
   }
 

@@ -74,3 +74,26 @@ describe('sort strategies in the renderer', () => {
     });
   });
 });
+
+describe('sort only when the camera moves', () => {
+  it('a frame with sort: false draws the previous order and count', async () => {
+    const { device } = ctx.gpu;
+    const cloud = generateDefaultScene(3000);
+    const w = 128, h = 96;
+    const pose = fitPose(robustBounds(cloud.positions), upVector('-y'), 60, w / h);
+    const cam = frameCamera(pose, w, h, cloud.bounds);
+    const settings = { shDegree: 3, splatScale: 1, cull: true, keyBits: 32, background: [0, 0, 0] as const };
+    await withValidation(device, async () => {
+      const renderer = new SplatRenderer(device, 'rgba8unorm', 'radix4');
+      renderer.setScene(cloud);
+      const sorted = (await renderOffscreen(renderer, cam, settings)).rgba;
+      const reused = (await renderOffscreen(renderer, cam, { ...settings, sort: false })).rgba;
+      expect(Buffer.from(reused).equals(Buffer.from(sorted))).toBe(true);
+      // And the reuse is real: after a scene change without a sort nothing is drawn.
+      renderer.setScene(cloud);
+      const empty = (await renderOffscreen(renderer, cam, { ...settings, sort: false })).rgba;
+      expect(empty.some((v, i) => i % 4 !== 3 && v !== 0)).toBe(false);
+      renderer.destroy();
+    });
+  });
+});
