@@ -48,6 +48,11 @@ const variants = [
   createOnesweepFactory({ subgroups: 'off' }),
   createOnesweepFactory({ keysPerThread: 8 }),
   createOnesweepFactory({ keysPerThread: 12 }),
+  createOnesweepFactory({ keysPerThread: 10 }),
+  createOnesweepFactory({ keysPerThread: 18 }),
+  createOnesweepFactory({ stage: 'pairs' }),
+  createOnesweepFactory({ keysPerThread: 8, stage: 'pairs' }),
+  createOnesweepFactory({ lookbackBatch: 1 }),
 ];
 /** Registry strategies, radix4's other variants, and the book's sort as the baseline. */
 const strategies: Strategy[] = [

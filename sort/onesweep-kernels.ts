@@ -6,9 +6,10 @@
  * A kernel module is `[primitives] + [generated const] + onesweep_common.wgsl +
  * onesweep_<stage>.wgsl`: the primitives file is onesweep_subgroups.wgsl (it starts
  * with `enable subgroups;`) or onesweep_portable.wgsl, both defining `struct WgIds`,
- * `matchDigit`, `fromLeader` and `wgExclusiveScan2`. The one generated line is
- * `const KEYS_PER_THREAD: u32 = N;`: it sizes per-invocation arrays, which WGSL allows
- * only with a const, not an override. Every other number reaches WGSL as a
+ * `matchDigit`, `fromLeader` and `wgExclusiveScan2`. The generated lines are
+ * `const KEYS_PER_THREAD: u32 = N;` (it sizes per-invocation arrays, which WGSL allows
+ * only with a const, not an override) and `const STAGE_PAIRS: bool = B;` (it picks the
+ * pass kernel's workgroup arrays). Every other number reaches WGSL as a
  * pipeline-overridable constant.
  */
 import subgroupsWgsl from '../shaders/sort/onesweep_subgroups.wgsl?raw';
@@ -30,6 +31,8 @@ export const ONESWEEP_MAX_KEYS_PER_THREAD = 15;
 export const ONESWEEP_HIST_KEYS_PER_THREAD = 32;
 /** Copies of the histogram kernel's workgroup histograms. */
 export const ONESWEEP_HIST_COPIES = 4;
+/** Default predecessors' look-back words read per poll (at most 4: a vec4 in WGSL). */
+export const ONESWEEP_DEFAULT_LOOKBACK_BATCH = 4;
 /** Default look-back patience: consecutive not-ready polls of one word before the fallback. */
 export const ONESWEEP_DEFAULT_SPIN_LIMIT = 4096;
 /** Bytes of one PassInfo (onesweep_common.wgsl): eight u32. */
@@ -47,6 +50,10 @@ export interface OnesweepKernelConfig {
   rowMin: number;
   /** SG_WORDS: u32 words of a ballot that can be non-zero (1..4). */
   sgWords: number;
+  /** STAGE_PAIRS: values staged in workgroup memory beside the keys (else after them, in the same array). */
+  stagePairs: boolean;
+  /** LOOKBACK_BATCH: predecessors' words read per look-back poll (1..4). */
+  lookbackBatch: number;
 }
 
 export interface OnesweepKernels {
@@ -66,16 +73,17 @@ export interface OnesweepKernels {
 }
 
 /**
- * Workgroup bytes the pass kernel declares for a configuration (rank table / value
- * stage, key stage, per-digit arrays, scan scratch, a few words), as Dawn counts them against
- * maxComputeWorkgroupStorageSize.
+ * Workgroup bytes the pass kernel declares for a configuration (rank counters, the
+ * stage for keys and maybe values, three per-digit arrays, scan scratch, a few words),
+ * as Dawn counts them against maxComputeWorkgroupStorageSize.
  */
-export function onesweepPassWorkgroupBytes(keysPerThread: number, rowMin: number, subgroups: boolean): number {
+export function onesweepPassWorkgroupBytes(keysPerThread: number, rowMin: number, subgroups: boolean, stagePairs: boolean): number {
+  const table = (ONESWEEP_WG_SIZE / rowMin) * (ONESWEEP_RADIX / 2) * 4;
   const stage = ONESWEEP_WG_SIZE * keysPerThread * 4;
-  const table = Math.max((ONESWEEP_WG_SIZE / rowMin) * (ONESWEEP_RADIX / 2) * 4, stage);
-  const digits = 2 * ONESWEEP_RADIX * 4;
+  const values = stagePairs ? stage : 4;
+  const digits = 3 * ONESWEEP_RADIX * 4;
   const scan = subgroups ? (ONESWEEP_WG_SIZE / 4) * 8 : (ONESWEEP_WG_SIZE + ONESWEEP_WG_SIZE / 16) * 8;
-  return table + stage + digits + scan + 64; // + tile id, stuck flags, alignment
+  return table + stage + values + digits + scan + 64; // + tile id, stuck flags, alignment
 }
 
 const cache = new WeakMap<GPUDevice, Map<string, OnesweepKernels>>();
@@ -97,7 +105,7 @@ export function getOnesweepKernels(device: GPUDevice, config: OnesweepKernelConf
 }
 
 function createKernels(device: GPUDevice, config: OnesweepKernelConfig): OnesweepKernels {
-  const variant = `${config.subgroups ? 'subgroups' : 'portable'},kpt=${config.keysPerThread},rowMin=${config.rowMin}`;
+  const variant = `${config.subgroups ? 'subgroups' : 'portable'},kpt=${config.keysPerThread},rowMin=${config.rowMin},pairs=${config.stagePairs},lb=${config.lookbackBatch}`;
   const C = GPUShaderStage.COMPUTE;
   const storage = (binding: number, type: GPUBufferBindingType): GPUBindGroupLayoutEntry => ({ binding, visibility: C, buffer: { type } });
 
@@ -137,9 +145,10 @@ function createKernels(device: GPUDevice, config: OnesweepKernelConfig): Oneswee
     HIST_COPIES: ONESWEEP_HIST_COPIES,
     ROW_MIN: config.rowMin,
     SG_WORDS: config.sgWords,
+    LOOKBACK_BATCH: config.lookbackBatch,
     MAX_WORKGROUPS_PER_DIM: device.limits.maxComputeWorkgroupsPerDimension,
   };
-  const head = `${config.subgroups ? subgroupsWgsl : portableWgsl}\nconst KEYS_PER_THREAD: u32 = ${config.keysPerThread}u;\n${commonWgsl}`;
+  const head = `${config.subgroups ? subgroupsWgsl : portableWgsl}\nconst KEYS_PER_THREAD: u32 = ${config.keysPerThread}u;\nconst STAGE_PAIRS: bool = ${config.stagePairs};\n${commonWgsl}`;
   const pipeline = (name: string, code: string, layout: GPUPipelineLayout) =>
     device.createComputePipeline({
       label: `OnesweepSorter.${name}Pipeline(${variant})`,

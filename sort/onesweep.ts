@@ -31,6 +31,7 @@
 import type { GpuSorter, SorterFactory, SortJob, SortTimestamps } from './types.ts';
 import {
   getOnesweepKernels,
+  ONESWEEP_DEFAULT_LOOKBACK_BATCH,
   ONESWEEP_DEFAULT_SPIN_LIMIT,
   ONESWEEP_GLOBALS_ENTRIES,
   ONESWEEP_HIST_KEYS_PER_THREAD,
@@ -71,6 +72,14 @@ export interface OnesweepOptions {
    * least 8, with subgroups; 16 portable. Smaller rows, more workgroup memory.
    */
   rowMin?: number;
+  /**
+   * How the pass kernel stages the sorted tile in workgroup memory. 'keys' (default):
+   * one array, the keys then the values (two more barriers, half the memory: more
+   * workgroups resident). 'pairs': keys and values in two arrays at once.
+   */
+  stage?: 'keys' | 'pairs';
+  /** Predecessors' look-back words read per poll, 1..4 (default 4). */
+  lookbackBatch?: number;
 }
 
 /** Passes for a key width: 8 bits each. */
@@ -104,20 +113,25 @@ export function onesweepConfig(device: GPUDevice, options: OnesweepOptions = {})
     throw new RangeError(`OnesweepSorter: rowMin must be a power of two in ${subgroups ? 8 : 1}..256, got ${rowMin}`);
   }
   const sgWords = subgroups ? Math.min(4, Math.max(1, Math.ceil(sgMax / 32))) : 1;
+  const stagePairs = options.stage === 'pairs';
+  const lookbackBatch = options.lookbackBatch ?? ONESWEEP_DEFAULT_LOOKBACK_BATCH;
+  if (!Number.isInteger(lookbackBatch) || lookbackBatch < 1 || lookbackBatch > 4) {
+    throw new RangeError(`OnesweepSorter: lookbackBatch must be an integer in 1..4, got ${lookbackBatch}`);
+  }
   const limit = device.limits.maxComputeWorkgroupStorageSize;
   let keysPerThread = options.keysPerThread;
   if (keysPerThread === undefined) {
     keysPerThread = ONESWEEP_MAX_KEYS_PER_THREAD;
-    while (keysPerThread > 1 && onesweepPassWorkgroupBytes(keysPerThread, rowMin, subgroups) > limit) keysPerThread--;
+    while (keysPerThread > 1 && onesweepPassWorkgroupBytes(keysPerThread, rowMin, subgroups, stagePairs) > limit) keysPerThread--;
   }
   if (!Number.isInteger(keysPerThread) || keysPerThread < 1 || keysPerThread > 64) {
     throw new RangeError(`OnesweepSorter: keysPerThread must be an integer in 1..64, got ${keysPerThread}`);
   }
-  const bytes = onesweepPassWorkgroupBytes(keysPerThread, rowMin, subgroups);
+  const bytes = onesweepPassWorkgroupBytes(keysPerThread, rowMin, subgroups, stagePairs);
   if (bytes > limit) {
     throw new RangeError(`OnesweepSorter: keysPerThread ${keysPerThread} with rowMin ${rowMin} needs ${bytes} bytes of workgroup memory, the device has ${limit}`);
   }
-  return { subgroups, keysPerThread, rowMin, sgWords };
+  return { subgroups, keysPerThread, rowMin, sgWords, stagePairs, lookbackBatch };
 }
 
 /** The bind groups of one job's buffers, kept while the job stays the same. */
@@ -379,6 +393,8 @@ function onesweepName(options: OnesweepOptions): string {
   if (options.subgroups === 'off') name += '-portable';
   if (options.dispatch === 'indirect') name += '-indirect';
   if (options.keysPerThread !== undefined) name += `-k${options.keysPerThread}`;
+  if (options.stage === 'pairs') name += '-pairs';
+  if (options.lookbackBatch !== undefined) name += `-lb${options.lookbackBatch}`;
   return name;
 }
 

@@ -1,6 +1,6 @@
 // onesweep common declarations: the constants (set once, from the host, through the
-// pipelines' `constants`; KEYS_PER_THREAD alone is a generated `const` line in front of
-// this file, because it sizes per-invocation arrays), the structures the stages share,
+// pipelines' `constants`; KEYS_PER_THREAD and STAGE_PAIRS are generated `const` lines in
+// front of this file, because they size per-invocation and workgroup arrays), the structures the stages share,
 // and small helpers. Included in every onesweep module after the primitives file.
 //
 // Buffers shared by the stages (bind group 2 of histogram and pass):
@@ -22,6 +22,7 @@ override HIST_KEYS_PER_THREAD: u32;    // keys per invocation in onesweep_histog
 override HIST_COPIES: u32;             // copies of the workgroup histograms (atomic contention)
 override ROW_MIN: u32;                 // fewest invocations sharing one row of rank counters
 override SG_WORDS: u32;                // u32 words of a subgroup ballot that can be non-zero (1..4)
+override LOOKBACK_BATCH: u32;          // predecessors' look-back words read per poll (1..4)
 override MAX_WORKGROUPS_PER_DIM: u32;  // the device's maxComputeWorkgroupsPerDimension
 override TILE: u32 = WG_SIZE * KEYS_PER_THREAD;
 override HIST_BLOCK: u32 = WG_SIZE * HIST_KEYS_PER_THREAD;

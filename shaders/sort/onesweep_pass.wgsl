@@ -64,12 +64,17 @@
 
 const ROW_WORDS: u32 = RADIX / 2u;
 
-// Per row: 256 u16 counters, digit d in half d % 2 of word d / 2 (steps 2-4); then the
-// values in tile order (steps 4-7). Atomic for the counters; plain loads and stores after.
-var<workgroup> wgTable: array<atomic<u32>, max((WG_SIZE / ROW_MIN) * ROW_WORDS, TILE)>;
+// Per row: 256 u16 counters, digit d in half d % 2 of word d / 2 (step 2); then the
+// row's exclusive sums over the rows before it (step 3), plus the tile-local digit
+// starts (step 6).
+var<workgroup> wgTable: array<atomic<u32>, (WG_SIZE / ROW_MIN) * ROW_WORDS>;
+// The tile sorted by digit (step 7): keys, then values unless STAGE_PAIRS (values apart).
 var<workgroup> wgStage: array<u32, TILE>;
-// Per digit: the tile's count, then its tile-local start, then its global offset.
+var<workgroup> wgValues: array<u32, select(1u, TILE, STAGE_PAIRS)>;
+// Per digit: the tile's count, then its tile-local start.
 var<workgroup> wgDigit: array<u32, RADIX>;
+// Per digit: global offset minus tile-local start.
+var<workgroup> wgOffset: array<u32, RADIX>;
 var<workgroup> wgFallback: array<atomic<u32>, RADIX>;
 var<workgroup> wgTile: u32;
 var<workgroup> wgStuck: array<atomic<u32>, 2>;
@@ -163,30 +168,14 @@ fn main(ids: WgIds, wg: WgUniform) {
     atomicStore(&status[word], FLAG_AGGREGATE | count);
   }
 
-  // 4. Digit starts in the tile, global bases; each pair to its place in the tile:
-  //    keys to wgStage, values to wgTable, free once every place is known.
+  // 4. Digit starts in the tile and global bases in one scan; tile 0 is inclusive at once.
   let scanned = wgExclusiveScan2(vec2<u32>(count, atomicLoad(&globals[info.passIndex * RADIX + lid])), ids, wg);
   let start = scanned.x;
   let base = scanned.y;
   if (tile == 0u) {
     atomicStore(&status[word], FLAG_INCLUSIVE | (base + count));
   }
-  wgDigit[lid] = start;
-  workgroupBarrier();
-  var place: array<u32, KEYS_PER_THREAD>;
-  for (var j = 0u; j < KEYS_PER_THREAD; j++) {
-    if (first + j * sg < live) {
-      let d = digitOf(keys[j], info);
-      place[j] = rank[j] + wgDigit[d] + half16(atomicLoad(&wgTable[rowBase + d / 2u]), d);
-      wgStage[place[j]] = keys[j];
-    }
-  }
-  workgroupBarrier();
-  for (var j = 0u; j < KEYS_PER_THREAD; j++) {
-    if (first + j * sg < live) {
-      atomicStore(&wgTable[place[j]], values[j]);
-    }
-  }
+  wgDigit[lid] = start;  // read after the look-back's first barrier
 
   // 5. Look-back, with the fallback (see the header). Two barriers a round.
   var exclusive = base;
@@ -195,20 +184,30 @@ fn main(ids: WgIds, wg: WgUniform) {
   for (var round = 0u; ; round++) {
     var spins = 0u;
     while (k > 0u && spins < info.spinLimit) {
-      let w = atomicLoad(&status[region + (k - 1u) * RADIX + lid]);
-      if (w < FLAG_AGGREGATE) {
-        spins++;
-        continue;
+      // LOOKBACK_BATCH predecessors' words a poll, loaded together (one latency), used
+      // in order up to the first that is not ready; past tile 0 the index is clamped
+      // and the word unused.
+      var ws: vec4<u32>;
+      for (var b = 0u; b < LOOKBACK_BATCH; b++) {
+        ws[b] = atomicLoad(&status[region + (max(k, b + 1u) - b - 1u) * RADIX + lid]);
       }
-      exclusive += w & VALUE_MASK;
-      if (w >= FLAG_INCLUSIVE) {
-        // Inclusive words already hold the base: take it back out of our sum.
-        exclusive -= base;
-        k = 0u;
-      } else {
-        k--;
-        spins = 0u;
+      var progressed = false;
+      for (var b = 0u; b < LOOKBACK_BATCH; b++) {
+        let w = ws[b];
+        if (k == 0u || w < FLAG_AGGREGATE) {
+          break;
+        }
+        progressed = true;
+        exclusive += w & VALUE_MASK;
+        if (w >= FLAG_INCLUSIVE) {
+          // Inclusive words already hold the base: take it back out of our sum.
+          exclusive -= base;
+          k = 0u;
+        } else {
+          k--;
+        }
       }
+      spins = select(spins + 1u, 0u, progressed);
     }
     // The stuck flag alternates between two words: one is read while the other is reset.
     let flag = round & 1u;
@@ -237,24 +236,69 @@ fn main(ids: WgIds, wg: WgUniform) {
     }
   }
 
-  // 6. Publish; global offsets; clear the next pass's words.
+  // 6. Publish; global offsets; clear the next pass's words. Every row's exclusive
+  //    sums get the tile-local digit starts added (both u16 halves at once: a place
+  //    is < TILE <= 65535, no carry), so a key's place is one lookup.
   if (tile > 0u) {
     atomicStore(&status[word], FLAG_INCLUSIVE | (exclusive + count));
   }
-  wgDigit[lid] = exclusive - start;  // wraps when start > exclusive: u32 arithmetic undoes it
   if (info.clearOffset != NO_REGION) {
     atomicStore(&status[info.clearOffset + tile * RADIX + lid], 0u);
   }
+  wgOffset[lid] = exclusive - start;  // wraps when start > exclusive: u32 arithmetic undoes it
+  if (lid < ROW_WORDS) {
+    let starts = wgDigit[2u * lid] | (wgDigit[2u * lid + 1u] << 16u);
+    for (var r = 0u; r < rows; r++) {
+      let i = r * ROW_WORDS + lid;
+      atomicStore(&wgTable[i], atomicLoad(&wgTable[i]) + starts);
+    }
+  }
   workgroupBarrier();
 
-  // 7. Write the pairs out of workgroup memory, in digit runs.
+  // 7. Each pair to its place in the tile sorted by digit, then out in digit runs:
+  //    invocation t takes places e = i * WG_SIZE + t and writes dst[offset[d] + e].
+  //    STAGE_PAIRS: keys and values staged side by side. Otherwise one array, twice:
+  //    the keys go in and come back out into registers (in place order), then the values.
+  var place: array<u32, KEYS_PER_THREAD>;
+  for (var j = 0u; j < KEYS_PER_THREAD; j++) {
+    if (first + j * sg < live) {
+      let d = digitOf(keys[j], info);
+      place[j] = rank[j] + half16(atomicLoad(&wgTable[rowBase + d / 2u]), d);
+      wgStage[place[j]] = keys[j];
+      if (STAGE_PAIRS) {
+        wgValues[place[j]] = values[j];
+      }
+    }
+  }
+  workgroupBarrier();
+  var sorted: array<u32, KEYS_PER_THREAD>;
+  if (!STAGE_PAIRS) {
+    for (var i = 0u; i < KEYS_PER_THREAD; i++) {
+      sorted[i] = wgStage[i * WG_SIZE + lid];
+    }
+    workgroupBarrier();
+    for (var j = 0u; j < KEYS_PER_THREAD; j++) {
+      if (first + j * sg < live) {
+        wgStage[place[j]] = values[j];
+      }
+    }
+    workgroupBarrier();
+  }
   for (var i = 0u; i < KEYS_PER_THREAD; i++) {
     let e = i * WG_SIZE + lid;
     if (e < live) {
-      let key = wgStage[e];
-      let dst = wgDigit[digitOf(key, info)] + e;
+      var key: u32;
+      var value: u32;
+      if (STAGE_PAIRS) {
+        key = wgStage[e];
+        value = wgValues[e];
+      } else {
+        key = sorted[i];
+        value = wgStage[e];
+      }
+      let dst = wgOffset[digitOf(key, info)] + e;
       dstKeys[dst] = key;
-      dstValues[dst] = atomicLoad(&wgTable[e]);
+      dstValues[dst] = value;
     }
   }
 }
