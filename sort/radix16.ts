@@ -32,11 +32,11 @@ import {
   getRadix16Kernels,
   radix16WorkgroupBytes,
   RADIX16_CONSTANTS,
+  RADIX16_KEYS_PER_THREAD,
   RADIX16_MAX_SCAN_LEVELS,
   RADIX16_PASS_INFO_BYTES,
   RADIX16_RADIX,
   RADIX16_SCAN_BLOCK,
-  RADIX16_TILE,
   type Radix16Kernels,
 } from './radix16-kernels.ts';
 
@@ -54,6 +54,8 @@ export interface Radix16Options {
    * is far below the capacity.
    */
   dispatch?: 'direct' | 'indirect';
+  /** Keys per invocation in count and scatter, 1..15 (tile = WG_SIZE x this); default RADIX16_KEYS_PER_THREAD. */
+  keysPerThread?: number;
 }
 
 /** Passes for a key width: 4 bits each. */
@@ -89,9 +91,9 @@ interface ScanLayout {
 
 const ALIGN_ENTRIES = 64; // 256 bytes
 
-function scanLayout(capacity: number): ScanLayout {
+function scanLayout(capacity: number, TILE: number): ScanLayout {
   const align = (v: number) => Math.ceil(Math.max(v, 1) / ALIGN_ENTRIES) * ALIGN_ENTRIES;
-  const tiles = Math.ceil(capacity / RADIX16_TILE);
+  const tiles = Math.ceil(capacity / TILE);
   const levelOffset = [0];
   const levelSize: number[] = [];
   let levelEntries = 0;
@@ -148,6 +150,7 @@ export class Radix16Sorter implements GpuSorter {
   readonly dispatchMode: 'direct' | 'indirect';
 
   private readonly device: GPUDevice;
+  private readonly tile: number;
   private readonly kernels: Radix16Kernels;
   private readonly layout: ScanLayout;
   private readonly keysB: GPUBuffer;
@@ -179,8 +182,13 @@ export class Radix16Sorter implements GpuSorter {
     this.usesSubgroups = options.subgroups !== 'off' && device.features.has('subgroups');
     this.dispatchMode = options.dispatch ?? 'direct';
     this.name = radix16Name(options);
-    this.kernels = getRadix16Kernels(device, this.usesSubgroups);
-    this.layout = scanLayout(capacity);
+    const kpt = options.keysPerThread ?? RADIX16_KEYS_PER_THREAD;
+    if (!Number.isInteger(kpt) || kpt < 1 || kpt > 15) {
+      throw new RangeError(`Radix16Sorter: keysPerThread must be an integer in 1..15 (4-bit counters), got ${kpt}`);
+    }
+    this.tile = RADIX16_CONSTANTS.WG_SIZE * kpt;
+    this.kernels = getRadix16Kernels(device, this.usesSubgroups, kpt);
+    this.layout = scanLayout(capacity, this.tile);
     if (this.layout.numLevels > RADIX16_MAX_SCAN_LEVELS) {
       throw new RangeError(`Radix16Sorter: capacity ${capacity} needs ${this.layout.numLevels} scan levels, at most ${RADIX16_MAX_SCAN_LEVELS}`);
     }
@@ -235,7 +243,7 @@ export class Radix16Sorter implements GpuSorter {
 
     const maxPerDim = device.limits.maxComputeWorkgroupsPerDimension;
     this.directGrids = [
-      grid2d(Math.ceil(capacity / RADIX16_TILE), maxPerDim),
+      grid2d(Math.ceil(capacity / this.tile), maxPerDim),
       ...this.layout.levelSize.map((size) => grid2d(Math.ceil(size / RADIX16_SCAN_BLOCK), maxPerDim)),
     ];
     // Compile now the pipelines every sort of this capacity needs (countCopy: on first use).
@@ -375,6 +383,7 @@ function radix16Name(options: Radix16Options): string {
   let name = 'radix16';
   if (options.subgroups === 'off') name += '-portable';
   if (options.dispatch === 'indirect') name += '-indirect';
+  if (options.keysPerThread !== undefined) name += `-k${options.keysPerThread}`;
   return name;
 }
 
@@ -391,7 +400,7 @@ export function createRadix16Factory(options: Radix16Options = {}): SorterFactor
         l.maxComputeInvocationsPerWorkgroup >= RADIX16_CONSTANTS.WG_SIZE &&
         l.maxComputeWorkgroupSizeX >= RADIX16_CONSTANTS.WG_SIZE &&
         l.maxStorageBuffersPerShaderStage >= 8 &&
-        l.maxComputeWorkgroupStorageSize >= radix16WorkgroupBytes(subgroups)
+        l.maxComputeWorkgroupStorageSize >= radix16WorkgroupBytes(subgroups, options.keysPerThread)
       );
     },
     create(device: GPUDevice, capacity: number): GpuSorter {
