@@ -29,7 +29,16 @@ export const RADIX16_CONSTANTS = {
   WG_SIZE: 256,
   /** Entries per invocation in the scan kernel: SCAN_BLOCK = 4096 entries per workgroup. */
   SCAN_ITEMS: 16,
+  /** Granule of the count layout's digit stride (radix16_common.wgsl, digitStrideFor). */
+  STRIDE_ALIGN: 32,
 } as const;
+
+/** Entries per digit in the count buffers for `tiles` tiles: radix16_common.wgsl's digitStrideFor. */
+export function radix16DigitStride(tiles: number): number {
+  const { STRIDE_ALIGN, WG_SIZE, SCAN_ITEMS } = RADIX16_CONSTANTS;
+  if (16 * tiles <= WG_SIZE * SCAN_ITEMS) return tiles;
+  return STRIDE_ALIGN * (Math.ceil(tiles / STRIDE_ALIGN) | 1);
+}
 
 /**
  * Keys per invocation in count and scatter (a WGSL `const`, generated below). The

@@ -30,6 +30,7 @@
 import type { GpuSorter, SorterFactory, SortJob, SortTimestamps } from './types.ts';
 import {
   getRadix16Kernels,
+  radix16DigitStride,
   radix16WorkgroupBytes,
   RADIX16_CONSTANTS,
   RADIX16_KEYS_PER_THREAD,
@@ -97,14 +98,14 @@ function scanLayout(capacity: number, TILE: number): ScanLayout {
   const levelOffset = [0];
   const levelSize: number[] = [];
   let levelEntries = 0;
-  let size = RADIX16_RADIX * tiles;
+  let size = RADIX16_RADIX * radix16DigitStride(tiles);
   while (size > RADIX16_SCAN_BLOCK) {
     levelSize.push(size);
     size = Math.ceil(size / RADIX16_SCAN_BLOCK);
     levelOffset.push(levelEntries); // this level's block totals: the next level, or the top level
     levelEntries += align(size);
   }
-  return { countEntries: RADIX16_RADIX * tiles, numLevels: levelSize.length, levelOffset, levelSize, levelEntries: Math.max(levelEntries, 1) };
+  return { countEntries: RADIX16_RADIX * radix16DigitStride(tiles), numLevels: levelSize.length, levelOffset, levelSize, levelEntries: Math.max(levelEntries, 1) };
 }
 
 /** The bind groups of one job's buffers, kept while the job stays the same. */
@@ -200,7 +201,7 @@ export class Radix16Sorter implements GpuSorter {
     this.valuesB = buffer('valuesB', capacity * 4, S);
     this.counts = [0, 1, 2].map((i) => buffer(`counts${i}`, this.layout.countEntries * 4, S));
     this.levels = buffer('levels', this.layout.levelEntries * 4, S);
-    this.params = buffer('params', 64, S | GPUBufferUsage.UNIFORM); // Params: 48 bytes
+    this.params = buffer('params', 64, S | GPUBufferUsage.UNIFORM); // Params: 64 bytes
     this.dispatchArgs = buffer('dispatchArgs', 16 * (1 + RADIX16_MAX_SCAN_LEVELS), S | GPUBufferUsage.INDIRECT);
 
     // One PassInfo (radix16_common.wgsl: shift, digitMask, nextDigitMask, level) per slot, written once.

@@ -2,11 +2,12 @@
 // (later passes get theirs from the previous pass's scatter).
 // Dispatch: one workgroup per tile (params.numTiles; 2D grid, linearised).
 //   1. Invocations 0..15 clear the tile's bins in workgroup memory and the tile's entries
-//      of nextCounts, which pass 0's scatter fills with the counts of pass 1.
+//      of nextCounts, which pass 0's scatter fills with the counts of pass 1, and the
+//      padding entries (padEntry) of counts and nextCounts.
 //   2. Each invocation reads KEYS_PER_THREAD keys, coalesced (tile start + j * WG_SIZE
 //      + lid), skips indices >= n, and adds 1 to its digit's bin (workgroup atomics,
 //      aggregated over equal digits of a subgroup by wgAggregate).
-//   3. Invocations 0..15 store bin d at counts[d * numTiles + tile] (digit-major).
+//   3. Invocations 0..15 store bin d at counts[d * digitStride + tile] (digit-major).
 //   COPY_INPUT (the first pass of an odd pass count): the workgroup also copies its keys
 //   and values to dst, so that pass can scatter from dst back into src and the last
 //   pass lands in the job's own buffers.
@@ -37,7 +38,13 @@ fn main(ids: WgIds, wg: WgUniform) {
 
   if (lid < RADIX) {
     atomicStore(&bins[lid], 0u);
-    nextCounts[lid * numTiles + tile] = 0u;
+    let stride = params.digitStride;
+    nextCounts[lid * stride + tile] = 0u;
+    let pad = padEntry(lid, tile);
+    if (pad != 0xffffffffu) {
+      nextCounts[pad] = 0u;
+      counts[pad] = 0u;
+    }
   }
   workgroupBarrier();
   for (var j = 0u; j < KEYS_PER_THREAD; j++) {
@@ -59,6 +66,6 @@ fn main(ids: WgIds, wg: WgUniform) {
   }
   workgroupBarrier();
   if (lid < RADIX) {
-    counts[lid * numTiles + tile] = atomicLoad(&bins[lid]);
+    counts[lid * params.digitStride + tile] = atomicLoad(&bins[lid]);
   }
 }

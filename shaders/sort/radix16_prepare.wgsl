@@ -1,7 +1,7 @@
 // radix16_prepare: turns the live count (a u32 written on the GPU) into the sizes and
 // grids of the sort's passes. Nothing is read back to the CPU.
 // Dispatch: one workgroup of one invocation, first in the sort's compute pass.
-//   1. n = min(count[countIndex], capacity); numTiles = ceil(n / TILE).
+//   1. n = min(count[countIndex], capacity); numTiles = ceil(n / TILE); digitStride.
 //   2. Scan levels: size_0 = 16 * numTiles (the digit-major tile counts), size_{l+1} =
 //      ceil(size_l / SCAN_BLOCK). Level l is scanned by a dispatch while size_l >
 //      SCAN_BLOCK; the first level that fits one block is the top level, which the
@@ -42,7 +42,9 @@ fn main() {
   params.levelOffset = info.levelOffset;
   dispatchArgs[0] = grid(numTiles);
 
-  var size = RADIX * numTiles;
+  let stride = digitStrideFor(numTiles);
+  params.digitStride = stride;
+  var size = RADIX * stride;
   var activeLevels = 0u;
   var levelSize = vec4<u32>(0u);
   for (var l = 0u; l < info.numLevels; l++) {

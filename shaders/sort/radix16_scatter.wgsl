@@ -113,12 +113,16 @@ fn main(ids: WgIds, wg: WgUniform) {
     atomicStore(&nextShare[s], 0u);
   }
   if (lid < RADIX) {
-    clearCounts[lid * numTiles + tile] = 0u;
+    clearCounts[lid * params.digitStride + tile] = 0u;
+    let pad = padEntry(lid, tile);
+    if (pad != 0xffffffffu) {
+      clearCounts[pad] = 0u;
+    }
   }
   var scannedBase = 0u;
   var topIndex = 0u;
   if (lid < RADIX) {
-    var i = lid * numTiles + tile;
+    var i = lid * params.digitStride + tile;
     for (var l = 0u; l < params.activeLevels; l++) {
       if (l == 0u) {
         scannedBase += counts[i];
@@ -251,7 +255,7 @@ fn main(ids: WgIds, wg: WgUniform) {
       let c = atomicLoad(&nextShare[s]);
       if (c != 0u) {
         let outTile = digitBase[s / (2u * RADIX)] / TILE + (s / RADIX) % 2u;
-        atomicAdd(&nextCounts[(s % RADIX) * numTiles + outTile], c);
+        atomicAdd(&nextCounts[(s % RADIX) * params.digitStride + outTile], c);
       }
     }
   }
