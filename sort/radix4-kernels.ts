@@ -3,18 +3,23 @@
  * the kernels are specialised with. Built once per device and variant, cached in a
  * WeakMap keyed by the device.
  *
- * A kernel module is `[workgroup primitives] + radix4_common.wgsl + radix4_<stage>.wgsl`:
- * the primitives file is radix4_wg_subgroups.wgsl (it starts with `enable subgroups;`)
- * or radix4_wg_portable.wgsl, both defining `struct WgIds` and `fn wgScan`. The prepare
+ * A kernel module is `[workgroup primitives] + radix4_common.wgsl + <stage>.wgsl`: the
+ * primitives are wg_scan_subgroups.wgsl (it starts with `enable subgroups;`) +
+ * radix4_wg_subgroups.wgsl, or wg_scan_portable.wgsl + radix4_wg_portable.wgsl
+ * (`struct WgIds`, `fn wgScan`, `fn wgSum4`); the scan stage is radix_scan.wgsl, shared
+ * with radix16. The prepare
  * kernel uses no primitives. Nothing is templated: every number reaches WGSL as a
  * pipeline-overridable constant from RADIX4_CONSTANTS.
  */
+import wgScanSubgroupsWgsl from '../shaders/sort/wg_scan_subgroups.wgsl?raw';
+import wgScanPortableWgsl from '../shaders/sort/wg_scan_portable.wgsl?raw';
 import wgSubgroupsWgsl from '../shaders/sort/radix4_wg_subgroups.wgsl?raw';
 import wgPortableWgsl from '../shaders/sort/radix4_wg_portable.wgsl?raw';
 import commonWgsl from '../shaders/sort/radix4_common.wgsl?raw';
 import prepareWgsl from '../shaders/sort/radix4_prepare.wgsl?raw';
 import countWgsl from '../shaders/sort/radix4_count.wgsl?raw';
-import scanWgsl from '../shaders/sort/radix4_scan.wgsl?raw';
+import scanWgsl from '../shaders/sort/radix_scan.wgsl?raw';
+import { createRadixLayouts, type RadixKernelSet } from './radix-common.ts';
 import scatterWgsl from '../shaders/sort/radix4_scatter.wgsl?raw';
 
 /** The one place the radix4 kernel sizes are set. */
@@ -46,7 +51,7 @@ export const RADIX4_PASS_INFO_BYTES = 16;
 /** Levels the `levelOffset: vec4<u32>` of the kernels can describe: 3 scanned + the top total. */
 export const RADIX4_MAX_SCAN_LEVELS = 3;
 
-export interface Radix4Kernels {
+export interface Radix4Kernels extends RadixKernelSet {
   readonly subgroups: boolean;
   /** prepare: count (read), info (uniform), params (write), dispatchArgs (write). */
   readonly prepareLayout: GPUBindGroupLayout;
@@ -86,38 +91,8 @@ export function getRadix4Kernels(device: GPUDevice, subgroups: boolean): Radix4K
 
 function createKernels(device: GPUDevice, subgroups: boolean): Radix4Kernels {
   const variant = subgroups ? 'subgroups' : 'portable';
-  const wg = subgroups ? wgSubgroupsWgsl : wgPortableWgsl;
-  const C = GPUShaderStage.COMPUTE;
-  const storage = (binding: number, type: GPUBufferBindingType): GPUBindGroupLayoutEntry => ({ binding, visibility: C, buffer: { type } });
-
-  const prepareLayout = device.createBindGroupLayout({
-    label: 'Radix4Sorter.prepareLayout',
-    entries: [
-      storage(0, 'read-only-storage'),
-      { binding: 1, visibility: C, buffer: { type: 'uniform' } },
-      storage(2, 'storage'),
-      storage(3, 'storage'),
-    ],
-  });
-  const passLayout = device.createBindGroupLayout({
-    label: 'Radix4Sorter.passLayout',
-    entries: [
-      { binding: 0, visibility: C, buffer: { type: 'uniform', hasDynamicOffset: true, minBindingSize: RADIX4_PASS_INFO_BYTES } },
-      { binding: 1, visibility: C, buffer: { type: 'uniform' } },
-    ],
-  });
-  const dataLayout = device.createBindGroupLayout({
-    label: 'Radix4Sorter.dataLayout',
-    entries: [storage(0, 'read-only-storage'), storage(1, 'read-only-storage'), storage(2, 'storage'), storage(3, 'storage')],
-  });
-  const countsLayout = device.createBindGroupLayout({
-    label: 'Radix4Sorter.countsLayout',
-    entries: [storage(0, 'storage'), storage(1, 'storage'), storage(2, 'storage'), storage(3, 'storage')],
-  });
-  const passPipelineLayout = device.createPipelineLayout({
-    label: 'Radix4Sorter.passPipelineLayout',
-    bindGroupLayouts: [passLayout, dataLayout, countsLayout],
-  });
+  const wg = subgroups ? wgScanSubgroupsWgsl + wgSubgroupsWgsl : wgScanPortableWgsl + wgPortableWgsl;
+  const { prepareLayout, passLayout, dataLayout, countsLayout, passPipelineLayout, preparePipelineLayout } = createRadixLayouts(device, 'Radix4Sorter', RADIX4_PASS_INFO_BYTES);
 
   const constants: Record<string, number> = {
     ...RADIX4_CONSTANTS,
@@ -144,7 +119,7 @@ function createKernels(device: GPUDevice, subgroups: boolean): Radix4Kernels {
     prepare: pipeline(
       'prepare',
       commonWgsl + prepareWgsl,
-      device.createPipelineLayout({ label: 'Radix4Sorter.preparePipelineLayout', bindGroupLayouts: [prepareLayout] }),
+      preparePipelineLayout,
     ),
     count: pipeline('count', countCode, passPipelineLayout),
     countCopy: pipeline('countCopy', countCode, passPipelineLayout, { COPY_INPUT: 1 }),

@@ -23,7 +23,8 @@
  * Only the low `keyBits` bits of a key decide its place; the higher bits are ignored
  * by the sort and kept in the output.
  */
-import type { GpuSorter, SorterFactory, SortJob, SortTimestamps } from './types.ts';
+import type { GpuSorter, SorterFactory } from './types.ts';
+import { checkCapacity, LEVEL_ALIGN_ENTRIES, RadixSorter, type ScanLayout } from './radix-common.ts';
 import {
   getRadix4Kernels,
   RADIX4_BASES_FROM_COUNTS_MAX_CHUNKS,
@@ -31,7 +32,6 @@ import {
   RADIX4_MAX_SCAN_LEVELS,
   RADIX4_PASS_INFO_BYTES,
   RADIX4_SCAN_BLOCK,
-  type Radix4Kernels,
 } from './radix4-kernels.ts';
 
 export interface Radix4Options {
@@ -57,36 +57,8 @@ export function radix4Passes(keyBits: number): number {
   return Math.ceil(keyBits / 2);
 }
 
-interface Grid {
-  x: number;
-  y: number;
-}
-
-/** A grid of w workgroups as x * y within the per-dimension limit (the prepare kernel's rule). */
-function grid2d(w: number, maxPerDim: number): Grid {
-  if (w === 0) return { x: 0, y: 1 };
-  const y = Math.ceil(w / maxPerDim);
-  return { x: Math.ceil(w / y), y };
-}
-
-/** Sizes of the count buffers and of the scan levels, for a capacity. */
-interface ScanLayout {
-  /** Entries of each of the three count buffers C0, C1, C2: 4 x chunks. */
-  countEntries: number;
-  /** Scan levels the capacity needs; 0 when the scatter sums the counts itself. */
-  numLevels: number;
-  /** Offsets in the levels buffer of levels 1..numLevels (the last holds the top total); [0] unused. */
-  levelOffset: number[];
-  /** Entries of each scanned level (level 0 = the counts) at full capacity. */
-  levelSize: number[];
-  /** Entries of the levels buffer. */
-  levelEntries: number;
-}
-
-const ALIGN_ENTRIES = 64; // 256 bytes
-
 function scanLayout(capacity: number): ScanLayout {
-  const align = (v: number) => Math.ceil(Math.max(v, 1) / ALIGN_ENTRIES) * ALIGN_ENTRIES;
+  const align = (v: number) => Math.ceil(Math.max(v, 1) / LEVEL_ALIGN_ENTRIES) * LEVEL_ALIGN_ENTRIES;
   const chunks = Math.ceil(capacity / RADIX4_CHUNK);
   const levelOffset = [0];
   const levelSize: number[] = [];
@@ -104,21 +76,6 @@ function scanLayout(capacity: number): ScanLayout {
   return { countEntries: 4 * chunks, numLevels: levelSize.length, levelOffset, levelSize, levelEntries: Math.max(levelEntries, 1) };
 }
 
-/** The bind groups of one job's buffers, kept while the job stays the same. */
-interface JobBindings {
-  keys: GPUBuffer;
-  values: GPUBuffer;
-  count: GPUBuffer;
-  countOffset: number;
-  info: GPUBuffer;
-  prepare: GPUBindGroup;
-  /** src = the job's buffers, dst = the sorter's. */
-  jobToOwn: GPUBindGroup;
-  /** src = the sorter's buffers, dst = the job's. */
-  ownToJob: GPUBindGroup;
-}
-
-const JOB_CACHE_SIZE = 4;
 const MAX_PASSES = 16;
 /**
  * passInfo slots. Radix pass p: slot 4p + kind, kind = the digit masks of (this pass,
@@ -126,7 +83,6 @@ const MAX_PASSES = 16;
  * Scan level l: slot SLOT_SCAN + l.
  */
 const SLOT_SCAN = 4 * MAX_PASSES;
-const SLOTS = SLOT_SCAN + RADIX4_MAX_SCAN_LEVELS;
 
 function passSlot(p: number, passes: number, keyBits: number): number {
   const oddBits = keyBits % 2 === 1;
@@ -137,231 +93,30 @@ function passSlot(p: number, passes: number, keyBits: number): number {
 }
 
 /** A radix4 sorter of up to `capacity` pairs; see the module comment. */
-export class Radix4Sorter implements GpuSorter {
-  readonly name: string;
-  readonly capacity: number;
-  /** Whether the subgroup kernels run. */
-  readonly usesSubgroups: boolean;
-  readonly dispatchMode: 'direct' | 'indirect';
-
-  private readonly device: GPUDevice;
-  private readonly kernels: Radix4Kernels;
-  private readonly layout: ScanLayout;
-  private readonly keysB: GPUBuffer;
-  private readonly valuesB: GPUBuffer;
-  /** C0, C1, C2: the digit counts of three consecutive passes, rotating. */
-  private readonly counts: GPUBuffer[];
-  private readonly levels: GPUBuffer;
-  private readonly params: GPUBuffer;
-  private readonly dispatchArgs: GPUBuffer;
-  private readonly passInfo: GPUBuffer;
-  private readonly passInfoStride: number;
-  private readonly passGroup: GPUBindGroup;
-  /** Bind group 2 of pass p is countsGroups[p % 3]. */
-  private readonly countsGroups: GPUBindGroup[];
-  /** Direct mode: the capacity's grids, chunks first, then one per scan level. */
-  private readonly directGrids: Grid[];
-  private jobs: JobBindings[] = [];
-
+export class Radix4Sorter extends RadixSorter {
   constructor(device: GPUDevice, capacity: number, options: Radix4Options = {}) {
-    if (!Number.isInteger(capacity) || capacity < 1) {
-      throw new RangeError(`Radix4Sorter: capacity must be a positive integer, got ${capacity}`);
-    }
-    const maxBytes = Math.min(device.limits.maxStorageBufferBindingSize, device.limits.maxBufferSize);
-    if (capacity * 4 > maxBytes) {
-      throw new RangeError(`Radix4Sorter: capacity ${capacity} needs ${capacity * 4} bytes per buffer; this device binds at most ${maxBytes}`);
-    }
-    this.device = device;
-    this.capacity = capacity;
-    this.usesSubgroups = options.subgroups !== 'off' && device.features.has('subgroups');
-    this.dispatchMode = options.dispatch ?? 'direct';
-    this.name = radix4Name(options);
-    this.kernels = getRadix4Kernels(device, this.usesSubgroups);
-    this.layout = scanLayout(capacity);
-    if (this.layout.numLevels > RADIX4_MAX_SCAN_LEVELS) {
-      throw new RangeError(`Radix4Sorter: capacity ${capacity} needs ${this.layout.numLevels} scan levels, at most ${RADIX4_MAX_SCAN_LEVELS}`);
-    }
-
-    const buffer = (member: string, size: number, usage: GPUBufferUsageFlags) =>
-      device.createBuffer({ label: `Radix4Sorter.${member}`, size, usage });
-    const S = GPUBufferUsage.STORAGE;
-    this.keysB = buffer('keysB', capacity * 4, S);
-    this.valuesB = buffer('valuesB', capacity * 4, S);
-    this.counts = [0, 1, 2].map((i) => buffer(`counts${i}`, this.layout.countEntries * 4, S));
-    this.levels = buffer('levels', this.layout.levelEntries * 4, S);
-    this.params = buffer('params', 64, S | GPUBufferUsage.UNIFORM); // Params: 48 bytes
-    this.dispatchArgs = buffer('dispatchArgs', 16 * (1 + RADIX4_MAX_SCAN_LEVELS), S | GPUBufferUsage.INDIRECT);
-
-    // One PassInfo (radix4_common.wgsl: shift, digitMask, nextDigitMask, level) per slot, written once.
-    this.passInfoStride = Math.max(256, device.limits.minUniformBufferOffsetAlignment);
-    this.passInfo = device.createBuffer({
-      label: 'Radix4Sorter.passInfo',
-      size: SLOTS * this.passInfoStride,
-      usage: GPUBufferUsage.UNIFORM,
-      mappedAtCreation: true,
-    });
-    const words = new Uint32Array(this.passInfo.getMappedRange());
-    const put = (slot: number, info: [number, number, number, number]) => words.set(info, (slot * this.passInfoStride) / 4);
+    checkCapacity('Radix4Sorter', device, capacity);
+    const usesSubgroups = options.subgroups !== 'off' && device.features.has('subgroups');
+    const kernels = getRadix4Kernels(device, usesSubgroups);
+    const layout = scanLayout(capacity);
     const kinds = [[3, 3], [3, 1], [3, 0], [1, 0]] as const;
-    for (let p = 0; p < MAX_PASSES; p++) {
-      kinds.forEach(([mask, next], kind) => put(4 * p + kind, [2 * p, mask, next, 0]));
-    }
-    for (let l = 0; l < RADIX4_MAX_SCAN_LEVELS; l++) put(SLOT_SCAN + l, [0, 0, 0, l]);
-    this.passInfo.unmap();
-
-    this.passGroup = device.createBindGroup({
-      label: 'Radix4Sorter.passGroup',
-      layout: this.kernels.passLayout,
-      entries: [
-        { binding: 0, resource: { buffer: this.passInfo, size: RADIX4_PASS_INFO_BYTES } },
-        { binding: 1, resource: { buffer: this.params } },
-      ],
-    });
-    this.countsGroups = [0, 1, 2].map((r) =>
-      device.createBindGroup({
-        label: `Radix4Sorter.countsGroup${r}`,
-        layout: this.kernels.countsLayout,
-        entries: [this.counts[r]!, this.counts[(r + 1) % 3]!, this.counts[(r + 2) % 3]!, this.levels].map((b, binding) => ({
-          binding,
-          resource: { buffer: b },
-        })),
-      }),
-    );
-
-    const maxPerDim = device.limits.maxComputeWorkgroupsPerDimension;
-    this.directGrids = [
-      grid2d(Math.ceil(capacity / RADIX4_CHUNK), maxPerDim),
-      ...this.layout.levelSize.map((size) => grid2d(Math.ceil(size / RADIX4_SCAN_BLOCK), maxPerDim)),
-    ];
-  }
-
-  encode(encoder: GPUCommandEncoder, job: SortJob, timestamps?: SortTimestamps): void {
-    const { keyBits } = job;
-    if (!Number.isInteger(keyBits) || keyBits < 1 || keyBits > 32) {
-      throw new RangeError(`Radix4Sorter: keyBits must be an integer in 1..32, got ${keyBits}`);
-    }
-    const jb = this.bindingsFor(job);
-    const k = this.kernels;
-    const passes = radix4Passes(keyBits);
-    const odd = passes % 2 === 1;
-
-    const pass = encoder.beginComputePass({
-      label: 'Radix4Sorter.computePass',
-      timestampWrites: timestamps && {
-        querySet: timestamps.querySet,
-        beginningOfPassWriteIndex: timestamps.beginIndex,
-        endOfPassWriteIndex: timestamps.endIndex,
+    super(device, capacity, radix4Name(options), usesSubgroups, options.dispatch ?? 'direct', {
+      label: 'Radix4Sorter',
+      kernels,
+      scatter: layout.numLevels === 0 ? kernels.scatterFromCounts : kernels.scatter,
+      tile: RADIX4_CHUNK,
+      scanBlock: RADIX4_SCAN_BLOCK,
+      layout,
+      maxScanLevels: RADIX4_MAX_SCAN_LEVELS,
+      passInfoBytes: RADIX4_PASS_INFO_BYTES,
+      passSlots: SLOT_SCAN,
+      passInfo: (slot) => {
+        const [mask, next] = kinds[slot % 4]!;
+        return [2 * Math.floor(slot / 4), mask, next, 0];
       },
+      passes: radix4Passes,
+      passSlot,
     });
-    pass.setPipeline(k.prepare);
-    pass.setBindGroup(0, jb.prepare);
-    pass.dispatchWorkgroups(1);
-
-    const scatter = this.layout.numLevels === 0 ? k.scatterFromCounts : k.scatter;
-    for (let p = 0; p < passes; p++) {
-      const slotOffset = passSlot(p, passes, keyBits) * this.passInfoStride;
-      // The last pass must write the job's buffers: count the directions from the end.
-      const dataGroup = (passes - 1 - p) % 2 === 0 ? jb.ownToJob : jb.jobToOwn;
-      pass.setBindGroup(2, this.countsGroups[p % 3]!);
-
-      if (p === 0) {
-        pass.setBindGroup(0, this.passGroup, [slotOffset]);
-        pass.setBindGroup(1, odd ? jb.jobToOwn : dataGroup);
-        pass.setPipeline(odd ? k.countCopy : k.count);
-        this.dispatch(pass, 0);
-      }
-      pass.setBindGroup(1, dataGroup);
-      if (this.layout.numLevels > 0) {
-        pass.setPipeline(k.scan);
-        for (let l = 0; l < this.layout.numLevels; l++) {
-          pass.setBindGroup(0, this.passGroup, [(SLOT_SCAN + l) * this.passInfoStride]);
-          this.dispatch(pass, 1 + l);
-        }
-      }
-      pass.setPipeline(scatter);
-      pass.setBindGroup(0, this.passGroup, [slotOffset]);
-      this.dispatch(pass, 0);
-    }
-    pass.end();
-  }
-
-  destroy(): void {
-    for (const b of [this.keysB, this.valuesB, ...this.counts, this.levels, this.params, this.dispatchArgs, this.passInfo]) b.destroy();
-    for (const j of this.jobs) j.info.destroy();
-    this.jobs = [];
-  }
-
-  /** Grid `index`: 0 = one workgroup per chunk, 1 + l = scan level l. */
-  private dispatch(pass: GPUComputePassEncoder, index: number): void {
-    if (this.dispatchMode === 'indirect') {
-      pass.dispatchWorkgroupsIndirect(this.dispatchArgs, 16 * index);
-    } else {
-      const g = this.directGrids[index]!;
-      pass.dispatchWorkgroups(g.x, g.y);
-    }
-  }
-
-  private bindingsFor(job: SortJob): JobBindings {
-    const countOffset = job.countOffset ?? 0;
-    const hit = this.jobs.find(
-      (j) => j.keys === job.keys && j.values === job.values && j.count === job.count && j.countOffset === countOffset,
-    );
-    if (hit) return hit;
-
-    const bytes = this.capacity * 4;
-    for (const [what, b] of [['keys', job.keys], ['values', job.values]] as const) {
-      if (b.size < bytes) throw new RangeError(`Radix4Sorter: job.${what} holds ${b.size} bytes, the capacity needs ${bytes}`);
-    }
-    if (countOffset % 4 !== 0 || countOffset < 0 || countOffset + 4 > job.count.size) {
-      throw new RangeError(`Radix4Sorter: countOffset ${countOffset} is not a u32 inside the count buffer (${job.count.size} bytes)`);
-    }
-    // Storage bindings start at aligned offsets: bind the aligned window holding the count.
-    const align = this.device.limits.minStorageBufferOffsetAlignment;
-    const windowOffset = Math.floor(countOffset / align) * align;
-    const windowSize = Math.min(job.count.size - windowOffset, align);
-
-    const info = this.device.createBuffer({
-      label: 'Radix4Sorter.prepareInfo',
-      size: 32,
-      usage: GPUBufferUsage.UNIFORM,
-      mappedAtCreation: true,
-    });
-    // PrepareInfo (radix4_prepare.wgsl): countIndex, capacity, numLevels, _pad, levelOffset: vec4<u32>.
-    const levelOffset = [...this.layout.levelOffset, 0, 0, 0].slice(0, 4);
-    new Uint32Array(info.getMappedRange()).set([(countOffset - windowOffset) / 4, this.capacity, this.layout.numLevels, 0, ...levelOffset]);
-    info.unmap();
-
-    const d = this.device;
-    const k = this.kernels;
-    const data = (label: string, srcK: GPUBuffer, srcV: GPUBuffer, dstK: GPUBuffer, dstV: GPUBuffer) =>
-      d.createBindGroup({
-        label: `Radix4Sorter.${label}`,
-        layout: k.dataLayout,
-        entries: [srcK, srcV, dstK, dstV].map((buffer, binding) => ({ binding, resource: { buffer, size: bytes } })),
-      });
-    const jb: JobBindings = {
-      keys: job.keys,
-      values: job.values,
-      count: job.count,
-      countOffset,
-      info,
-      prepare: d.createBindGroup({
-        label: 'Radix4Sorter.prepareGroup',
-        layout: k.prepareLayout,
-        entries: [
-          { binding: 0, resource: { buffer: job.count, offset: windowOffset, size: windowSize } },
-          { binding: 1, resource: { buffer: info } },
-          { binding: 2, resource: { buffer: this.params } },
-          { binding: 3, resource: { buffer: this.dispatchArgs } },
-        ],
-      }),
-      jobToOwn: data('jobToOwnGroup', job.keys, job.values, this.keysB, this.valuesB),
-      ownToJob: data('ownToJobGroup', this.keysB, this.valuesB, job.keys, job.values),
-    };
-    // An evicted entry's buffer may still be used by a recorded, unsubmitted command
-    // buffer: it is left to the garbage collector, not destroyed.
-    this.jobs = [jb, ...this.jobs].slice(0, JOB_CACHE_SIZE);
-    return jb;
   }
 }
 

@@ -1,47 +1,7 @@
-// radix4 workgroup primitives, portable variant (no subgroup operations).
-// Same API as radix4_wg_subgroups.wgsl; see there for how modules are assembled.
+// radix4 workgroup primitives beside wg_scan_portable.wgsl (which it follows in a module).
 //
-// wgScan(x, ids, wg) -> vec2(exclusive prefix of x over the workgroup, workgroup total)
-//   1. every invocation stores x in workgroup memory;
-//   2. Hillis-Steele inclusive scan, log2(WG_SIZE) steps, double-buffered so that
-//      each step needs one barrier;
-//   3. exclusive = inclusive - x; total = the last inclusive entry.
-// wgSum4(v, ids, wg) -> the workgroup total of v (vec4): a tree reduction.
-// Must be called in workgroup-uniform control flow by all WG_SIZE invocations, each
-// function at most once per kernel: they end without a barrier, so a second call
-// would need one before it. Workgroup memory written before a call is visible to
-// the whole workgroup after it (every call passes a barrier).
-
-struct WgIds {
-  @builtin(local_invocation_index) lid: u32,
-}
-
-struct WgUniform {
-  @builtin(workgroup_id) wid: vec3<u32>,
-  @builtin(num_workgroups) nwg: vec3<u32>,
-}
-
-// Two halves of WG_SIZE entries: read one, write the other, swap.
-var<workgroup> wgScanBuf: array<u32, 2u * WG_SIZE>;
-
-fn wgScan(x: u32, ids: WgIds, wg: WgUniform) -> vec2<u32> {
-  let lid = ids.lid;
-  var src = 0u;
-  wgScanBuf[lid] = x;
-  workgroupBarrier();
-  for (var offset = 1u; offset < WG_SIZE; offset <<= 1u) {
-    var v = wgScanBuf[src + lid];
-    if (lid >= offset) {
-      v += wgScanBuf[src + lid - offset];
-    }
-    src = WG_SIZE - src;
-    wgScanBuf[src + lid] = v;
-    workgroupBarrier();
-  }
-  let inclusive = wgScanBuf[src + lid];
-  let total = wgScanBuf[src + WG_SIZE - 1u];
-  return vec2<u32>(inclusive - x, total);
-}
+// wgSum4(v, ids, wg) -> the workgroup total of v (vec4): a tree reduction. Call it at
+// most once per kernel, in workgroup-uniform control flow: it ends without a barrier.
 
 var<workgroup> wgSumBuf: array<vec4<u32>, WG_SIZE>;
 

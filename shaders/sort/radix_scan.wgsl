@@ -1,19 +1,21 @@
-// radix16_scan: exclusive scan, in place, of one level of the digit-count hierarchy.
-// Level 0 is the pass's digit-major tile counts (`counts`); level l + 1 holds the totals
-// of level l's SCAN_BLOCK-entry blocks. Levels run in order 0, 1, .. while they have more
-// than SCAN_BLOCK entries; the top level is left for the scatter (radix16_common.wgsl).
+// radix_scan (radix4 and radix16): exclusive scan, in place, of one level of the digit-
+// count hierarchy. Level 0 is the pass's digit-major tile counts (`counts`); level l + 1
+// holds the totals of level l's SCAN_BLOCK-entry blocks. The host dispatches levels 0, 1,
+// .. in order; params.activeLevels says how many run for the live count (the prepare
+// kernels decide: radix4 scans up to one total, radix16 stops at the first level of at
+// most SCAN_BLOCK entries, which its scatter scans itself).
 // Dispatch: one workgroup per SCAN_BLOCK entries of level passInfo.level.
 //   1. Invocation t loads entries t * SCAN_ITEMS .. + SCAN_ITEMS - 1 of its block
 //      (entries past the level's size read as 0) and sums them.
 //   2. wgScan of the invocation sums gives each its exclusive prefix in the block.
 //   3. Each stores the exclusive prefixes of its entries in place; invocation 0 stores
 //      the block total at level l + 1, entry `block`.
-// After all levels, the global exclusive prefix of level-0 entry i is
-//   sum over levels l < activeLevels of level_l[i / SCAN_BLOCK^l]
-//   + the exclusive prefix of the top level at i / SCAN_BLOCK^activeLevels,
-// which radix16_scatter adds up itself: no add-back pass.
-//   levels = [ level 1 | level 2 | ... | top total ]   (each at params.levelOffset[l],
-//   a multiple of 64 entries)
+// The scatter adds the levels up itself (sum over levels l of level_l[i / SCAN_BLOCK^l]):
+// no add-back pass.
+//   levels = [ level 1 | level 2 | ... | top ]   (each at params.levelOffset[l], a
+//   multiple of 64 entries)
+// Needs from the sorter's common file: PassInfo.level, Params.{activeLevels, levelSize,
+// levelOffset}, SCAN_BLOCK, SCAN_ITEMS, linearWorkgroup; from the primitives: wgScan.
 
 @group(0) @binding(0) var<uniform> passInfo: PassInfo;
 @group(0) @binding(1) var<uniform> params: Params;
