@@ -47,7 +47,7 @@ const variants = [
   createRadix16Factory({ subgroups: 'off' }),
   createRadix16Factory({ keysPerThread: 4 }),
   createRadix16Factory({ keysPerThread: 4, subgroups: 'off' }),
-  createRadix16Factory({ keysPerThread: 6 }),
+  createRadix16Factory({ keysPerThread: 8 }),
   createOnesweepFactory({ subgroups: 'off' }),
   createOnesweepFactory({ keysPerThread: 8 }),
   createOnesweepFactory({ keysPerThread: 12 }),
