@@ -6,7 +6,7 @@
  * in one compute pass:
  *
  *   prepare  1 invocation: reads the live count on the GPU, writes sizes and grids
- *   count    (first pass only) one workgroup per 2048-key tile: its 16 digit counts,
+ *   count    (first pass only) one workgroup per tile (1536 keys by default): its 16 digit counts,
  *            digit-major, so that one exclusive scan gives each (digit, tile) its base
  *   then per pass:
  *   scan     exclusive scan of the counts in 4096-entry blocks, storing the block
@@ -145,7 +145,7 @@ function radix16Name(options: Radix16Options): string {
 export function createRadix16Factory(options: Radix16Options = {}): SorterFactory {
   return {
     name: radix16Name(options),
-    description: 'LSD radix sort, 4 bits a pass (2048-key tiles, 16-bin tile histograms, hierarchical scan, ranked stable scatter), after AMD\'s radix-16 slides',
+    description: 'LSD radix sort, 4 bits a pass (1536-key tiles, 16-bin tile histograms, hierarchical scan, ranked stable scatter), after AMD\'s radix-16 slides',
     stable: true,
     supported(device: GPUDevice): boolean {
       const l = device.limits;
