@@ -1,4 +1,4 @@
-import type { FrameCamera, FrameSettings, SplatRenderer } from './splat-renderer';
+import type { EncodeOptions, FrameCamera, FrameSettings, SplatRenderer } from './splat-renderer';
 
 export interface OffscreenImage {
   width: number;
@@ -15,7 +15,7 @@ export interface OffscreenImage {
 export async function renderOffscreen(
   renderer: SplatRenderer,
   camera: FrameCamera,
-  settings: FrameSettings & { background: readonly [number, number, number] },
+  settings: FrameSettings & EncodeOptions,
 ): Promise<OffscreenImage> {
   const device = renderer.device;
   const { width, height } = camera;
