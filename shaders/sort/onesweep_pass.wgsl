@@ -27,15 +27,15 @@
 //   3. Column scan: invocation w < 128 turns digits 2w, 2w+1 of every row into
 //      exclusive sums over the rows (both u16 halves at once) and so gets the tile's
 //      digit counts. The tile publishes them at once (flag aggregate). The values are
-//      loaded meanwhile (registers; needed in step 4).
+//      loaded just before (registers; in flight during steps 3 to 5).
 //   4. One exclusive scan over the 256 digits of (tile count, global histogram count)
 //      gives the tile-local start of each digit and its global base (the exclusive
 //      scan of the global histogram rides along: no scan kernel). Tile 0 publishes its
-//      inclusive words (base + count). Each pair goes to its place in the tile sorted
-//      by digit, place = start[d] + the row's exclusive sum for d + rank: the key to
-//      wgStage, the value (after a barrier: the counters are dead) to wgTable.
+//      inclusive words (base + count). The look-back comes next, before any staging,
+//      so that successors find inclusive words sooner.
 //   5. Look-back, invocation d for digit d: walk back over predecessors' words adding
-//      values, past aggregates, until an inclusive word (or past tile 0: + base).
+//      values, past aggregates, until an inclusive word (or past tile 0: + base),
+//      LOOKBACK_BATCH words loaded per poll (used up to the first not ready).
 //      FORWARD PROGRESS. WebGPU promises none between workgroups: a predecessor that
 //      has its id may never be scheduled again while we spin. So the walk gives up on a
 //      word after spinLimit consecutive not-ready polls (0: at once, without polling),
@@ -46,9 +46,14 @@
 //      Every round either ends the look-back or moves at least one invocation one tile
 //      back, so it ends after at most 256 * tile rounds whatever the scheduler does.
 //   6. Publish the inclusive words (exclusive + count); offset[d] = exclusive - start[d];
-//      clear this tile's words of the next pass's status region.
-//   7. Invocation t reads places e = i * WG_SIZE + t (coalesced digit runs) and writes
-//      the pair to dst[offset[d] + e].
+//      clear this tile's words of the next pass's status region; add start[d] to every
+//      row's exclusive sum for d, so that place = rank + one table word.
+//   7. Each pair goes to its place in the tile sorted by digit, through wgStage: keys
+//      in; invocation t reads places e = i * WG_SIZE + t back (coalesced digit runs);
+//      then the values in (plain stores: the stage is not atomic) and out the same way;
+//      the pair goes to dst[offset[d] + e]. (A second stage for the values, or values
+//      staged through the atomic counter table, costs workgroup memory: fewer
+//      workgroups per SM, measurably slower on an H200.)
 //
 // Workgroup memory starts zeroed (WGSL zero-initialises it): wgFallback and wgStuck
 // rely on it.
