@@ -26,6 +26,7 @@
  * padding) are broken by the value, then the full key: a total order on pairs, so the
  * padding pair sorts after every live pair it could be confused with.
  */
+import { jobCountWindow } from './job-window.ts';
 import type { GpuSorter, SorterFactory, SortJob, SortTimestamps } from './types.ts';
 import {
   BITONIC_CONSTANTS,
@@ -208,15 +209,7 @@ export class BitonicSorter implements GpuSorter {
     if (hit) return hit;
 
     const bytes = this.capacity * 4;
-    for (const [what, b] of [['keys', job.keys], ['values', job.values]] as const) {
-      if (b.size < bytes) throw new RangeError(`BitonicSorter: job.${what} holds ${b.size} bytes, the capacity needs ${bytes}`);
-    }
-    if (countOffset % 4 !== 0 || countOffset < 0 || countOffset + 4 > job.count.size) {
-      throw new RangeError(`BitonicSorter: countOffset ${countOffset} is not a u32 inside the count buffer (${job.count.size} bytes)`);
-    }
-    const align = this.device.limits.minStorageBufferOffsetAlignment;
-    const windowOffset = Math.floor(countOffset / align) * align;
-    const windowSize = Math.min(job.count.size - windowOffset, align);
+    const { windowOffset, windowSize, countIndex } = jobCountWindow('BitonicSorter', this.device, job, this.capacity);
     const info = this.device.createBuffer({
       label: 'BitonicSorter.prepareInfo',
       size: 16,
@@ -225,7 +218,7 @@ export class BitonicSorter implements GpuSorter {
     });
     // PrepareInfo (bitonic_prepare.wgsl): countIndex, capacity, keyMask, _pad.
     const mask = job.keyBits >= 32 ? 0xffffffff : 2 ** job.keyBits - 1;
-    new Uint32Array(info.getMappedRange()).set([(countOffset - windowOffset) / 4, this.capacity, mask, 0]);
+    new Uint32Array(info.getMappedRange()).set([countIndex, this.capacity, mask, 0]);
     info.unmap();
 
     const d = this.device;

@@ -28,6 +28,7 @@
  * Only the low `keyBits` bits of a key decide its place; the higher bits are ignored
  * by the sort and kept in the output.
  */
+import { jobCountWindow } from './job-window.ts';
 import type { GpuSorter, SorterFactory, SortJob, SortTimestamps } from './types.ts';
 import {
   getOnesweepKernels,
@@ -332,16 +333,7 @@ export class OnesweepSorter implements GpuSorter {
     if (hit) return hit;
 
     const bytes = this.capacity * 4;
-    for (const [what, b] of [['keys', job.keys], ['values', job.values]] as const) {
-      if (b.size < bytes) throw new RangeError(`OnesweepSorter: job.${what} holds ${b.size} bytes, the capacity needs ${bytes}`);
-    }
-    if (countOffset % 4 !== 0 || countOffset < 0 || countOffset + 4 > job.count.size) {
-      throw new RangeError(`OnesweepSorter: countOffset ${countOffset} is not a u32 inside the count buffer (${job.count.size} bytes)`);
-    }
-    // Storage bindings start at aligned offsets: bind the aligned window holding the count.
-    const align = this.device.limits.minStorageBufferOffsetAlignment;
-    const windowOffset = Math.floor(countOffset / align) * align;
-    const windowSize = Math.min(job.count.size - windowOffset, align);
+    const { windowOffset, windowSize, countIndex } = jobCountWindow('OnesweepSorter', this.device, job, this.capacity);
 
     const info = this.device.createBuffer({
       label: 'OnesweepSorter.prepareInfo',
@@ -350,7 +342,7 @@ export class OnesweepSorter implements GpuSorter {
       mappedAtCreation: true,
     });
     // PrepareInfo (onesweep_prepare.wgsl): countIndex, capacity.
-    new Uint32Array(info.getMappedRange()).set([(countOffset - windowOffset) / 4, this.capacity]);
+    new Uint32Array(info.getMappedRange()).set([countIndex, this.capacity]);
     info.unmap();
 
     const d = this.device;

@@ -6,6 +6,7 @@
  * buffers and the sorter's own. `RadixSorter` is that machinery; a sorter supplies a
  * `RadixSpec`: its kernels, tile size, scan-level layout and passInfo table.
  */
+import { jobCountWindow } from './job-window.ts';
 import type { GpuSorter, SortJob, SortTimestamps } from './types.ts';
 
 export interface Grid {
@@ -273,16 +274,7 @@ export class RadixSorter implements GpuSorter {
     if (hit) return hit;
 
     const bytes = this.capacity * 4;
-    for (const [what, b] of [['keys', job.keys], ['values', job.values]] as const) {
-      if (b.size < bytes) throw new RangeError(`${label}: job.${what} holds ${b.size} bytes, the capacity needs ${bytes}`);
-    }
-    if (countOffset % 4 !== 0 || countOffset < 0 || countOffset + 4 > job.count.size) {
-      throw new RangeError(`${label}: countOffset ${countOffset} is not a u32 inside the count buffer (${job.count.size} bytes)`);
-    }
-    // Storage bindings start at aligned offsets: bind the aligned window holding the count.
-    const align = this.device.limits.minStorageBufferOffsetAlignment;
-    const windowOffset = Math.floor(countOffset / align) * align;
-    const windowSize = Math.min(job.count.size - windowOffset, align);
+    const { windowOffset, windowSize, countIndex } = jobCountWindow(label, this.device, job, this.capacity);
 
     const info = this.device.createBuffer({
       label: `${label}.prepareInfo`,
@@ -292,7 +284,7 @@ export class RadixSorter implements GpuSorter {
     });
     // PrepareInfo (the prepare kernels): countIndex, capacity, numLevels, _pad, levelOffset: vec4<u32>.
     const levelOffset = [...layout.levelOffset, 0, 0, 0].slice(0, 4);
-    new Uint32Array(info.getMappedRange()).set([(countOffset - windowOffset) / 4, this.capacity, layout.numLevels, 0, ...levelOffset]);
+    new Uint32Array(info.getMappedRange()).set([countIndex, this.capacity, layout.numLevels, 0, ...levelOffset]);
     info.unmap();
 
     const d = this.device;
