@@ -10,7 +10,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { useGpu } from '../support/gpu';
-import { makeSortKeys, runSortCase, SORT_KEY_SHAPES } from '../support/sort-harness';
+import { expectBadJobsRefused, makeSortKeys, runSortCase, SORT_KEY_SHAPES } from '../support/sort-harness';
 import { BitonicSorter, bitonicSchedule, createBitonicFactory } from '../../sort/bitonic';
 
 const ctx = useGpu();
@@ -88,18 +88,7 @@ describe('bitonic sort (gpu)', () => {
 
   it('refuses bad jobs and sizes on the CPU', () => {
     const device = ctx.gpu.device;
-    const sorter = new BitonicSorter(device, 1024);
-    const usage = GPUBufferUsage.STORAGE;
-    const small = device.createBuffer({ size: 1024, usage });
-    const big = device.createBuffer({ size: 4096, usage });
-    const count = device.createBuffer({ size: 16, usage });
-    const enc = device.createCommandEncoder();
-    expect(() => sorter.encode(enc, { keys: small, values: big, count, keyBits: 32 })).toThrow(/job.keys/);
-    expect(() => sorter.encode(enc, { keys: big, values: big, count, keyBits: 0 })).toThrow(/keyBits/);
-    expect(() => sorter.encode(enc, { keys: big, values: big, count, countOffset: 16, keyBits: 32 })).toThrow(/countOffset/);
-    expect(() => new BitonicSorter(device, 0)).toThrow(/capacity/);
+    expectBadJobsRefused(device, (capacity) => new BitonicSorter(device, capacity));
     expect(() => new BitonicSorter(device, 10, { localSize: 1000 })).toThrow(/localSize/);
-    for (const b of [small, big, count]) b.destroy();
-    sorter.destroy();
   });
 });

@@ -10,6 +10,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { useGpu } from '../support/gpu';
+import { expectBadJobsRefused } from '../support/sort-harness';
 import { type KeyShape, runRadix4, shapedKeys } from '../support/sort-radix4';
 
 const ctx = useGpu();
@@ -80,17 +81,6 @@ describe('radix4 sort (gpu)', () => {
   it('refuses bad jobs on the CPU', async () => {
     const { Radix4Sorter } = await import('../../sort/radix4');
     const device = ctx.gpu.device;
-    const sorter = new Radix4Sorter(device, 1024);
-    const usage = GPUBufferUsage.STORAGE;
-    const small = device.createBuffer({ size: 1024, usage });
-    const big = device.createBuffer({ size: 4096, usage });
-    const count = device.createBuffer({ size: 16, usage });
-    const enc = device.createCommandEncoder();
-    expect(() => sorter.encode(enc, { keys: small, values: big, count, keyBits: 32 })).toThrow(/job.keys/);
-    expect(() => sorter.encode(enc, { keys: big, values: big, count, keyBits: 0 })).toThrow(/keyBits/);
-    expect(() => sorter.encode(enc, { keys: big, values: big, count, countOffset: 16, keyBits: 32 })).toThrow(/countOffset/);
-    expect(() => new Radix4Sorter(device, 0)).toThrow(/capacity/);
-    for (const b of [small, big, count]) b.destroy();
-    sorter.destroy();
+    expectBadJobsRefused(device, (capacity) => new Radix4Sorter(device, capacity));
   });
 });

@@ -159,3 +159,28 @@ export async function runSortCase(device: GPUDevice, factory: SorterFactory, c: 
     }
   });
 }
+
+/**
+ * Every sorter refuses a bad job on the CPU, before recording anything: keys or values
+ * smaller than the capacity, keyBits outside 1..32, a count offset outside the count
+ * buffer, and a capacity of 0.
+ */
+export function expectBadJobsRefused(device: GPUDevice, create: (capacity: number) => GpuSorter): void {
+  const sorter = create(1024);
+  const usage = GPUBufferUsage.STORAGE;
+  const small = device.createBuffer({ label: 'badJobs.small', size: 1024, usage });
+  const big = device.createBuffer({ label: 'badJobs.big', size: 4096, usage });
+  const count = device.createBuffer({ label: 'badJobs.count', size: 16, usage });
+  const enc = device.createCommandEncoder();
+  try {
+    expect(() => sorter.encode(enc, { keys: small, values: big, count, keyBits: 32 })).toThrow(/job.keys/);
+    expect(() => sorter.encode(enc, { keys: big, values: small, count, keyBits: 32 })).toThrow(/job.values/);
+    expect(() => sorter.encode(enc, { keys: big, values: big, count, keyBits: 0 })).toThrow(/keyBits/);
+    expect(() => sorter.encode(enc, { keys: big, values: big, count, keyBits: 33 })).toThrow(/keyBits/);
+    expect(() => sorter.encode(enc, { keys: big, values: big, count, countOffset: 16, keyBits: 32 })).toThrow(/countOffset/);
+    expect(() => create(0)).toThrow(/capacity/);
+  } finally {
+    for (const b of [small, big, count]) b.destroy();
+    sorter.destroy();
+  }
+}
