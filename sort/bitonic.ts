@@ -26,7 +26,7 @@
  * padding) are broken by the value, then the full key: a total order on pairs, so the
  * padding pair sorts after every live pair it could be confused with.
  */
-import { jobCountWindow } from './job-window.ts';
+import { checkKeyBits, jobCountWindow, passTimestampWrites } from './sort-job.ts';
 import type { GpuSorter, SorterFactory, SortJob, SortTimestamps } from './types.ts';
 import {
   BITONIC_CONSTANTS,
@@ -166,18 +166,12 @@ export class BitonicSorter implements GpuSorter {
 
   encode(encoder: GPUCommandEncoder, job: SortJob, timestamps?: SortTimestamps): void {
     const { keyBits } = job;
-    if (!Number.isInteger(keyBits) || keyBits < 1 || keyBits > 32) {
-      throw new RangeError(`BitonicSorter: keyBits must be an integer in 1..32, got ${keyBits}`);
-    }
+    checkKeyBits('BitonicSorter', keyBits);
     const jb = this.bindingsFor(job);
     const k = this.kernels;
     const pass = encoder.beginComputePass({
       label: 'BitonicSorter.computePass',
-      timestampWrites: timestamps && {
-        querySet: timestamps.querySet,
-        beginningOfPassWriteIndex: timestamps.beginIndex,
-        endOfPassWriteIndex: timestamps.endIndex,
-      },
+      timestampWrites: passTimestampWrites(timestamps),
     });
     pass.setPipeline(k.prepare);
     pass.setBindGroup(0, jb.prepare);

@@ -28,7 +28,7 @@
  * Only the low `keyBits` bits of a key decide its place; the higher bits are ignored
  * by the sort and kept in the output.
  */
-import { jobCountWindow } from './job-window.ts';
+import { checkKeyBits, jobCountWindow, passTimestampWrites } from './sort-job.ts';
 import type { GpuSorter, SorterFactory, SortJob, SortTimestamps } from './types.ts';
 import {
   getOnesweepKernels,
@@ -274,20 +274,14 @@ export class OnesweepSorter implements GpuSorter {
 
   encode(encoder: GPUCommandEncoder, job: SortJob, timestamps?: SortTimestamps): void {
     const { keyBits } = job;
-    if (!Number.isInteger(keyBits) || keyBits < 1 || keyBits > 32) {
-      throw new RangeError(`OnesweepSorter: keyBits must be an integer in 1..32, got ${keyBits}`);
-    }
+    checkKeyBits('OnesweepSorter', keyBits);
     const jb = this.bindingsFor(job);
     const k = this.kernels;
     const passes = onesweepPasses(keyBits);
 
     const pass = encoder.beginComputePass({
       label: 'OnesweepSorter.computePass',
-      timestampWrites: timestamps && {
-        querySet: timestamps.querySet,
-        beginningOfPassWriteIndex: timestamps.beginIndex,
-        endOfPassWriteIndex: timestamps.endIndex,
-      },
+      timestampWrites: passTimestampWrites(timestamps),
     });
     pass.setPipeline(k.prepare);
     pass.setBindGroup(0, jb.prepare);

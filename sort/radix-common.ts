@@ -6,7 +6,7 @@
  * buffers and the sorter's own. `RadixSorter` is that machinery; a sorter supplies a
  * `RadixSpec`: its kernels, tile size, scan-level layout and passInfo table.
  */
-import { jobCountWindow } from './job-window.ts';
+import { checkKeyBits, jobCountWindow, passTimestampWrites } from './sort-job.ts';
 import type { GpuSorter, SortJob, SortTimestamps } from './types.ts';
 
 export interface Grid {
@@ -203,20 +203,14 @@ export class RadixSorter implements GpuSorter {
   encode(encoder: GPUCommandEncoder, job: SortJob, timestamps?: SortTimestamps): void {
     const { keyBits } = job;
     const { label, kernels: k, layout, scatter } = this.spec;
-    if (!Number.isInteger(keyBits) || keyBits < 1 || keyBits > 32) {
-      throw new RangeError(`${label}: keyBits must be an integer in 1..32, got ${keyBits}`);
-    }
+    checkKeyBits(label, keyBits);
     const jb = this.bindingsFor(job);
     const passes = this.spec.passes(keyBits);
     const odd = passes % 2 === 1;
 
     const pass = encoder.beginComputePass({
       label: `${label}.computePass`,
-      timestampWrites: timestamps && {
-        querySet: timestamps.querySet,
-        beginningOfPassWriteIndex: timestamps.beginIndex,
-        endOfPassWriteIndex: timestamps.endIndex,
-      },
+      timestampWrites: passTimestampWrites(timestamps),
     });
     pass.setPipeline(k.prepare);
     pass.setBindGroup(0, jb.prepare);

@@ -15,6 +15,7 @@
  * low keyBits bits count (the book sorts full 32-bit keys), and for an odd pass count
  * a copy back into the job's buffers after the compute pass (outside its timestamps).
  */
+import { passTimestampWrites } from '../../sort/sort-job.ts';
 import type { GpuSorter, SortJob, SortTimestamps } from '../../sort/types.ts';
 import commonWgsl from './book_radix4_common.wgsl?raw';
 import localScanWgsl from './book_radix4_local_scan.wgsl?raw';
@@ -99,11 +100,7 @@ export class BookRadix4Sorter implements GpuSorter {
     const groups = this.bindGroups(job);
     const pass = encoder.beginComputePass({
       label: 'BookRadix4Sorter.computePass',
-      timestampWrites: timestamps && {
-        querySet: timestamps.querySet,
-        beginningOfPassWriteIndex: timestamps.beginIndex,
-        endOfPassWriteIndex: timestamps.endIndex,
-      },
+      timestampWrites: passTimestampWrites(timestamps),
     });
     for (let p = 0; p < passes; p++) {
       const slot = p === passes - 1 && job.keyBits % 2 === 1 ? 16 + p : p;

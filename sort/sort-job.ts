@@ -1,4 +1,5 @@
-import type { SortJob } from './types.ts';
+/** What every sorter checks and derives from a SortJob before recording it. */
+import type { SortJob, SortTimestamps } from './types.ts';
 
 /** Where a job's live count sits, as a storage binding can reach it. */
 export interface CountWindow {
@@ -30,4 +31,22 @@ export function jobCountWindow(sorter: string, device: GPUDevice, job: SortJob, 
   const windowOffset = Math.floor(countOffset / align) * align;
   const windowSize = Math.min(job.count.size - windowOffset, align);
   return { countOffset, windowOffset, windowSize, countIndex: (countOffset - windowOffset) / 4 };
+}
+
+/** Throws a RangeError naming the sorter unless keyBits is an integer in 1..32. */
+export function checkKeyBits(sorter: string, keyBits: number): void {
+  if (!Number.isInteger(keyBits) || keyBits < 1 || keyBits > 32) {
+    throw new RangeError(`${sorter}: keyBits must be an integer in 1..32, got ${keyBits}`);
+  }
+}
+
+/** A sort's timestamps as the writes of its (single) compute pass. */
+export function passTimestampWrites(timestamps: SortTimestamps | undefined): GPUComputePassTimestampWrites | undefined {
+  return (
+    timestamps && {
+      querySet: timestamps.querySet,
+      beginningOfPassWriteIndex: timestamps.beginIndex,
+      endOfPassWriteIndex: timestamps.endIndex,
+    }
+  );
 }
