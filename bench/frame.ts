@@ -19,16 +19,13 @@ import { robustBounds, upVector } from '../renderer/camera';
 import { benchmarkPath, DrawnOrderProbe } from '../renderer/benchmark';
 import { buildRows, formatTable, toJson, type StrategyRun } from '../renderer/benchmark-report';
 import { frameCamera } from '../renderer/frame-camera';
-import type { FrameSample } from '../renderer/frame-stats';
+import { summarize, type FrameSample } from '../renderer/frame-stats';
 import { SplatRenderer } from '../renderer/splat-renderer';
 import { CPU_STRATEGY, listStrategies } from '../renderer/strategies';
 import { createNodeGpu, readBuffer } from './node-gpu';
 import { parseSize, runCli, sceneFromArg } from './cli';
 
-const median = (v: number[]) => {
-  const s = [...v].sort((a, b) => a - b);
-  return s.length ? (s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2) : NaN;
-};
+const median = (v: number[]) => summarize(v)?.median ?? NaN;
 
 runCli(async () => {
   const { values } = parseArgs({

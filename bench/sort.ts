@@ -18,6 +18,7 @@
  * output says so.
  */
 import fs from 'node:fs';
+import { summarize } from '../renderer/frame-stats.ts';
 import { createNodeGpu, readBuffer } from './node-gpu.ts';
 import type { GpuSorter } from '../sort/types.ts';
 import { sortBufferUsage } from '../sort/types.ts';
@@ -144,11 +145,7 @@ function parseArgs(argv: string[]) {
 /** Warm-up lasts at least this long, whatever --warmup says. */
 const WARMUP_MIN_MS = 300;
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
+const median = (xs: number[]) => summarize(xs)?.median ?? NaN;
 
 /** Times CpuRadixSorter (the cpu strategy's sort) on the CPU: wall time, same keys. */
 function cpuRow(keys: Uint32Array, values: Uint32Array, n: number, bits: number, runs: number): Row {
