@@ -1,20 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { cpuSortPairs } from './cpu-reference';
+import { cpuSortPairs, seededRandom } from './cpu-reference';
 import { CpuRadixSorter, InlineCpuSort } from './cpu-sort';
 
-function rng(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (t ^ (t >>> 14)) >>> 0;
-  };
-}
-
 describe('CpuRadixSorter (the cpu strategy)', () => {
-  const r = rng(3);
+  const r = seededRandom(3);
   const shapes: Record<string, (n: number) => Uint32Array> = {
     random: (n) => Uint32Array.from({ length: n }, () => r()),
     equal: (n) => new Uint32Array(n).fill(0xdeadbeef),

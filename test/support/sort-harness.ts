@@ -8,7 +8,7 @@
  */
 import { expect } from 'vitest';
 import { readBuffer } from '../../bench/node-gpu';
-import { checkSortedPairs, keyMask } from '../../sort/cpu-reference';
+import { checkSortedPairs, keyMask, seededRandom } from '../../sort/cpu-reference';
 import type { GpuSorter, SorterFactory } from '../../sort/types';
 import { sortBufferUsage } from '../../sort/types';
 import { withValidation } from './gpu';
@@ -16,23 +16,12 @@ import { withValidation } from './gpu';
 export type SortKeyShape = 'equal' | 'sorted' | 'reversed' | 'random' | 'depths' | 'few';
 export const SORT_KEY_SHAPES: readonly SortKeyShape[] = ['equal', 'sorted', 'reversed', 'random', 'depths', 'few'];
 
-/** mulberry32: small, seeded, good enough for test keys. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (t ^ (t >>> 14)) >>> 0;
-  };
-}
-
 /**
  * `capacity` keys of a shape (seeded by shape and size). Every shape but 'equal' gets
  * random garbage above `keyBits`, which the sort must ignore and keep.
  */
 export function makeSortKeys(shape: SortKeyShape, capacity: number, keyBits = 32, seed = 1): Uint32Array<ArrayBuffer> {
-  const next = random(capacity * 977 + seed * 131 + SORT_KEY_SHAPES.indexOf(shape));
+  const next = seededRandom(capacity * 977 + seed * 131 + SORT_KEY_SHAPES.indexOf(shape));
   const mask = keyMask(keyBits);
   const keys = new Uint32Array(capacity);
   const f32 = new Float32Array(1);
