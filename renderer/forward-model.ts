@@ -297,16 +297,38 @@ export function quatToMat3(q: QuatLike): number[] {
  * returned as the 6 unique entries [xx, xy, xz, yy, yz, zz].
  */
 export function covariance3D(scale: Vec3Like, quat: QuatLike, splatScale = 1): Float32Array {
-  const R = quatToMat3(quat);
-  const s0 = scale[0] * splatScale, s1 = scale[1] * splatScale, s2 = scale[2] * splatScale;
+  const out = new Float32Array(6);
+  covariance3DInto(out, 0, scale[0] * splatScale, scale[1] * splatScale, scale[2] * splatScale, quat[0], quat[1], quat[2], quat[3]);
+  return out;
+}
+
+/**
+ * covariance3D without allocating, for whole scenes (GpuScene packs millions):
+ * writes [xx, xy, xz, yy, yz, zz] of R(w,x,y,z) diag(sx,sy,sz)^2 R^T at out[o..o+6).
+ * The quaternion is normalised first; a zero quaternion is the identity.
+ */
+export function covariance3DInto(
+  out: { [i: number]: number },
+  o: number,
+  sx: number, sy: number, sz: number,
+  w: number, x: number, y: number, z: number,
+): void {
+  const n = Math.sqrt(w * w + x * x + y * y + z * z);
+  if (n > 0) {
+    w /= n; x /= n; y /= n; z /= n;
+  } else {
+    w = 1;
+  }
   // M = R S: column j of R scaled by s_j; Sigma = M M^T.
-  const m = [
-    R[0] * s0, R[1] * s1, R[2] * s2,
-    R[3] * s0, R[4] * s1, R[5] * s2,
-    R[6] * s0, R[7] * s1, R[8] * s2,
-  ];
-  const dot = (i: number, j: number) => m[i * 3] * m[j * 3] + m[i * 3 + 1] * m[j * 3 + 1] + m[i * 3 + 2] * m[j * 3 + 2];
-  return Float32Array.of(dot(0, 0), dot(0, 1), dot(0, 2), dot(1, 1), dot(1, 2), dot(2, 2));
+  const m00 = (1 - 2 * (y * y + z * z)) * sx, m01 = 2 * (x * y - w * z) * sy, m02 = 2 * (x * z + w * y) * sz;
+  const m10 = 2 * (x * y + w * z) * sx, m11 = (1 - 2 * (x * x + z * z)) * sy, m12 = 2 * (y * z - w * x) * sz;
+  const m20 = 2 * (x * z - w * y) * sx, m21 = 2 * (y * z + w * x) * sy, m22 = (1 - 2 * (x * x + y * y)) * sz;
+  out[o] = m00 * m00 + m01 * m01 + m02 * m02;
+  out[o + 1] = m00 * m10 + m01 * m11 + m02 * m12;
+  out[o + 2] = m00 * m20 + m01 * m21 + m02 * m22;
+  out[o + 3] = m10 * m10 + m11 * m11 + m12 * m12;
+  out[o + 4] = m10 * m20 + m11 * m21 + m12 * m22;
+  out[o + 5] = m20 * m20 + m21 * m21 + m22 * m22;
 }
 
 /** Largest eigenvalue of a symmetric 2x2 [a, b, c]. */

@@ -1,4 +1,5 @@
 import { shCoeffCount, type SplatCloud } from '../scenes/splat-cloud';
+import { covariance3DInto } from './forward-model';
 import { toHalf } from './half';
 
 /**
@@ -47,19 +48,9 @@ export class GpuScene {
       centers[4 * i + 1] = p[3 * i + 1];
       centers[4 * i + 2] = p[3 * i + 2];
       centers[4 * i + 3] = o[i];
-      // Sigma = R S S^T R^T = M M^T with M = R diag(s): rows of M are R's rows scaled.
-      const w = q[4 * i], x = q[4 * i + 1], y = q[4 * i + 2], z = q[4 * i + 3];
       const sx = s[3 * i], sy = s[3 * i + 1], sz = s[3 * i + 2];
-      const m00 = (1 - 2 * (y * y + z * z)) * sx, m01 = 2 * (x * y - w * z) * sy, m02 = 2 * (x * z + w * y) * sz;
-      const m10 = 2 * (x * y + w * z) * sx, m11 = (1 - 2 * (x * x + z * z)) * sy, m12 = 2 * (y * z - w * x) * sz;
-      const m20 = 2 * (x * z - w * y) * sx, m21 = 2 * (y * z + w * x) * sy, m22 = (1 - 2 * (x * x + y * y)) * sz;
       const c = 8 * i;
-      covs[c] = m00 * m00 + m01 * m01 + m02 * m02;
-      covs[c + 1] = m00 * m10 + m01 * m11 + m02 * m12;
-      covs[c + 2] = m00 * m20 + m01 * m21 + m02 * m22;
-      covs[c + 3] = m10 * m10 + m11 * m11 + m12 * m12;
-      covs[c + 4] = m10 * m20 + m11 * m21 + m12 * m22;
-      covs[c + 5] = m20 * m20 + m21 * m21 + m22 * m22;
+      covariance3DInto(covs, c, sx, sy, sz, q[4 * i], q[4 * i + 1], q[4 * i + 2], q[4 * i + 3]);
       covs[c + 6] = Math.max(sx, sy, sz);
       covs[c + 7] = 0;
     }
