@@ -1,7 +1,5 @@
 import { createCpuSortClient, type CpuSortClient } from '../sort/cpu-sort';
-
-const f32 = new Float32Array(1);
-const u32 = new Uint32Array(f32.buffer);
+import { depthKey } from './forward-model';
 
 /**
  * The CPU mirror of shaders/splat_common.wgsl depthKey(): 32 bits: complemented
@@ -10,10 +8,7 @@ const u32 = new Uint32Array(f32.buffer);
  */
 export function cpuDepthKey(depth: number, keyBits: number, near: number, far: number): number {
   if (!(depth > 0)) return keyBits >= 32 ? 0xffffffff : (2 ** keyBits - 1);
-  if (keyBits >= 32) {
-    f32[0] = depth;
-    return ~u32[0] >>> 0;
-  }
+  if (keyBits >= 32) return depthKey(depth);
   const t = Math.min(1, Math.max(0, (depth - near) / (far - near)));
   const maxKey = 2 ** keyBits - 1;
   return maxKey - Math.round(t * maxKey);
