@@ -28,8 +28,6 @@ export class CpuDepthSort {
   private destroyed = false;
   /** Wall time of the last completed depth + sort (ms), from the request to the result. */
   lastSortMs = 0;
-  /** Whether an order has ever been uploaded for the current scene. */
-  hasOrder = false;
 
   constructor(private readonly positions: Float32Array, readonly count: number) {
     this.client = createCpuSortClient();
@@ -72,7 +70,6 @@ export class CpuDepthSort {
     if (!r) return null;
     this.ready = null;
     this.lastSortMs = r.ms;
-    this.hasOrder = true;
     return r.order;
   }
 

@@ -176,10 +176,9 @@ export class SplatRenderer {
       if (order) {
         this.device.queue.writeBuffer(this.values, 0, order.buffer, order.byteOffset, order.byteLength);
         this.device.queue.writeBuffer(this.drawArgs, 0, new Uint32Array([4, order.length, 0, 0]));
-      } else if (!this.cpuSort.hasOrder) {
-        // Nothing sorted yet for this scene: draw nothing rather than garbage.
-        this.device.queue.writeBuffer(this.drawArgs, 0, SplatRenderer.DRAW_ARGS_RESET);
       }
+      // Until the first order arrives the draw keeps what the buffers hold: the last
+      // strategy's order, or nothing for a new scene (setScene empties the draw).
       if (sortNow) this.cpuSort.request(camera.view, settings.keyBits, camera.near, camera.far);
       // The GPU does no project or sort work: empty passes keep the timestamps defined (~0 ms).
       this.emptyPasses(encoder, computeTs);
