@@ -20,20 +20,30 @@
 //      subgroups take turns (subRounds = rowLanes / sgSize turns, a barrier between),
 //      and within a turn the subgroup goes through its rounds in order: matchDigit
 //      finds each key's peers (same digit, same round), the leader adds their number
-//      to the row's counter (one atomicAdd) and hands the old value to the peers
-//      (fromLeader); rank = old + peers on lower lanes. Order within a row is thus
-//      (turn, round, lane) = tile order. Portable variant: a subgroup is one
-//      invocation, so the rowLanes invocations of a row take turns key by key.
+//      to the row's counter (one atomicAdd; the other lanes add 0, so the atomic needs
+//      no divergent branch) and hands the old value to the peers (fromLeader); rank =
+//      old + peers on lower lanes. Order within a row is thus (turn, round, lane) =
+//      tile order. Portable variant: a subgroup is one invocation, so the rowLanes
+//      invocations of a row take turns key by key.
 //   3. Column scan: invocation w < 128 turns digits 2w, 2w+1 of every row into
 //      exclusive sums over the rows (both u16 halves at once) and so gets the tile's
 //      digit counts. The tile publishes them at once (flag aggregate). The values are
-//      loaded just before (registers; in flight during steps 3 to 5).
+//      loaded just before (registers; in flight during steps 3 and 4).
 //   4. One exclusive scan over the 256 digits of (tile count, global histogram count)
 //      gives the tile-local start of each digit and its global base (the exclusive
 //      scan of the global histogram rides along: no scan kernel). Tile 0 publishes its
-//      inclusive words (base + count). The look-back comes next, before any staging,
-//      so that successors find inclusive words sooner.
-//   5. Look-back, invocation d for digit d: walk back over predecessors' words adding
+//      inclusive words (base + count).
+//   5. The first look-back poll is issued; while it is in flight the tile is sorted by
+//      digit in workgroup memory (nothing here needs global offsets): start[d] is added
+//      to every row's exclusive sum for d, so that place = rank + one table word; the
+//      keys go to their places in wgStage and invocation t reads places e = i * WG_SIZE
+//      + t back (coalesced digit runs), then the values the same way (plain stores: the
+//      stage is not atomic). Sorted keys and values end in registers. (A second stage
+//      for the values, or values staged through the atomic counter table, costs
+//      workgroup memory: fewer workgroups per SM, measurably slower on an H200.) Doing
+//      this before the look-back rather than after: H200, 1M pairs 0.127 ms against
+//      0.134 (the look-back's latency hides behind the staging), 8M 0.575 against 0.582.
+//   6. Look-back, invocation d for digit d: walk back over predecessors' words adding
 //      values, past aggregates, until an inclusive word (or past tile 0: + base),
 //      LOOKBACK_BATCH words loaded per poll (used up to the first not ready).
 //      FORWARD PROGRESS. WebGPU promises none between workgroups: a predecessor that
@@ -45,21 +55,16 @@
 //      aggregate (atomicMax: never lowers an inclusive word), and goes on walking.
 //      Every round either ends the look-back or moves at least one invocation one tile
 //      back, so it ends after at most 256 * tile rounds whatever the scheduler does.
-//      The look-back is not what bounds the pass (H200, 2026-11-22, 32-bit pairs, 30
-//      runs, median ms at 1M / 8M / 16M; default 0.135 / 0.583 / 1.084): 8 words a
+//      Cost (H200, 2026-11-22, 32-bit pairs, median ms at 1M / 8M / 16M; the kernel of
+//      then, 0.135 / 0.583 / 1.084): skipping the look-back altogether (wrong output, a
+//      timing probe) gave 0.122 / 0.521 / 0.941, so it is ~11% of the sort. 8 words a
 //      poll instead of 4, 0.132 / 0.584 / 1.079; the counts published by the
 //      column-scan invocations themselves, one barrier sooner, 0.135 / 0.586 / 1.089;
 //      published before the ranking from a workgroup-atomic histogram of the tile,
 //      0.132 / 0.599 / 1.122 (the extra atomics cost more than successors save).
-//   6. Publish the inclusive words (exclusive + count); offset[d] = exclusive - start[d];
-//      clear this tile's words of the next pass's status region; add start[d] to every
-//      row's exclusive sum for d, so that place = rank + one table word.
-//   7. Each pair goes to its place in the tile sorted by digit, through wgStage: keys
-//      in; invocation t reads places e = i * WG_SIZE + t back (coalesced digit runs);
-//      then the values in (plain stores: the stage is not atomic) and out the same way;
-//      the pair goes to dst[offset[d] + e]. (A second stage for the values, or values
-//      staged through the atomic counter table, costs workgroup memory: fewer
-//      workgroups per SM, measurably slower on an H200.)
+//   7. Publish the inclusive words (exclusive + count); clear this tile's words of the
+//      next pass's status region; offset[d] = exclusive - start[d]; the sorted pair at
+//      place e goes to dst[offset[d] + e].
 //
 // Workgroup memory starts zeroed (WGSL zero-initialises it): wgFallback and wgStuck
 // rely on it.
@@ -136,11 +141,10 @@ fn main(ids: WgIds, wg: WgUniform) {
       let valid = mine && first + j * sg < live;
       let d = digitOf(keys[j], info);
       let m = matchDigit(d, valid, lane);
-      var old = 0u;
-      if (valid && m.before == 0u) {
-        old = atomicAdd(&wgTable[rowBase + d / 2u], m.count << (16u * (d & 1u)));
-      }
-      old = fromLeader(old, m);
+      // Every lane adds, 0 unless it leads its peers: no divergent branch around the
+      // atomic (H200, 8M pairs: 0.568 ms against 0.582 with `if (leader)`).
+      let add = select(0u, m.count << (16u * (d & 1u)), valid && m.before == 0u);
+      let old = fromLeader(atomicAdd(&wgTable[rowBase + d / 2u], add), m);
       if (valid) {
         rank[j] = half16(old, d) + m.before;
       }
@@ -150,9 +154,10 @@ fn main(ids: WgIds, wg: WgUniform) {
     }
   }
   workgroupBarrier();
-  // The values are needed in step 7: their loads fly during steps 3 to 6. (Loaded after
-  // the look-back instead, to free registers: 0.628 ms against 0.583 at 8M, 1.171 against
-  // 1.086 at 16M, H200, 2026-11-22: the latency hiding is worth more.)
+  // The values are staged in step 5: their loads fly during steps 3 and 4. (Loaded after
+  // the look-back, in the kernel that staged after it, to free registers: 0.628 ms against
+  // 0.583 at 8M, 1.171 against 1.086 at 16M, H200, 2026-11-22: the latency hiding is
+  // worth more.)
   var values: array<u32, KEYS_PER_THREAD>;
   for (var j = 0u; j < KEYS_PER_THREAD; j++) {
     let e = first + j * sg;
@@ -188,21 +193,78 @@ fn main(ids: WgIds, wg: WgUniform) {
   if (tile == 0u) {
     atomicStore(&status[word], FLAG_INCLUSIVE | (base + count));
   }
-  wgDigit[lid] = start;  // read after the look-back's first barrier
+  wgDigit[lid] = start;
 
-  // 5. Look-back, with the fallback (see the header). Two barriers a round.
-  var exclusive = base;
+  // 5. Sort the tile in workgroup memory while the look-back's first poll is in flight:
+  //    none of it needs the global offsets. Every row's exclusive sums get the tile-local
+  //    digit starts added (both u16 halves at once: a place is < TILE <= 65535, no
+  //    carry), so a key's place is rank + one table word; the keys go to their places in
+  //    wgStage and come back in place order (invocation t takes places e = i * WG_SIZE +
+  //    t), then the values the same way: both end in registers, sorted.
   var k = tile;  // the next predecessor is tile k - 1; k == 0: done
   let region = info.statusOffset;
+  var firstPoll: vec4<u32>;
+  for (var b = 0u; b < LOOKBACK_BATCH; b++) {
+    firstPoll[b] = atomicLoad(&status[region + (max(k, b + 1u) - b - 1u) * RADIX + lid]);
+  }
+  workgroupBarrier();
+  if (lid < ROW_WORDS) {
+    let starts = wgDigit[2u * lid] | (wgDigit[2u * lid + 1u] << 16u);
+    for (var r = 0u; r < rows; r++) {
+      let i = r * ROW_WORDS + lid;
+      atomicStore(&wgTable[i], atomicLoad(&wgTable[i]) + starts);
+    }
+  }
+  workgroupBarrier();
+  var place: array<u32, KEYS_PER_THREAD>;
+  for (var j = 0u; j < KEYS_PER_THREAD; j++) {
+    if (first + j * sg < live) {
+      let d = digitOf(keys[j], info);
+      place[j] = rank[j] + half16(atomicLoad(&wgTable[rowBase + d / 2u]), d);
+      wgStage[place[j]] = keys[j];
+      if (STAGE_PAIRS) {
+        wgValues[place[j]] = values[j];
+      }
+    }
+  }
+  workgroupBarrier();
+  var sortedKeys: array<u32, KEYS_PER_THREAD>;
+  var sortedValues: array<u32, KEYS_PER_THREAD>;
+  for (var i = 0u; i < KEYS_PER_THREAD; i++) {
+    sortedKeys[i] = wgStage[i * WG_SIZE + lid];
+    if (STAGE_PAIRS) {
+      sortedValues[i] = wgValues[i * WG_SIZE + lid];
+    }
+  }
+  if (!STAGE_PAIRS) {
+    workgroupBarrier();
+    for (var j = 0u; j < KEYS_PER_THREAD; j++) {
+      if (first + j * sg < live) {
+        wgStage[place[j]] = values[j];
+      }
+    }
+    workgroupBarrier();
+    for (var i = 0u; i < KEYS_PER_THREAD; i++) {
+      sortedValues[i] = wgStage[i * WG_SIZE + lid];
+    }
+  }
+
+  // 6. Look-back, with the fallback (see the header). Two barriers a round.
+  var exclusive = base;
+  var usePoll = true;
   for (var round = 0u; ; round++) {
     var spins = 0u;
     while (k > 0u && spins < info.spinLimit) {
       // LOOKBACK_BATCH predecessors' words a poll, loaded together (one latency), used
       // in order up to the first that is not ready; past tile 0 the index is clamped
-      // and the word unused.
-      var ws: vec4<u32>;
-      for (var b = 0u; b < LOOKBACK_BATCH; b++) {
-        ws[b] = atomicLoad(&status[region + (max(k, b + 1u) - b - 1u) * RADIX + lid]);
+      // and the word unused. The first poll was issued before step 5.
+      var ws = firstPoll;
+      if (usePoll) {
+        usePoll = false;
+      } else {
+        for (var b = 0u; b < LOOKBACK_BATCH; b++) {
+          ws[b] = atomicLoad(&status[region + (max(k, b + 1u) - b - 1u) * RADIX + lid]);
+        }
       }
       var progressed = false;
       for (var b = 0u; b < LOOKBACK_BATCH; b++) {
@@ -222,6 +284,8 @@ fn main(ids: WgIds, wg: WgUniform) {
       }
       spins = select(spins + 1u, 0u, progressed);
     }
+    // The first poll may be stale: with spinLimit 0 (never poll) it is not used at all.
+    usePoll = false;
     // The stuck flag alternates between two words: one is read while the other is reset.
     let flag = round & 1u;
     if (k > 0u) {
@@ -249,9 +313,8 @@ fn main(ids: WgIds, wg: WgUniform) {
     }
   }
 
-  // 6. Publish; global offsets; clear the next pass's words. Every row's exclusive
-  //    sums get the tile-local digit starts added (both u16 halves at once: a place
-  //    is < TILE <= 65535, no carry), so a key's place is one lookup.
+  // 7. Publish; clear the next pass's words; out in digit runs: the pair at place e goes
+  //    to dst[offset[d] + e], offset[d] = global exclusive offset - tile-local start.
   if (tile > 0u) {
     atomicStore(&status[word], FLAG_INCLUSIVE | (exclusive + count));
   }
@@ -259,59 +322,13 @@ fn main(ids: WgIds, wg: WgUniform) {
     atomicStore(&status[info.clearOffset + tile * RADIX + lid], 0u);
   }
   wgOffset[lid] = exclusive - start;  // wraps when start > exclusive: u32 arithmetic undoes it
-  if (lid < ROW_WORDS) {
-    let starts = wgDigit[2u * lid] | (wgDigit[2u * lid + 1u] << 16u);
-    for (var r = 0u; r < rows; r++) {
-      let i = r * ROW_WORDS + lid;
-      atomicStore(&wgTable[i], atomicLoad(&wgTable[i]) + starts);
-    }
-  }
   workgroupBarrier();
-
-  // 7. Each pair to its place in the tile sorted by digit, then out in digit runs:
-  //    invocation t takes places e = i * WG_SIZE + t and writes dst[offset[d] + e].
-  //    STAGE_PAIRS: keys and values staged side by side. Otherwise one array, twice:
-  //    the keys go in and come back out into registers (in place order), then the values.
-  var place: array<u32, KEYS_PER_THREAD>;
-  for (var j = 0u; j < KEYS_PER_THREAD; j++) {
-    if (first + j * sg < live) {
-      let d = digitOf(keys[j], info);
-      place[j] = rank[j] + half16(atomicLoad(&wgTable[rowBase + d / 2u]), d);
-      wgStage[place[j]] = keys[j];
-      if (STAGE_PAIRS) {
-        wgValues[place[j]] = values[j];
-      }
-    }
-  }
-  workgroupBarrier();
-  var sorted: array<u32, KEYS_PER_THREAD>;
-  if (!STAGE_PAIRS) {
-    for (var i = 0u; i < KEYS_PER_THREAD; i++) {
-      sorted[i] = wgStage[i * WG_SIZE + lid];
-    }
-    workgroupBarrier();
-    for (var j = 0u; j < KEYS_PER_THREAD; j++) {
-      if (first + j * sg < live) {
-        wgStage[place[j]] = values[j];
-      }
-    }
-    workgroupBarrier();
-  }
   for (var i = 0u; i < KEYS_PER_THREAD; i++) {
     let e = i * WG_SIZE + lid;
     if (e < live) {
-      var key: u32;
-      var value: u32;
-      if (STAGE_PAIRS) {
-        key = wgStage[e];
-        value = wgValues[e];
-      } else {
-        key = sorted[i];
-        value = wgStage[e];
-      }
-      let dst = wgOffset[digitOf(key, info)] + e;
-      dstKeys[dst] = key;
-      dstValues[dst] = value;
+      let dst = wgOffset[digitOf(sortedKeys[i], info)] + e;
+      dstKeys[dst] = sortedKeys[i];
+      dstValues[dst] = sortedValues[i];
     }
   }
 }
