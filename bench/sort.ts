@@ -57,6 +57,8 @@ const variants = [
   createOnesweepFactory({ stage: 'pairs' }),
   createOnesweepFactory({ keysPerThread: 8, stage: 'pairs' }),
   createOnesweepFactory({ lookbackBatch: 1 }),
+  createOnesweepFactory({ histKeysPerThread: 8 }),
+  createOnesweepFactory({ histKeysPerThread: 32 }),
 ];
 /** Registry strategies, radix4's other variants, and the book's sort as the baseline. */
 const strategies: Strategy[] = [

@@ -33,8 +33,18 @@ export const ONESWEEP_MAX_PASSES = 4;
  * 0.566, 16M 1.038 against 1.061.
  */
 export const ONESWEEP_MAX_KEYS_PER_THREAD = 16;
-/** Keys per invocation of the histogram kernel: 8192 keys per workgroup (HIST_BLOCK). */
-export const ONESWEEP_HIST_KEYS_PER_THREAD = 32;
+/**
+ * Keys per invocation of the histogram kernel (HIST_BLOCK = 256 x this per workgroup),
+ * by capacity: 8192-key blocks from ONESWEEP_HIST_LARGE_CAPACITY keys up (fewer global
+ * atomics to merge), 2048-key blocks below, where 8192-key blocks would leave most of a
+ * large GPU idle (262,144 keys: 32 workgroups, each walking its block in turn). H200,
+ * 2026-11-22, whole sort, 32-bit pairs, 2048- vs 8192-key blocks: 262,144 keys 0.067 vs
+ * 0.073 ms, 1M 0.105 vs 0.107, 2M 0.182 vs 0.178, 8M 0.550 vs 0.532.
+ */
+export function onesweepHistKeysPerThread(capacity: number): number {
+  return capacity >= ONESWEEP_HIST_LARGE_CAPACITY ? 32 : 8;
+}
+export const ONESWEEP_HIST_LARGE_CAPACITY = 2_097_152;
 /**
  * Copies of the histogram kernel's workgroup histograms: they spread the atomics of keys
  * with few distinct digits (splat depths). H200, random 32-bit keys, 4 keys in flight:
@@ -65,6 +75,8 @@ export interface OnesweepKernelConfig {
   stagePairs: boolean;
   /** LOOKBACK_BATCH: predecessors' words read per look-back poll (1..4). */
   lookbackBatch: number;
+  /** HIST_KEYS_PER_THREAD: keys per invocation of the histogram kernel. */
+  histKeysPerThread: number;
 }
 
 export interface OnesweepKernels {
@@ -116,7 +128,7 @@ export function getOnesweepKernels(device: GPUDevice, config: OnesweepKernelConf
 }
 
 function createKernels(device: GPUDevice, config: OnesweepKernelConfig): OnesweepKernels {
-  const variant = `${config.subgroups ? 'subgroups' : 'portable'},kpt=${config.keysPerThread},rowMin=${config.rowMin},pairs=${config.stagePairs},lb=${config.lookbackBatch}`;
+  const variant = `${config.subgroups ? 'subgroups' : 'portable'},kpt=${config.keysPerThread},rowMin=${config.rowMin},pairs=${config.stagePairs},lb=${config.lookbackBatch},hist=${config.histKeysPerThread}`;
   const C = GPUShaderStage.COMPUTE;
   const storage = (binding: number, type: GPUBufferBindingType): GPUBindGroupLayoutEntry => ({ binding, visibility: C, buffer: { type } });
 
@@ -152,7 +164,7 @@ function createKernels(device: GPUDevice, config: OnesweepKernelConfig): Oneswee
 
   const constants: Record<string, number> = {
     WG_SIZE: ONESWEEP_WG_SIZE,
-    HIST_KEYS_PER_THREAD: ONESWEEP_HIST_KEYS_PER_THREAD,
+    HIST_KEYS_PER_THREAD: config.histKeysPerThread,
     HIST_COPIES: ONESWEEP_HIST_COPIES,
     ROW_MIN: config.rowMin,
     SG_WORDS: config.sgWords,

@@ -35,7 +35,8 @@ import {
   ONESWEEP_DEFAULT_LOOKBACK_BATCH,
   ONESWEEP_DEFAULT_SPIN_LIMIT,
   ONESWEEP_GLOBALS_ENTRIES,
-  ONESWEEP_HIST_KEYS_PER_THREAD,
+  ONESWEEP_HIST_LARGE_CAPACITY,
+  onesweepHistKeysPerThread,
   ONESWEEP_MAX_CAPACITY,
   ONESWEEP_MAX_KEYS_PER_THREAD,
   ONESWEEP_MAX_PASSES,
@@ -81,6 +82,8 @@ export interface OnesweepOptions {
   stage?: 'keys' | 'pairs';
   /** Predecessors' look-back words read per poll, 1..4 (default 4). */
   lookbackBatch?: number;
+  /** Keys per invocation of the histogram kernel, 1..64; default by capacity (onesweepHistKeysPerThread). */
+  histKeysPerThread?: number;
 }
 
 /** Passes for a key width: 8 bits each. */
@@ -103,7 +106,7 @@ const isPow2 = (v: number) => Number.isInteger(v) && v >= 1 && (v & (v - 1)) ===
 const nextPow2 = (v: number) => 2 ** Math.ceil(Math.log2(Math.max(1, v)));
 
 /** The kernel configuration for a device and options; throws on options it cannot honour. */
-export function onesweepConfig(device: GPUDevice, options: OnesweepOptions = {}): OnesweepKernelConfig {
+export function onesweepConfig(device: GPUDevice, options: OnesweepOptions = {}, capacity = ONESWEEP_HIST_LARGE_CAPACITY): OnesweepKernelConfig {
   const subgroups = options.subgroups !== 'off' && device.features.has('subgroups');
   // device.adapterInfo is missing in older browsers: then assume any size from 4 to 128.
   const info = (device as { adapterInfo?: GPUAdapterInfo }).adapterInfo;
@@ -132,7 +135,11 @@ export function onesweepConfig(device: GPUDevice, options: OnesweepOptions = {})
   if (bytes > limit) {
     throw new RangeError(`OnesweepSorter: keysPerThread ${keysPerThread} with rowMin ${rowMin} needs ${bytes} bytes of workgroup memory, the device has ${limit}`);
   }
-  return { subgroups, keysPerThread, rowMin, sgWords, stagePairs, lookbackBatch };
+  const histKeysPerThread = options.histKeysPerThread ?? onesweepHistKeysPerThread(capacity);
+  if (!Number.isInteger(histKeysPerThread) || histKeysPerThread < 1 || histKeysPerThread > 64) {
+    throw new RangeError(`OnesweepSorter: histKeysPerThread must be an integer in 1..64, got ${histKeysPerThread}`);
+  }
+  return { subgroups, keysPerThread, rowMin, sgWords, stagePairs, lookbackBatch, histKeysPerThread };
 }
 
 /** The bind groups of one job's buffers, kept while the job stays the same. */
@@ -195,7 +202,7 @@ export class OnesweepSorter implements GpuSorter {
     }
     this.device = device;
     this.capacity = capacity;
-    this.config = onesweepConfig(device, options);
+    this.config = onesweepConfig(device, options, capacity);
     this.spinLimit = options.spinLimit ?? ONESWEEP_DEFAULT_SPIN_LIMIT;
     if (!Number.isInteger(this.spinLimit) || this.spinLimit < 0 || this.spinLimit > 0xffffffff) {
       throw new RangeError(`OnesweepSorter: spinLimit must be a u32, got ${this.spinLimit}`);
@@ -267,7 +274,7 @@ export class OnesweepSorter implements GpuSorter {
     });
     const maxPerDim = device.limits.maxComputeWorkgroupsPerDimension;
     this.directGrids = [
-      grid2d(Math.ceil(capacity / (ONESWEEP_WG_SIZE * ONESWEEP_HIST_KEYS_PER_THREAD)), maxPerDim),
+      grid2d(Math.ceil(capacity / (ONESWEEP_WG_SIZE * this.config.histKeysPerThread)), maxPerDim),
       grid2d(maxTiles, maxPerDim),
     ];
   }
@@ -381,6 +388,7 @@ function onesweepName(options: OnesweepOptions): string {
   if (options.keysPerThread !== undefined) name += `-k${options.keysPerThread}`;
   if (options.stage === 'pairs') name += '-pairs';
   if (options.lookbackBatch !== undefined) name += `-lb${options.lookbackBatch}`;
+  if (options.histKeysPerThread !== undefined) name += `-h${options.histKeysPerThread}`;
   return name;
 }
 
