@@ -69,13 +69,22 @@ export const RADIX16_PASS_INFO_BYTES = 16;
 /** Levels the `levelOffset: vec4<u32>` of the kernels can describe: 3 scanned + the top total. */
 export const RADIX16_MAX_SCAN_LEVELS = 3;
 
+/**
+ * Subgroups per workgroup at most (WG_SIZE / the smallest subgroup size): it sizes the
+ * subgroup ranking's (digit, subgroup) counts. Without adapterInfo, any size from 4.
+ */
+export function radix16MaxSubgroups(device: GPUDevice): number {
+  const info = (device as { adapterInfo?: GPUAdapterInfo }).adapterInfo;
+  return RADIX16_CONSTANTS.WG_SIZE / Math.max(4, info?.subgroupMinSize ?? 4);
+}
+
 /** Workgroup memory the scatter kernel declares (the largest of the kernels), in bytes. */
-export function radix16WorkgroupBytes(subgroups: boolean, keysPerThread = RADIX16_KEYS_PER_THREAD): number {
+export function radix16WorkgroupBytes(subgroups: boolean, keysPerThread = RADIX16_KEYS_PER_THREAD, maxSubgroups = RADIX16_CONSTANTS.WG_SIZE / 4): number {
   const { WG_SIZE } = RADIX16_CONSTANTS;
   const skewed = (n: number) => n + n / 32;
   const words =
     2 * skewed(WG_SIZE * keysPerThread) + // tileKeys, tileValues
-    skewed(8 * WG_SIZE) + // hist
+    (subgroups ? Math.max(RADIX16_RADIX * maxSubgroups, WG_SIZE) : skewed(8 * WG_SIZE)) + // hist
     9 + 2 * RADIX16_RADIX + 2 * RADIX16_RADIX * RADIX16_RADIX + // rowStart, digitBase, digitShift, nextShare
     (subgroups ? WG_SIZE / 4 : 2 * WG_SIZE); // wgScan's buffer
   return 4 * words;
@@ -138,7 +147,7 @@ function createKernels(device: GPUDevice, subgroups: boolean, keysPerThread: num
       },
     });
 
-  // The scatter calls wgScan twice (wg_scan_*.wgsl).
+  // The scatter calls wgScan more than once (wg_scan_*.wgsl).
   const REUSABLE = { WG_SCAN_REUSABLE: 1 };
   const head = wg + generated + commonWgsl;
   const built = new Map<string, GPUComputePipeline>();
@@ -160,7 +169,9 @@ function createKernels(device: GPUDevice, subgroups: boolean, keysPerThread: num
   const getCount = lazy('count', () => pipeline('count', head + countWgsl, passPipelineLayout, REUSABLE));
   const getCountCopy = lazy('countCopy', () => pipeline('countCopy', head + countWgsl, passPipelineLayout, { ...REUSABLE, COPY_INPUT: 1 }));
   const getScan = lazy('scan', () => pipeline('scan', head + scanWgsl, passPipelineLayout, REUSABLE));
-  const getScatter = lazy('scatter', () => pipeline('scatter', head + scatterWgsl, passPipelineLayout, REUSABLE));
+  // Subgroup modules rank in registers (SG_RANK, radix16_wg_subgroups.wgsl's rank16).
+  const scatterConstants = subgroups ? { ...REUSABLE, SG_RANK: 1, MAX_SUBGROUPS: radix16MaxSubgroups(device) } : REUSABLE;
+  const getScatter = lazy('scatter', () => pipeline('scatter', head + scatterWgsl, passPipelineLayout, scatterConstants));
   return {
     subgroups,
     prepareLayout,

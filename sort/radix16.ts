@@ -32,6 +32,7 @@ import { checkCapacity, LEVEL_ALIGN_ENTRIES, RadixSorter, type ScanLayout } from
 import {
   getRadix16Kernels,
   radix16DigitStride,
+  radix16MaxSubgroups,
   radix16WorkgroupBytes,
   RADIX16_CONSTANTS,
   RADIX16_KEYS_PER_THREAD,
@@ -154,7 +155,7 @@ export function createRadix16Factory(options: Radix16Options = {}): SorterFactor
         l.maxComputeInvocationsPerWorkgroup >= RADIX16_CONSTANTS.WG_SIZE &&
         l.maxComputeWorkgroupSizeX >= RADIX16_CONSTANTS.WG_SIZE &&
         l.maxStorageBuffersPerShaderStage >= 8 &&
-        l.maxComputeWorkgroupStorageSize >= radix16WorkgroupBytes(subgroups, options.keysPerThread)
+        l.maxComputeWorkgroupStorageSize >= radix16WorkgroupBytes(subgroups, options.keysPerThread, radix16MaxSubgroups(device))
       );
     },
     create(device: GPUDevice, capacity: number): GpuSorter {

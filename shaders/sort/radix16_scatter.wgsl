@@ -67,7 +67,11 @@ fn topEntry(e: u32) -> u32 {
 
 var<workgroup> tileKeys: array<u32, TILE + TILE / 32u>;
 var<workgroup> tileValues: array<u32, TILE + TILE / 32u>;
-var<workgroup> hist: array<u32, HIST_ROWS * WG_SIZE + HIST_ROWS * WG_SIZE / 32u>;
+// SG_RANK: the subgroup ranking (steps 2-4, subgroup variant) needs only the (digit,
+// subgroup) counts, RADIX * MAX_SUBGROUPS words, and at least WG_SIZE for step 1's scan.
+override SG_RANK: bool = false;
+override MAX_SUBGROUPS: u32 = WG_SIZE / 4u;  // WG_SIZE / the smallest subgroup size
+var<workgroup> hist: array<u32, select(HIST_ROWS * WG_SIZE + HIST_ROWS * WG_SIZE / 32u, max(RADIX * MAX_SUBGROUPS, WG_SIZE), SG_RANK)>;
 var<workgroup> rowStart: array<u32, HIST_ROWS + 1u>;
 var<workgroup> digitBase: array<u32, RADIX>;
 var<workgroup> digitShift: array<u32, RADIX>;  // digitBase[d] - digitStart(d), mod 2^32
@@ -101,12 +105,35 @@ fn main(ids: WgIds, wg: WgUniform) {
   let start = tile * TILE;
   let live = min(n - start, TILE);
 
-  // 1. Stage the tile; find the digit bases.
-  for (var j = 0u; j < KEYS_PER_THREAD; j++) {
-    let p = j * WG_SIZE + lid;
-    if (p < live) {
-      tileKeys[skew(p)] = srcKeys[start + p];
-      tileValues[skew(p)] = srcValues[start + p];
+  // 1. Load the tile: SG_RANK straight into registers, subgroup by subgroup (subgroup w
+  //    owns tile positions w * sg * KEYS_PER_THREAD .., key j of a lane at + j * sg +
+  //    lane: coalesced, and in tile order as (subgroup, round, lane)); otherwise staged in
+  //    tileKeys/tileValues, coalesced. Then the digit bases; every load they need is
+  //    issued before the first barrier (the entries after the scanned top-level prefix
+  //    included), so that one memory latency, not three, stands before the ranking
+  //    (H200, 8M pairs: skipping these loads altogether took 85 of 203 us off a scatter).
+  let sgs = subgroupSizeOf(wg);
+  let lane = laneOf(ids);
+  let warp = lid / sgs;
+  let numWarps = WG_SIZE / sgs;
+  let wfirst = warp * sgs * KEYS_PER_THREAD + lane;
+  var keys: array<u32, KEYS_PER_THREAD>;
+  var values: array<u32, KEYS_PER_THREAD>;
+  if (SG_RANK) {
+    for (var j = 0u; j < KEYS_PER_THREAD; j++) {
+      let p = wfirst + j * sgs;
+      if (p < live) {
+        keys[j] = srcKeys[start + p];
+        values[j] = srcValues[start + p];
+      }
+    }
+  } else {
+    for (var j = 0u; j < KEYS_PER_THREAD; j++) {
+      let p = j * WG_SIZE + lid;
+      if (p < live) {
+        tileKeys[skew(p)] = srcKeys[start + p];
+        tileValues[skew(p)] = srcValues[start + p];
+      }
     }
   }
   for (var s = lid; s < NEXT_SHARE; s += WG_SIZE) {
@@ -137,6 +164,15 @@ fn main(ids: WgIds, wg: WgUniform) {
   // loads issue together: a loop bounded by topIndex waited for each entry in turn (0.4 ms
   // of a 3.0 ms sort of 8M pairs on an H200).
   let topSize = params.topSize;
+  let chunk = topIndex / SCAN_ITEMS;
+  var partial = 0u;  // digit lid: the top-level entries from its chunk's start up to topIndex
+  if (lid < RADIX) {
+    for (var j = 0u; j < SCAN_ITEMS; j++) {
+      let e = chunk * SCAN_ITEMS + j;
+      let v = topEntry(min(e, topSize - 1u));
+      partial += select(0u, v, e < topIndex);
+    }
+  }
   let chunkStart = lid * SCAN_ITEMS;
   var chunkSum = 0u;
   for (var j = 0u; j < SCAN_ITEMS; j++) {
@@ -147,21 +183,59 @@ fn main(ids: WgIds, wg: WgUniform) {
   hist[lid] = wgScan(chunkSum, ids, wg).x;
   workgroupBarrier();
   if (lid < RADIX) {
-    let chunk = topIndex / SCAN_ITEMS;
-    var base = scannedBase + hist[chunk];
-    for (var j = 0u; j < SCAN_ITEMS; j++) {
-      let e = chunk * SCAN_ITEMS + j;
-      let v = topEntry(min(e, topSize - 1u));
-      base += select(0u, v, e < topIndex);
-    }
-    digitBase[lid] = base;
+    digitBase[lid] = scannedBase + hist[chunk] + partial;
   }
   workgroupBarrier();
 
+  if (SG_RANK) {
+    // 2-4, subgroup variant: rank16 ranks each key within its subgroup (registers only);
+    // hist[d * numWarps + w] = subgroup w's count of digit d, scanned in place (digit-
+    // major: the first place of subgroup w's keys of digit d in the tile sorted by
+    // digit); each key goes to that + its rank in the staging arrays.
+    let lt = lanesBelow(lane);
+    var rank: array<u32, KEYS_PER_THREAD>;
+    var run = vec4<u32>(0u);
+    for (var j = 0u; j < KEYS_PER_THREAD; j++) {
+      rank[j] = rank16(digitOf(keys[j], passInfo), wfirst + j * sgs < live, lane, sgs, lt, &run);
+    }
+    for (var c = 0u; c < 4u; c++) {
+      let d = lane + c * sgs;
+      if (d < RADIX) {
+        hist[d * numWarps + warp] = run[c];
+      }
+    }
+    workgroupBarrier();
+    let entries = RADIX * numWarps;
+    let per = (entries + WG_SIZE - 1u) / WG_SIZE;
+    var mine = 0u;
+    for (var q = 0u; q < per; q++) {
+      let e = lid * per + q;
+      mine += select(0u, hist[min(e, entries - 1u)], e < entries);
+    }
+    var prefix = wgScan(mine, ids, wg).x;
+    for (var q = 0u; q < per; q++) {
+      let e = lid * per + q;
+      if (e < entries) {
+        let c = hist[e];
+        hist[e] = prefix;
+        prefix += c;
+      }
+    }
+    workgroupBarrier();
+    if (lid < RADIX) {
+      digitShift[lid] = digitBase[lid] - hist[lid * numWarps];
+    }
+    for (var j = 0u; j < KEYS_PER_THREAD; j++) {
+      if (wfirst + j * sgs < live) {
+        let place = hist[digitOf(keys[j], passInfo) * numWarps + warp] + rank[j];
+        tileKeys[skew(place)] = keys[j];
+        tileValues[skew(place)] = values[j];
+      }
+    }
+    workgroupBarrier();
+  } else {
   // 2. Own keys to registers; count their digits; store the counts in hist.
   let first = lid * KEYS_PER_THREAD;
-  var keys: array<u32, KEYS_PER_THREAD>;
-  var values: array<u32, KEYS_PER_THREAD>;
   var lo = 0u;  // 4-bit counts of digits 0..7
   var hi = 0u;  // and 8..15
   for (var j = 0u; j < KEYS_PER_THREAD; j++) {
@@ -224,6 +298,7 @@ fn main(ids: WgIds, wg: WgUniform) {
     }
   }
   workgroupBarrier();
+  }
 
   // 5. Write the digit runs out, coalesced; count the next pass's digits.
   let counting = passInfo.nextDigitMask != 0u;
