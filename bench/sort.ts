@@ -49,6 +49,7 @@ const variants = [
   createRadix16Factory({ keysPerThread: 4 }),
   createRadix16Factory({ keysPerThread: 4, subgroups: 'off' }),
   createRadix16Factory({ keysPerThread: 8 }),
+  createRadix16Factory({ keysPerThread: 10 }),
   createOnesweepFactory({ subgroups: 'off' }),
   createOnesweepFactory({ keysPerThread: 8 }),
   createOnesweepFactory({ keysPerThread: 12 }),

@@ -10,7 +10,7 @@
  * `fn wgAggregate`); the scan stage is radix_scan.wgsl, shared with radix4. The prepare kernel uses no primitives. Every size
  * reaches WGSL as a pipeline-overridable constant from RADIX16_CONSTANTS, except
  * KEYS_PER_THREAD: it sizes per-invocation arrays, which WGSL wants sized by a `const`,
- * so it is declared from RADIX16_KEYS_PER_THREAD in a generated line (no placeholders).
+ * so it is declared from the sorter's keysPerThread in a generated line (no placeholders).
  *
  * Pipelines are compiled on first use: `scan` runs only above 524,288 keys of capacity
  * and `countCopy` only for odd pass counts; the scatter kernel alone takes seconds to
@@ -45,13 +45,20 @@ export function radix16DigitStride(tiles: number): number {
 }
 
 /**
- * Keys per invocation in count and scatter (a WGSL `const`, generated below). The
- * scatter counts an invocation's digits in 4-bit fields, so at most 15. 6 (1536-key
- * tiles) measured best on an H200 (bench:sort, 8M pairs, 32 bits): 1.65 ms against
- * 2.09 ms at 4 and 2.33 ms at 8; the cause of the 8-key slowdown is not pinned down
- * (the padded digit stride did not change it).
+ * Keys per invocation in count and scatter (a WGSL `const`, generated below), by kernel
+ * variant. The portable scatter counts an invocation's digits in 4-bit fields, so at
+ * most 15. Measured on an H200 (bench:sort, 32-bit pairs, 2026-11-22): subgroup kernels
+ * 8 (2048-key tiles): 8M 1.104 ms against 1.199 at 6, 1.255 at 4, 1.175 at 10;
+ * portable kernels 6 (1536-key tiles): 8M 1.65 ms against 2.09 at 4 and 2.33 at 8, when
+ * they were the only kernels. On an H200 (Vulkan) two workgroups of ~24 KB of
+ * workgroup memory already fill the ~64 KB an SM gets: tile size, workgroup memory and
+ * registers trade against each other.
  */
-export const RADIX16_KEYS_PER_THREAD = 6;
+export function radix16KeysPerThread(subgroups: boolean): number {
+  return subgroups ? 8 : 6;
+}
+/** The largest default (the subgroup kernels'). */
+export const RADIX16_KEYS_PER_THREAD = 8;
 
 /** Keys per workgroup tile. The scatter's packed 16-bit tile counts need it below 65,536. */
 export const RADIX16_TILE = RADIX16_CONSTANTS.WG_SIZE * RADIX16_KEYS_PER_THREAD;
@@ -83,7 +90,7 @@ export function radix16WorkgroupBytes(subgroups: boolean, keysPerThread = RADIX1
   const { WG_SIZE } = RADIX16_CONSTANTS;
   const skewed = (n: number) => n + n / 32;
   const words =
-    2 * skewed(WG_SIZE * keysPerThread) + // tileKeys, tileValues
+    (subgroups ? 1 : 2) * skewed(WG_SIZE * keysPerThread) + (subgroups ? 1 : 0) + // tileKeys, tileValues
     (subgroups ? Math.max(RADIX16_RADIX * maxSubgroups, WG_SIZE) : skewed(8 * WG_SIZE)) + // hist
     9 + 2 * RADIX16_RADIX + 2 * RADIX16_RADIX * RADIX16_RADIX + // rowStart, digitBase, digitShift, nextShare
     (subgroups ? WG_SIZE / 4 : 2 * WG_SIZE); // wgScan's buffer

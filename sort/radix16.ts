@@ -2,19 +2,21 @@
  * radix16: an LSD radix sort of u32 key/value pairs, 4 bits a pass (ceil(keyBits / 4)
  * passes), ascending and stable, after AMD's 'Introduction to GPU Radix Sort' (radix-16
  * variant): per-tile digit histograms, a global exclusive scan of the digit-major
- * histograms, and a ranked scatter whose ranks are recomputed in workgroup memory. All
+ * histograms, and a ranked scatter whose ranks are recomputed on chip. All
  * in one compute pass:
  *
  *   prepare  1 invocation: reads the live count on the GPU, writes sizes and grids
- *   count    (first pass only) one workgroup per tile (1536 keys by default): its 16 digit counts,
+ *   count    (first pass only) one workgroup per tile (2048 keys with subgroups, else 1536): its 16 digit counts,
  *            digit-major, so that one exclusive scan gives each (digit, tile) its base
  *   then per pass:
  *   scan     exclusive scan of the counts in 4096-entry blocks, storing the block
  *            totals; not dispatched up to 524,288 keys (4096 counts), once a pass up to
  *            2^37 keys: the last level, at most 4096 entries, every scatter workgroup
  *            scans itself
- *   scatter  one workgroup per tile: stable ranks from one workgroup scan of per-
- *            invocation digit counts, the tile sorted by digit in workgroup memory and
+ *   scatter  one workgroup per tile: stable ranks (with subgroups: ballots within each
+ *            subgroup, in registers, then a scan of the (digit, subgroup) counts; else
+ *            one workgroup scan of per-invocation digit counts), the tile sorted by
+ *            digit in workgroup memory and
  *            written out in coalesced runs; it also counts the next pass's digits per
  *            output tile (workgroup, then global atomics), which is why `count` runs once
  *
@@ -35,7 +37,7 @@ import {
   radix16MaxSubgroups,
   radix16WorkgroupBytes,
   RADIX16_CONSTANTS,
-  RADIX16_KEYS_PER_THREAD,
+  radix16KeysPerThread,
   RADIX16_MAX_SCAN_LEVELS,
   RADIX16_PASS_INFO_BYTES,
   RADIX16_RADIX,
@@ -56,7 +58,7 @@ export interface Radix16Options {
    * is far below the capacity.
    */
   dispatch?: 'direct' | 'indirect';
-  /** Keys per invocation in count and scatter, 1..15 (tile = WG_SIZE x this); default RADIX16_KEYS_PER_THREAD. */
+  /** Keys per invocation in count and scatter, 1..15 (tile = WG_SIZE x this); default radix16KeysPerThread(). */
   keysPerThread?: number;
 }
 
@@ -103,12 +105,12 @@ function passSlot(p: number, passes: number, keyBits: number): number {
 export class Radix16Sorter extends RadixSorter {
   constructor(device: GPUDevice, capacity: number, options: Radix16Options = {}) {
     checkCapacity('Radix16Sorter', device, capacity);
-    const kpt = options.keysPerThread ?? RADIX16_KEYS_PER_THREAD;
+    const usesSubgroups = options.subgroups !== 'off' && device.features.has('subgroups');
+    const kpt = options.keysPerThread ?? radix16KeysPerThread(usesSubgroups);
     if (!Number.isInteger(kpt) || kpt < 1 || kpt > 15) {
       throw new RangeError(`Radix16Sorter: keysPerThread must be an integer in 1..15 (4-bit counters), got ${kpt}`);
     }
     const tile = RADIX16_CONSTANTS.WG_SIZE * kpt;
-    const usesSubgroups = options.subgroups !== 'off' && device.features.has('subgroups');
     const kernels = getRadix16Kernels(device, usesSubgroups, kpt);
     const layout = scanLayout(capacity, tile);
     super(device, capacity, radix16Name(options), usesSubgroups, options.dispatch ?? 'direct', {
@@ -146,7 +148,7 @@ function radix16Name(options: Radix16Options): string {
 export function createRadix16Factory(options: Radix16Options = {}): SorterFactory {
   return {
     name: radix16Name(options),
-    description: 'LSD radix sort, 4 bits a pass (1536-key tiles, 16-bin tile histograms, hierarchical scan, ranked stable scatter), after AMD\'s radix-16 slides',
+    description: 'LSD radix sort, 4 bits a pass (2048-key tiles, 16-bin tile histograms, hierarchical scan, ranked stable scatter), after AMD\'s radix-16 slides',
     stable: true,
     supported(device: GPUDevice): boolean {
       const l = device.limits;
@@ -155,7 +157,7 @@ export function createRadix16Factory(options: Radix16Options = {}): SorterFactor
         l.maxComputeInvocationsPerWorkgroup >= RADIX16_CONSTANTS.WG_SIZE &&
         l.maxComputeWorkgroupSizeX >= RADIX16_CONSTANTS.WG_SIZE &&
         l.maxStorageBuffersPerShaderStage >= 8 &&
-        l.maxComputeWorkgroupStorageSize >= radix16WorkgroupBytes(subgroups, options.keysPerThread, radix16MaxSubgroups(device))
+        l.maxComputeWorkgroupStorageSize >= radix16WorkgroupBytes(subgroups, options.keysPerThread ?? radix16KeysPerThread(subgroups), radix16MaxSubgroups(device))
       );
     },
     create(device: GPUDevice, capacity: number): GpuSorter {

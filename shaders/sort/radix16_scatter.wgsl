@@ -1,20 +1,28 @@
 // radix16_scatter: the ranked, stable scatter of one 4-bit radix pass; it also counts
 // the digits of the next pass for the tiles it writes to (so radix16_count runs once).
 // Dispatch: one workgroup per TILE-key tile (TILE = WG_SIZE * KEYS_PER_THREAD).
-//   1. Stage the tile's keys and values in workgroup memory (coalesced loads) and find
-//      digitBase[d], the first output index of digit d for this tile (i = d * numTiles
-//      + tile): the sum of the scanned levels, level_l[i / SCAN_BLOCK^l] for l <
-//      activeLevels (radix16_scan), plus the exclusive prefix of the top level (at most
-//      SCAN_BLOCK raw entries; the counts themselves up to 524,288 keys) at
-//      t = i / SCAN_BLOCK^activeLevels, which the workgroup scans itself: invocation c
-//      sums entries c * SCAN_ITEMS .. + SCAN_ITEMS - 1, wgScan gives their prefixes
-//      (kept in hist for a moment), and invocation d adds the entries from its chunk's
-//      start up to t. Invocations 0..15 clear the tile's entries of clearCounts
-//      (pass p + 2's counts).
-//   2. Invocation t owns tile positions t * KEYS_PER_THREAD .. + KEYS_PER_THREAD - 1 (in
-//      order: that is what makes the sort stable) and copies them to registers. It counts
-//      its digits in two u32 of 4-bit fields (KEYS_PER_THREAD <= 15) and stores them as
-//      16-bit fields, two digits a word, in the digit-pair-major table
+// Two variants of steps 1-4: SG_RANK (subgroup modules) ranks within subgroups in
+// registers; otherwise (portable) through a workgroup scan of per-invocation counts.
+//   1. Load the tile: SG_RANK into registers (subgroup w owns positions w * sg * K ..,
+//      key j of a lane at + j * sg + lane); portable: staged in tileKeys/tileValues
+//      (coalesced loads). Then digitBase[d], the first output index of digit d for this
+//      tile (i = d * numTiles + tile): the sum of the scanned levels,
+//      level_l[i / SCAN_BLOCK^l] for l < activeLevels (radix16_scan), plus the exclusive
+//      prefix of the top level (at most SCAN_BLOCK raw entries; the counts themselves up
+//      to 524,288 keys) at t = i / SCAN_BLOCK^activeLevels, which the workgroup scans
+//      itself: invocation c sums entries c * SCAN_ITEMS .. + SCAN_ITEMS - 1, wgScan
+//      gives their prefixes (kept in hist for a moment), and invocation d adds the
+//      entries from its chunk's start up to t (loaded before the scan). Invocations
+//      0..15 clear the tile's entries of clearCounts (pass p + 2's counts).
+//   2-4, SG_RANK: rank16 (radix16_wg_subgroups.wgsl) gives each key its rank among its
+//      subgroup's keys of the same digit; hist[d * numWarps + w] = subgroup w's count of
+//      d, scanned in place; place = hist[d * numWarps + w] + rank. The keys go to their
+//      places in tileKeys and come back in place order into registers, then the values
+//      take their places in tileKeys (one staging array: more workgroups per SM).
+//   2. Portable: invocation t owns tile positions t * KEYS_PER_THREAD .. + KEYS_PER_THREAD
+//      - 1 (in order: that is what makes the sort stable) and copies them to registers.
+//      It counts its digits in two u32 of 4-bit fields (KEYS_PER_THREAD <= 15) and
+//      stores them as 16-bit fields, two digits a word, in the digit-pair-major table
 //        hist[w * WG_SIZE + t] = count(t, 2w) | count(t, 2w + 1) << 16,  w = 0..7.
 //   3. One exclusive scan of the 8 * WG_SIZE hist words, in place (each invocation sums
 //      8 consecutive words, then wgScan). A field's sum over the whole tile is at most
@@ -66,7 +74,9 @@ fn topEntry(e: u32) -> u32 {
 }
 
 var<workgroup> tileKeys: array<u32, TILE + TILE / 32u>;
-var<workgroup> tileValues: array<u32, TILE + TILE / 32u>;
+// The subgroup path (SG_RANK) stages the values in tileKeys too, after the keys: less
+// workgroup memory, more workgroups per SM.
+var<workgroup> tileValues: array<u32, select(TILE + TILE / 32u, 1u, SG_RANK)>;
 // SG_RANK: the subgroup ranking (steps 2-4, subgroup variant) needs only the (digit,
 // subgroup) counts, RADIX * MAX_SUBGROUPS words, and at least WG_SIZE for step 1's scan.
 override SG_RANK: bool = false;
@@ -187,6 +197,7 @@ fn main(ids: WgIds, wg: WgUniform) {
   }
   workgroupBarrier();
 
+  var sortedKeys: array<u32, KEYS_PER_THREAD>;
   if (SG_RANK) {
     // 2-4, subgroup variant: rank16 ranks each key within its subgroup (registers only);
     // hist[d * numWarps + w] = subgroup w's count of digit d, scanned in place (digit-
@@ -225,11 +236,23 @@ fn main(ids: WgIds, wg: WgUniform) {
     if (lid < RADIX) {
       digitShift[lid] = digitBase[lid] - hist[lid * numWarps];
     }
+    // The keys go to their places, come back in place order (sortedKeys[j] at e = j *
+    // WG_SIZE + lid), then the values take their places in the same array.
+    var place: array<u32, KEYS_PER_THREAD>;
     for (var j = 0u; j < KEYS_PER_THREAD; j++) {
       if (wfirst + j * sgs < live) {
-        let place = hist[digitOf(keys[j], passInfo) * numWarps + warp] + rank[j];
-        tileKeys[skew(place)] = keys[j];
-        tileValues[skew(place)] = values[j];
+        place[j] = hist[digitOf(keys[j], passInfo) * numWarps + warp] + rank[j];
+        tileKeys[skew(place[j])] = keys[j];
+      }
+    }
+    workgroupBarrier();
+    for (var j = 0u; j < KEYS_PER_THREAD; j++) {
+      sortedKeys[j] = tileKeys[skew(j * WG_SIZE + lid)];
+    }
+    workgroupBarrier();
+    for (var j = 0u; j < KEYS_PER_THREAD; j++) {
+      if (wfirst + j * sgs < live) {
+        tileKeys[skew(place[j])] = values[j];
       }
     }
     workgroupBarrier();
@@ -305,13 +328,21 @@ fn main(ids: WgIds, wg: WgUniform) {
   for (var j = 0u; j < KEYS_PER_THREAD; j++) {
     let e = j * WG_SIZE + lid;
     let valid = e < live;
-    let key = tileKeys[skew(e)];
+    var key: u32;
+    var value: u32;
+    if (SG_RANK) {
+      key = sortedKeys[j];
+      value = tileKeys[skew(e)];
+    } else {
+      key = tileKeys[skew(e)];
+      value = tileValues[skew(e)];
+    }
     let d = digitOf(key, passInfo);
     let base = digitBase[d];
     let dst = digitShift[d] + e;
     if (valid) {
       dstKeys[dst] = key;
-      dstValues[dst] = tileValues[skew(e)];
+      dstValues[dst] = value;
     }
     if (counting) {
       let half = dst / TILE - base / TILE;
