@@ -47,6 +47,7 @@ const variants = [
   createRadix4Factory({ subgroups: 'off' }),
   createRadix16Factory({ subgroups: 'off' }),
   createRadix16Factory({ keysPerThread: 4 }),
+  createRadix16Factory({ keysPerThread: 6 }),
   createRadix16Factory({ keysPerThread: 4, subgroups: 'off' }),
   createRadix16Factory({ keysPerThread: 8 }),
   createRadix16Factory({ keysPerThread: 10 }),

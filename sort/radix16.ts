@@ -148,7 +148,7 @@ function radix16Name(options: Radix16Options): string {
 export function createRadix16Factory(options: Radix16Options = {}): SorterFactory {
   return {
     name: radix16Name(options),
-    description: 'LSD radix sort, 4 bits a pass (2048-key tiles, 16-bin tile histograms, hierarchical scan, ranked stable scatter), after AMD\'s radix-16 slides',
+    description: 'LSD radix sort, 4 bits a pass (2048-key tiles with subgroups, 1536 without; 16-bin tile histograms, hierarchical scan, ranked stable scatter), after AMD\'s radix-16 slides',
     stable: true,
     supported(device: GPUDevice): boolean {
       const l = device.limits;
