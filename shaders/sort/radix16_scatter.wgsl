@@ -202,7 +202,7 @@ fn main(ids: WgIds, wg: WgUniform) {
     // 2-4, subgroup variant: rank16 ranks each key within its subgroup (registers only);
     // hist[d * numWarps + w] = subgroup w's count of digit d, scanned in place (digit-
     // major: the first place of subgroup w's keys of digit d in the tile sorted by
-    // digit); each key goes to that + its rank in the staging arrays.
+    // digit); each key goes to that + its rank.
     let lt = lanesBelow(lane);
     var rank: array<u32, KEYS_PER_THREAD>;
     var run = vec4<u32>(0u);
