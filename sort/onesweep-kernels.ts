@@ -97,14 +97,14 @@ export interface OnesweepKernels {
 
 /**
  * Workgroup bytes the pass kernel declares for a configuration (rank counters, the
- * stage for keys and maybe values, three per-digit arrays, scan scratch, a few words),
+ * stage for keys and maybe values, a per-digit array, scan scratch, a few words),
  * as Dawn counts them against maxComputeWorkgroupStorageSize.
  */
 export function onesweepPassWorkgroupBytes(keysPerThread: number, rowMin: number, subgroups: boolean, stagePairs: boolean): number {
-  const table = (ONESWEEP_WG_SIZE / rowMin) * (ONESWEEP_RADIX / 2) * 4;
+  const table = Math.max((ONESWEEP_WG_SIZE / rowMin) * (ONESWEEP_RADIX / 2), ONESWEEP_RADIX) * 4;
   const stage = ONESWEEP_WG_SIZE * keysPerThread * 4;
   const values = stagePairs ? stage : 4;
-  const digits = 3 * ONESWEEP_RADIX * 4;
+  const digits = ONESWEEP_RADIX * 4;
   const scan = subgroups ? (ONESWEEP_WG_SIZE / 4) * 8 : (ONESWEEP_WG_SIZE + ONESWEEP_WG_SIZE / 16) * 8;
   return table + stage + values + digits + scan + 64; // + tile id, stuck flags, alignment
 }

@@ -66,8 +66,7 @@
 //      next pass's status region; offset[d] = exclusive - start[d]; the sorted pair at
 //      place e goes to dst[offset[d] + e].
 //
-// Workgroup memory starts zeroed (WGSL zero-initialises it): wgFallback and wgStuck
-// rely on it.
+// Workgroup memory starts zeroed (WGSL zero-initialises it): wgStuck relies on it.
 
 @group(0) @binding(0) var<uniform> passInfo: PassInfo;
 @group(0) @binding(1) var<uniform> params: Params;
@@ -83,15 +82,16 @@ const ROW_WORDS: u32 = RADIX / 2u;
 // Per row: 256 u16 counters, digit d in half d % 2 of word d / 2 (step 2); then the
 // row's exclusive sums over the rows before it (step 3), plus the tile-local digit
 // starts (step 6).
-var<workgroup> wgTable: array<atomic<u32>, (WG_SIZE / ROW_MIN) * ROW_WORDS>;
+// After step 5 it holds, per digit, the global offset minus the tile-local start (step 7).
+// Workgroup memory is what bounds the workgroups an SM holds (on an H200 through Vulkan,
+// ~64 KB an SM): arrays are reused across steps where their lives do not overlap.
+var<workgroup> wgTable: array<atomic<u32>, max((WG_SIZE / ROW_MIN) * ROW_WORDS, RADIX)>;
 // The tile sorted by digit (step 7): keys, then values unless STAGE_PAIRS (values apart).
 var<workgroup> wgStage: array<u32, TILE>;
 var<workgroup> wgValues: array<u32, select(1u, TILE, STAGE_PAIRS)>;
-// Per digit: the tile's count, then its tile-local start.
-var<workgroup> wgDigit: array<u32, RADIX>;
-// Per digit: global offset minus tile-local start.
-var<workgroup> wgOffset: array<u32, RADIX>;
-var<workgroup> wgFallback: array<atomic<u32>, RADIX>;
+// Per digit: the tile's count, then its tile-local start (steps 3-5); then zeroed, the
+// look-back fallback's digit counters (step 6).
+var<workgroup> wgDigit: array<atomic<u32>, RADIX>;
 var<workgroup> wgTile: u32;
 var<workgroup> wgStuck: array<atomic<u32>, 2>;
 
@@ -176,11 +176,11 @@ fn main(ids: WgIds, wg: WgUniform) {
       atomicStore(&wgTable[i], sum);
       sum += c;
     }
-    wgDigit[2u * lid] = sum & 0xffffu;
-    wgDigit[2u * lid + 1u] = sum >> 16u;
+    atomicStore(&wgDigit[2u * lid], sum & 0xffffu);
+    atomicStore(&wgDigit[2u * lid + 1u], sum >> 16u);
   }
   workgroupBarrier();
-  let count = wgDigit[lid];
+  let count = atomicLoad(&wgDigit[lid]);
   let word = info.statusOffset + tile * RADIX + lid;
   if (tile > 0u) {
     atomicStore(&status[word], FLAG_AGGREGATE | count);
@@ -193,7 +193,7 @@ fn main(ids: WgIds, wg: WgUniform) {
   if (tile == 0u) {
     atomicStore(&status[word], FLAG_INCLUSIVE | (base + count));
   }
-  wgDigit[lid] = start;
+  atomicStore(&wgDigit[lid], start);
 
   // 5. Sort the tile in workgroup memory while the look-back's first poll is in flight:
   //    none of it needs the global offsets. Every row's exclusive sums get the tile-local
@@ -209,7 +209,7 @@ fn main(ids: WgIds, wg: WgUniform) {
   }
   workgroupBarrier();
   if (lid < ROW_WORDS) {
-    let starts = wgDigit[2u * lid] | (wgDigit[2u * lid + 1u] << 16u);
+    let starts = atomicLoad(&wgDigit[2u * lid]) | (atomicLoad(&wgDigit[2u * lid + 1u]) << 16u);
     for (var r = 0u; r < rows; r++) {
       let i = r * ROW_WORDS + lid;
       atomicStore(&wgTable[i], atomicLoad(&wgTable[i]) + starts);
@@ -228,6 +228,7 @@ fn main(ids: WgIds, wg: WgUniform) {
     }
   }
   workgroupBarrier();
+  atomicStore(&wgDigit[lid], 0u);  // last read before the barrier above; the fallback's counters now
   var sortedKeys: array<u32, KEYS_PER_THREAD>;
   var sortedValues: array<u32, KEYS_PER_THREAD>;
   for (var i = 0u; i < KEYS_PER_THREAD; i++) {
@@ -298,14 +299,14 @@ fn main(ids: WgIds, wg: WgUniform) {
     // Fallback: count the digits of tile stuck - 1 (a full tile: only the last is partial).
     let fallbackStart = (stuck - 1u) * TILE;
     for (var e = lid; e < TILE; e += WG_SIZE) {
-      atomicAdd(&wgFallback[digitOf(srcKeys[fallbackStart + e], info)], 1u);
+      atomicAdd(&wgDigit[digitOf(srcKeys[fallbackStart + e], info)], 1u);
     }
     workgroupBarrier();
     if (lid == 0u) {
       atomicStore(&wgStuck[flag], 0u);  // read by all before the barrier; next used in round + 2
     }
-    let c = atomicLoad(&wgFallback[lid]);
-    atomicStore(&wgFallback[lid], 0u);  // only this invocation reads entry lid
+    let c = atomicLoad(&wgDigit[lid]);
+    atomicStore(&wgDigit[lid], 0u);  // only this invocation reads entry lid
     atomicMax(&status[region + (stuck - 1u) * RADIX + lid], FLAG_AGGREGATE | c);
     if (k == stuck) {
       exclusive += c;
@@ -321,12 +322,13 @@ fn main(ids: WgIds, wg: WgUniform) {
   if (info.clearOffset != NO_REGION) {
     atomicStore(&status[info.clearOffset + tile * RADIX + lid], 0u);
   }
-  wgOffset[lid] = exclusive - start;  // wraps when start > exclusive: u32 arithmetic undoes it
+  // wraps when start > exclusive: u32 arithmetic undoes it. wgTable was last read in step 5.
+  atomicStore(&wgTable[lid], exclusive - start);
   workgroupBarrier();
   for (var i = 0u; i < KEYS_PER_THREAD; i++) {
     let e = i * WG_SIZE + lid;
     if (e < live) {
-      let dst = wgOffset[digitOf(sortedKeys[i], info)] + e;
+      let dst = atomicLoad(&wgTable[digitOf(sortedKeys[i], info)]) + e;
       dstKeys[dst] = sortedKeys[i];
       dstValues[dst] = sortedValues[i];
     }
