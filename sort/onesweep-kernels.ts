@@ -58,8 +58,8 @@ export const ONESWEEP_DEFAULT_LOOKBACK_BATCH = 4;
 export const ONESWEEP_DEFAULT_SPIN_LIMIT = 4096;
 /** Bytes of one PassInfo (onesweep_common.wgsl): eight u32. */
 export const ONESWEEP_PASS_INFO_BYTES = 32;
-/** u32 entries of the globals buffer: 4 x 256 histogram bins, then 4 tile counters. */
-export const ONESWEEP_GLOBALS_ENTRIES = ONESWEEP_MAX_PASSES * ONESWEEP_RADIX + ONESWEEP_MAX_PASSES;
+/** u32 entries of the globals buffer: 4 x 256 histogram bins, 4 tile counters, the done counter. */
+export const ONESWEEP_GLOBALS_ENTRIES = ONESWEEP_MAX_PASSES * ONESWEEP_RADIX + ONESWEEP_MAX_PASSES + 1;
 /** Status words hold 30-bit values: the sort's element count must stay below 2^30. */
 export const ONESWEEP_MAX_CAPACITY = 2 ** 30 - 1;
 
@@ -83,8 +83,10 @@ export interface OnesweepKernels {
   readonly config: OnesweepKernelConfig;
   /** prepare: count (read), info (uniform), params, dispatchArgs, globals (write). */
   readonly prepareLayout: GPUBindGroupLayout;
-  /** group 0 of histogram/pass: passInfo (uniform, dynamic offset), params (uniform). */
+  /** group 0 of pass: passInfo (uniform, dynamic offset), params (uniform). */
   readonly passLayout: GPUBindGroupLayout;
+  /** group 0 of histogram: passInfo (uniform, dynamic offset), count (read), info (uniform), params (write). */
+  readonly histogramLayout: GPUBindGroupLayout;
   /** group 1: srcKeys, srcValues (read), dstKeys, dstValues (read-write). */
   readonly dataLayout: GPUBindGroupLayout;
   /** group 2: globals (histograms + tile counters), status (look-back words). */
@@ -149,6 +151,15 @@ function createKernels(device: GPUDevice, config: OnesweepKernelConfig): Oneswee
       { binding: 1, visibility: C, buffer: { type: 'uniform' } },
     ],
   });
+  const histogramLayout = device.createBindGroupLayout({
+    label: 'OnesweepSorter.histogramLayout',
+    entries: [
+      { binding: 0, visibility: C, buffer: { type: 'uniform', hasDynamicOffset: true, minBindingSize: ONESWEEP_PASS_INFO_BYTES } },
+      storage(1, 'read-only-storage'),
+      { binding: 2, visibility: C, buffer: { type: 'uniform' } },
+      storage(3, 'storage'),
+    ],
+  });
   const dataLayout = device.createBindGroupLayout({
     label: 'OnesweepSorter.dataLayout',
     entries: [storage(0, 'read-only-storage'), storage(1, 'read-only-storage'), storage(2, 'storage'), storage(3, 'storage')],
@@ -187,6 +198,7 @@ function createKernels(device: GPUDevice, config: OnesweepKernelConfig): Oneswee
     config,
     prepareLayout,
     passLayout,
+    histogramLayout,
     dataLayout,
     lookbackLayout,
     prepare: pipeline(
@@ -194,7 +206,11 @@ function createKernels(device: GPUDevice, config: OnesweepKernelConfig): Oneswee
       head + prepareWgsl,
       device.createPipelineLayout({ label: 'OnesweepSorter.preparePipelineLayout', bindGroupLayouts: [prepareLayout] }),
     ),
-    histogram: pipeline('histogram', head + histogramWgsl, passPipelineLayout),
+    histogram: pipeline(
+      'histogram',
+      head + histogramWgsl,
+      device.createPipelineLayout({ label: 'OnesweepSorter.histogramPipelineLayout', bindGroupLayouts: [histogramLayout, dataLayout, lookbackLayout] }),
+    ),
     pass: pipeline('pass', head + passWgsl, passPipelineLayout),
   };
 }

@@ -3,9 +3,10 @@
  * per pass, after Adinets and Merrill, "Onesweep: A Faster Least Significant Digit
  * Radix Sort for GPUs" (2022). Ascending and stable. All in one compute pass:
  *
- *   prepare    one workgroup: reads the live count on the GPU, writes sizes and grids,
- *              zeroes the histograms and the tile-id counters
- *   histogram  one read of the keys: the 256-bin histograms of ALL passes at once
+ *   prepare    (indirect dispatch only) one workgroup: reads the live count on the
+ *              GPU, writes sizes and grids, zeroes the histograms and counters
+ *   histogram  reads the live count on the GPU (and writes the sizes for the passes);
+ *              one read of the keys: the 256-bin histograms of ALL passes at once
  *              (for an odd pass count it also copies the input across, so that the
  *              last pass writes the job's buffers)
  *   then per pass (ceil(keyBits / 8) of them), one kernel: each workgroup takes the
@@ -13,15 +14,18 @@
  *   ballots, or one key at a time in the portable variant), publishes its digit counts,
  *   finds its global digit offsets by decoupled look-back over the tiles before it (the
  *   exclusive scan of the global histogram comes in the same workgroup scan as its
- *   tile-local starts), and scatters through workgroup memory in digit runs.
+ *   tile-local starts), and scatters through workgroup memory in digit runs. The
+ *   last workgroup of the last pass to finish zeroes the histograms and counters for
+ *   the next sort (the buffer starts zeroed), which is what saves the prepare dispatch.
  *
- * So 2 + passes dispatches: 6 for 32-bit keys, 4 for 16-bit keys.
+ * So 1 + passes dispatches: 5 for 32-bit keys, 3 for 16-bit keys (one more with
+ * indirect dispatch).
  *
  * Forward progress: WebGPU promises none between workgroups, and decoupled look-back
  * waits for other workgroups. The wait is bounded: after `spinLimit` consecutive polls
  * of a predecessor that has not published, the workgroup counts that predecessor's
  * digits itself from the input keys (immutable during the pass) and goes on; see
- * shaders/sort/onesweep_pass.wgsl, step 5. It terminates on any scheduler; on one that
+ * shaders/sort/onesweep_pass.wgsl, step 6. It terminates on any scheduler; on one that
  * starves workgroups it is slow, which is why sort/default-strategy.ts makes it the
  * default only where scheduling is known to be fair.
  *
@@ -150,6 +154,8 @@ interface JobBindings {
   countOffset: number;
   info: GPUBuffer;
   prepare: GPUBindGroup;
+  /** group 0 of the histogram: passInfo, the count window, info, params. */
+  histogram: GPUBindGroup;
   /** src = the job's buffers, dst = the sorter's. */
   jobToOwn: GPUBindGroup;
   /** src = the sorter's buffers, dst = the job's. */
@@ -290,13 +296,17 @@ export class OnesweepSorter implements GpuSorter {
       label: 'OnesweepSorter.computePass',
       timestampWrites: passTimestampWrites(timestamps),
     });
-    pass.setPipeline(k.prepare);
-    pass.setBindGroup(0, jb.prepare);
-    pass.dispatchWorkgroups(1);
+    if (this.dispatchMode === 'indirect') {
+      // The grids come from the live count: prepare writes them (and zeroes globals,
+      // which a direct-mode sort finds zeroed by the previous sort's last pass).
+      pass.setPipeline(k.prepare);
+      pass.setBindGroup(0, jb.prepare);
+      pass.dispatchWorkgroups(1);
+    }
 
     pass.setBindGroup(2, this.lookbackGroup);
-    pass.setPipeline(k.histogram); // copies the input across for an odd pass count
-    pass.setBindGroup(0, this.passGroup, [passSlot(keyBits, 0) * this.passInfoStride]);
+    pass.setPipeline(k.histogram); // reads the live count; copies the input across for an odd pass count
+    pass.setBindGroup(0, jb.histogram, [passSlot(keyBits, 0) * this.passInfoStride]);
     pass.setBindGroup(1, jb.jobToOwn);
     this.dispatch(pass, 0);
 
@@ -342,7 +352,7 @@ export class OnesweepSorter implements GpuSorter {
       usage: GPUBufferUsage.UNIFORM,
       mappedAtCreation: true,
     });
-    // PrepareInfo (onesweep_prepare.wgsl): countIndex, capacity.
+    // PrepareInfo (onesweep_common.wgsl): countIndex, capacity.
     new Uint32Array(info.getMappedRange()).set([countIndex, this.capacity]);
     info.unmap();
 
@@ -369,6 +379,16 @@ export class OnesweepSorter implements GpuSorter {
           { binding: 2, resource: { buffer: this.params } },
           { binding: 3, resource: { buffer: this.dispatchArgs } },
           { binding: 4, resource: { buffer: this.globals } },
+        ],
+      }),
+      histogram: d.createBindGroup({
+        label: 'OnesweepSorter.histogramGroup',
+        layout: k.histogramLayout,
+        entries: [
+          { binding: 0, resource: { buffer: this.passInfo, size: ONESWEEP_PASS_INFO_BYTES } },
+          { binding: 1, resource: { buffer: job.count, offset: windowOffset, size: windowSize } },
+          { binding: 2, resource: { buffer: info } },
+          { binding: 3, resource: { buffer: this.params } },
         ],
       }),
       jobToOwn: data('jobToOwnGroup', job.keys, job.values, this.keysB, this.valuesB),

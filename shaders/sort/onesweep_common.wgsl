@@ -4,10 +4,13 @@
 // and small helpers. Included in every onesweep module after the primitives file.
 //
 // Buffers shared by the stages (bind group 2 of histogram and pass):
-//   globals  u32 [ hist: 4 x 256 (pass p's digit d at p * 256 + d) | tileCounters: 4 ]
-//            hist is zeroed by onesweep_prepare and filled by onesweep_histogram; each
-//            pass kernel scans its slice (the exclusive scan gives every digit its
-//            first output index). tileCounters[p] hands out pass p's tile ids.
+//   globals  u32 [ hist: 4 x 256 (pass p's digit d at p * 256 + d) | tileCounters: 4 | done ]
+//            All zero when a sort starts: the buffer is created zeroed and the last
+//            workgroup of a sort's last pass to finish zeroes it again (done counts the
+//            finished workgroups); in indirect mode onesweep_prepare zeroes it too.
+//            hist is filled by onesweep_histogram; each pass kernel scans its slice
+//            (the exclusive scan gives every digit its first output index).
+//            tileCounters[p] hands out pass p's tile ids.
 //   status   u32 [ region 0: maxTiles x 256 | region 1: maxTiles x 256 ]
 //            pass p's look-back words in region p % 2, tile t's digit d at t * 256 + d:
 //              bits 31..30  flag: 0 not ready, 1 aggregate (this tile's count of d),
@@ -31,18 +34,31 @@ const RADIX_BITS: u32 = 8u;
 const RADIX: u32 = 256u;
 const MAX_PASSES: u32 = 4u;
 const COUNTERS_OFFSET: u32 = MAX_PASSES * RADIX;  // tileCounters in globals
+const DONE_OFFSET: u32 = COUNTERS_OFFSET + MAX_PASSES;  // finished workgroups of the last pass
+const GLOBALS_WORDS: u32 = DONE_OFFSET + 1u;
 const FLAG_AGGREGATE: u32 = 0x40000000u;
 const FLAG_INCLUSIVE: u32 = 0x80000000u;
 const VALUE_MASK: u32 = 0x3fffffffu;
 const NO_REGION: u32 = 0xffffffffu;
 
-// Written by onesweep_prepare for the live count (storage there), read by every other
-// stage as a uniform.
+// Written by onesweep_histogram (and onesweep_prepare in indirect mode) for the live
+// count (storage there), read by the pass kernel as a uniform.
 struct Params {
   n: u32,              // live element count, clamped to the capacity
   numTiles: u32,       // ceil(n / TILE)
   numHistBlocks: u32,  // ceil(n / HIST_BLOCK)
   _pad: u32,
+}
+
+// Where the live count is (onesweep_prepare, onesweep_histogram): one per job.
+struct PrepareInfo {
+  countIndex: u32,  // u32 index of the count in the bound count buffer
+  capacity: u32,
+}
+
+// The sizes of the sort for the live count n.
+fn paramsFor(n: u32) -> Params {
+  return Params(n, (n + TILE - 1u) / TILE, (n + HIST_BLOCK - 1u) / HIST_BLOCK, 0u);
 }
 
 // One per (key width, pass); written once by the host, bound with a dynamic offset.

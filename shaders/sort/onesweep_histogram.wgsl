@@ -1,6 +1,8 @@
 // onesweep_histogram: the 256-bin digit histograms of ALL radix passes in one read of
 // the keys (the "upfront" histogram of the Onesweep paper).
-// Dispatch: one workgroup per HIST_BLOCK keys (params.numHistBlocks; 2D grid, linear).
+// Dispatch: one workgroup per HIST_BLOCK keys (numHistBlocks; 2D grid, linear); the
+// grid may be larger (sized for the capacity): the sizes come from the live count, read
+// here (min(count[countIndex], capacity)), and workgroup 0 stores them in params.
 //   1. The workgroup goes through its block in batches of WG_SIZE * HIST_BATCH keys:
 //      each invocation loads HIST_BATCH keys, coalesced (batch start + j * WG_SIZE +
 //      lid; all loads first, so that they are in flight together), skips indices >= n,
@@ -9,7 +11,7 @@
 //      distinct digits (splat depths) spread their atomics over several addresses; the
 //      copies of a bin are adjacent words (different banks).
 //   2. The copies are summed and each non-zero bin is added to globals[p * 256 + d]
-//      (zeroed by onesweep_prepare) with one atomic.
+//      (zero when the sort starts) with one atomic.
 //   3. The workgroup clears its share of status region 0, the look-back words of the
 //      first pass (numTiles x 256 of them, grid-strided).
 //   An odd number of passes: the workgroup also copies its keys and values to dst, so
@@ -23,7 +25,9 @@
 const HIST_BATCH: u32 = 4u;
 
 @group(0) @binding(0) var<uniform> passInfo: PassInfo;
-@group(0) @binding(1) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> countBuf: array<u32>;
+@group(0) @binding(2) var<uniform> prepareInfo: PrepareInfo;
+@group(0) @binding(3) var<storage, read_write> params: Params;
 @group(1) @binding(0) var<storage, read> srcKeys: array<u32>;
 @group(1) @binding(1) var<storage, read> srcValues: array<u32>;
 @group(1) @binding(2) var<storage, read_write> dstKeys: array<u32>;
@@ -37,12 +41,17 @@ var<workgroup> wgHist: array<atomic<u32>, HIST_COPIES * MAX_PASSES * RADIX>;
 @compute @workgroup_size(WG_SIZE)
 fn main(ids: WgIds, wg: WgUniform) {
   let block = linearWorkgroup(wg.wid, wg.nwg);
-  let numBlocks = params.numHistBlocks;
+  let lid = ids.lid;
+  // 0. The sizes for the live count; workgroup 0 writes them for the pass kernels.
+  let sizes = paramsFor(min(countBuf[prepareInfo.countIndex], prepareInfo.capacity));
+  if (block == 0u && lid == 0u) {
+    params = sizes;
+  }
+  let numBlocks = sizes.numHistBlocks;
   if (block >= numBlocks) {
     return;  // the whole workgroup: grids round up
   }
-  let lid = ids.lid;
-  let n = params.n;
+  let n = sizes.n;
   let passes = passInfo.passes;
   let copy = lid % HIST_COPIES;
 
@@ -84,7 +93,7 @@ fn main(ids: WgIds, wg: WgUniform) {
   }
 
   // 3. Clear the first pass's look-back words.
-  let words = params.numTiles * RADIX;
+  let words = sizes.numTiles * RADIX;
   for (var e = block * WG_SIZE + lid; e < words; e += numBlocks * WG_SIZE) {
     status[e] = 0u;
   }

@@ -65,6 +65,7 @@
 //   7. Publish the inclusive words (exclusive + count); clear this tile's words of the
 //      next pass's status region; offset[d] = exclusive - start[d]; the sorted pair at
 //      place e goes to dst[offset[d] + e].
+//   8. In the sort's last pass the last workgroup to finish zeroes globals (finish()).
 //
 // Workgroup memory starts zeroed (WGSL zero-initialises it): wgStuck relies on it.
 
@@ -95,6 +96,27 @@ var<workgroup> wgDigit: array<atomic<u32>, RADIX>;
 var<workgroup> wgTile: u32;
 var<workgroup> wgStuck: array<atomic<u32>, 2>;
 
+var<workgroup> wgLast: u32;
+
+// 8. In the sort's last pass every workgroup counts itself out (done, in globals); the
+//    last one zeroes globals for the next sort (histograms, tile counters, done), so
+//    that a direct-mode sort needs no prepare dispatch. Every workgroup of the grid
+//    counts, those past numTiles too. Workgroup-uniform control flow.
+fn finish(lid: u32, info: PassInfo, wg: WgUniform) {
+  if (info.clearOffset != NO_REGION) {
+    return;  // not the last pass
+  }
+  if (lid == 0u) {
+    let done = atomicAdd(&globals[DONE_OFFSET], 1u) + 1u;
+    wgLast = select(0u, 1u, done == wg.nwg.x * wg.nwg.y * wg.nwg.z);
+  }
+  if (workgroupUniformLoad(&wgLast) == 1u) {
+    for (var i = lid; i < GLOBALS_WORDS; i += WG_SIZE) {
+      atomicStore(&globals[i], 0u);
+    }
+  }
+}
+
 fn half16(word: u32, d: u32) -> u32 {
   return (word >> (16u * (d & 1u))) & 0xffffu;
 }
@@ -110,6 +132,7 @@ fn main(ids: WgIds, wg: WgUniform) {
   }
   let tile = workgroupUniformLoad(&wgTile);
   if (tile >= params.numTiles) {
+    finish(lid, info, wg);
     return;
   }
   let n = params.n;
@@ -333,4 +356,5 @@ fn main(ids: WgIds, wg: WgUniform) {
       dstValues[dst] = sortedValues[i];
     }
   }
+  finish(lid, info, wg);
 }

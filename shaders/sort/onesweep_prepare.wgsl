@@ -1,6 +1,9 @@
 // onesweep_prepare: turns the live count (a u32 written on the GPU) into the sizes and
 // grids of the sort, and resets what every sort starts from. Nothing is read back.
-// Dispatch: one workgroup of WG_SIZE invocations, first in the sort's compute pass.
+// Dispatch: one workgroup of WG_SIZE invocations, first in the sort's compute pass, in
+// indirect mode only (the grids of the other dispatches come from here). In direct mode
+// onesweep_histogram reads the count itself and globals are already zero (see
+// onesweep_common.wgsl): one dependent dispatch less.
 //   1. n = min(count[countIndex], capacity); numTiles = ceil(n / TILE);
 //      numHistBlocks = ceil(n / HIST_BLOCK); writes Params.
 //   2. Writes the indirect dispatch arguments (x, y, z, unused):
@@ -8,12 +11,7 @@
 //        dispatchArgs[1]  onesweep_pass:      numTiles workgroups
 //      A grid of w workgroups is y = ceil(w / MAX_WORKGROUPS_PER_DIM) rows of
 //      x = ceil(w / y); the kernels skip what lies past w.
-//   3. Zeroes globals: the 4 x 256 histogram counters and the 4 tile-id counters.
-
-struct PrepareInfo {
-  countIndex: u32,  // u32 index of the count in the bound count buffer
-  capacity: u32,
-}
+//   3. Zeroes globals: the 4 x 256 histogram counters, the 4 tile-id counters and done.
 
 @group(0) @binding(0) var<storage, read> countBuf: array<u32>;
 @group(0) @binding(1) var<uniform> info: PrepareInfo;
@@ -32,16 +30,12 @@ fn grid(w: u32) -> vec4<u32> {
 @compute @workgroup_size(WG_SIZE)
 fn main(@builtin(local_invocation_index) lid: u32) {
   if (lid == 0u) {
-    let n = min(countBuf[info.countIndex], info.capacity);
-    let numTiles = (n + TILE - 1u) / TILE;
-    let numHistBlocks = (n + HIST_BLOCK - 1u) / HIST_BLOCK;
-    params.n = n;
-    params.numTiles = numTiles;
-    params.numHistBlocks = numHistBlocks;
-    dispatchArgs[0] = grid(numHistBlocks);
-    dispatchArgs[1] = grid(numTiles);
+    let p = paramsFor(min(countBuf[info.countIndex], info.capacity));
+    params = p;
+    dispatchArgs[0] = grid(p.numHistBlocks);
+    dispatchArgs[1] = grid(p.numTiles);
   }
-  for (var i = lid; i < COUNTERS_OFFSET + MAX_PASSES; i += WG_SIZE) {
+  for (var i = lid; i < GLOBALS_WORDS; i += WG_SIZE) {
     globals[i] = 0u;
   }
 }

@@ -5,7 +5,8 @@
  * and one size above 1M; key shapes all-equal, sorted, reversed, random, few distinct,
  * splat-like depths; key widths 8, 16, 24, 32 and odd ones (garbage above them ignored
  * and kept); count = 0 and live counts on the GPU below the capacity; both kernel
- * variants (subgroup ballots, portable), both dispatch modes, and the look-back fallback
+ * variants (subgroup ballots, portable), both dispatch modes, many sorts on one sorter
+ * (each relies on the one before to leave its counters zeroed), and the look-back fallback
  * forced (spinLimit 0: every look-back step recounts the predecessor's tile) or mixed
  * with published words (spinLimit 1). No adapter is a failure, never a skip.
  *
@@ -14,9 +15,12 @@
  * not pipeline constants.
  */
 import { describe, expect, it } from 'vitest';
-import { useGpu } from '../support/gpu';
+import { useGpu, withValidation } from '../support/gpu';
 import { makeSortKeys, runSortCase, SORT_KEY_SHAPES } from '../support/sort-harness';
 import { createOnesweepFactory, OnesweepSorter, type OnesweepOptions } from '../../sort/onesweep';
+import { checkSortedPairs } from '../../sort/cpu-reference';
+import { sortBufferUsage } from '../../sort/types';
+import { readBuffer } from '../../bench/node-gpu';
 
 const ctx = useGpu();
 const variants: readonly { name: string; options: OnesweepOptions }[] = [
@@ -83,6 +87,43 @@ describe('onesweep sort (gpu)', () => {
     const factory = createOnesweepFactory();
     await runSortCase(ctx.gpu.device, factory, { keys: makeSortKeys('random', 1_100_000), label: 'random' });
     await runSortCase(ctx.gpu.device, factory, { keys: makeSortKeys('depths', 1_100_000, 16), keyBits: 16, label: 'depths' });
+  });
+
+  it('one sorter, many sorts: each starts from the zeroed counters the one before left (direct and indirect)', async () => {
+    // Direct mode has no prepare dispatch: the last workgroup of a sort's last pass
+    // zeroes the histograms and tile counters for the next one. Sorts of different live
+    // counts (0 and partial tiles too), key widths (odd pass counts too) and two sorts in
+    // one command buffer, on one sorter, every result checked.
+    const device = ctx.gpu.device;
+    const t = tileOf({});
+    const capacity = 5 * t + 11;
+    const usage = sortBufferUsage();
+    for (const dispatch of ['direct', 'indirect'] as const) {
+      await withValidation(device, async () => {
+        const sorter = new OnesweepSorter(device, capacity, { dispatch });
+        const keysB = device.createBuffer({ label: 'test.keys', size: capacity * 4, usage });
+        const valuesB = device.createBuffer({ label: 'test.values', size: capacity * 4, usage });
+        const countB = device.createBuffer({ label: 'test.count', size: 16, usage });
+        const values = Uint32Array.from({ length: capacity }, (_, i) => i);
+        const runs: [number, number, number][] = [[capacity, 32, 1], [0, 32, 1], [2 * t + 5, 24, 1], [capacity, 8, 2], [t - 1, 16, 1], [capacity, 32, 2], [1, 32, 1]];
+        for (const [live, keyBits, times] of runs) {
+          const keys = makeSortKeys('random', capacity, keyBits, live + keyBits);
+          device.queue.writeBuffer(keysB, 0, keys);
+          device.queue.writeBuffer(valuesB, 0, values);
+          device.queue.writeBuffer(countB, 0, Uint32Array.of(live));
+          const enc = device.createCommandEncoder();
+          for (let i = 0; i < times; i++) sorter.encode(enc, { keys: keysB, values: valuesB, count: countB, keyBits });
+          device.queue.submit([enc.finish()]);
+          const outKeys = new Uint32Array(await readBuffer(device, keysB));
+          const outValues = new Uint32Array(await readBuffer(device, valuesB));
+          // Sorting twice is sorting once (stable), so the check is the same.
+          const check = checkSortedPairs(keys.subarray(0, live), values.subarray(0, live), outKeys, outValues, keyBits);
+          expect(check.ok, `${dispatch} live=${live} keyBits=${keyBits} x${times}: ${check.message}`).toBe(true);
+        }
+        sorter.destroy();
+        for (const b of [keysB, valuesB, countB]) b.destroy();
+      });
+    }
   });
 
   it('indirect dispatch: full buffers, a live count below the capacity, count = 0', async () => {
