@@ -185,10 +185,12 @@ fn main(ids: WgIds, wg: WgUniform) {
   }
   let chunkStart = lid * SCAN_ITEMS;
   var chunkSum = 0u;
-  for (var j = 0u; j < SCAN_ITEMS; j++) {
-    let e = chunkStart + j;
-    let v = topEntry(min(e, topSize - 1u));
-    chunkSum += select(0u, v, e < topSize);
+  if (chunkStart < topSize) {  // the top level is often short (8M keys: 16 entries)
+    for (var j = 0u; j < SCAN_ITEMS; j++) {
+      let e = chunkStart + j;
+      let v = topEntry(min(e, topSize - 1u));
+      chunkSum += select(0u, v, e < topSize);
+    }
   }
   hist[lid] = wgScan(chunkSum, ids, wg).x;
   workgroupBarrier();
