@@ -12,7 +12,7 @@
  * KEYS_PER_THREAD: it sizes per-invocation arrays, which WGSL wants sized by a `const`,
  * so it is declared from the sorter's keysPerThread in a generated line (no placeholders).
  *
- * Pipelines are compiled on first use: `scan` runs only above 524,288 keys of capacity
+ * Pipelines are compiled on first use: `scan` runs only above 64 tiles of capacity
  * and `countCopy` only for odd pass counts; the scatter kernel alone takes seconds to
  * compile on SwiftShader (its zero-initialised workgroup memory).
  */
@@ -31,8 +31,15 @@ import scatterWgsl from '../shaders/sort/radix16_scatter.wgsl?raw';
 export const RADIX16_CONSTANTS = {
   /** Invocations per workgroup (SwiftShader's maximum). */
   WG_SIZE: 256,
-  /** Entries per invocation in the scan kernel: SCAN_BLOCK = 4096 entries per workgroup. */
-  SCAN_ITEMS: 16,
+  /**
+   * Entries per invocation in the scan kernel: SCAN_BLOCK = 1024 entries per workgroup.
+   * Every scatter workgroup also reads and scans the top level (up to SCAN_BLOCK
+   * entries) itself, so short blocks pay twice. H200, 32-bit pairs, median ms at
+   * 262,144 / 1M / 8M / 16M: 4 items 0.125 / 0.186 / 0.864 / 1.598; 8 items
+   * 0.104 / 0.200 / 0.926 / 1.711; 16 items 0.115 / 0.233 / 1.065 / 1.953; 32 items
+   * 0.141 / 0.295 / 1.352 / 2.428.
+   */
+  SCAN_ITEMS: 4,
   /** Granule of the count layout's digit stride (radix16_common.wgsl, digitStrideFor). */
   STRIDE_ALIGN: 32,
 } as const;

@@ -9,9 +9,10 @@
  *   count    (first pass only) one workgroup per tile (2048 keys with subgroups, else 1536): its 16 digit counts,
  *            digit-major, so that one exclusive scan gives each (digit, tile) its base
  *   then per pass:
- *   scan     exclusive scan of the counts in 4096-entry blocks, storing the block
- *            totals; not dispatched up to 524,288 keys (4096 counts), once a pass up to
- *            2^37 keys: the last level, at most 4096 entries, every scatter workgroup
+ *   scan     exclusive scan of the counts in 1024-entry blocks, storing the block
+ *            totals; not dispatched up to 64 tiles (1024 counts: 131,072 keys with
+ *            subgroups), once a pass up to 65,536 tiles (134M keys), twice beyond: the
+ *            last level, at most 1024 entries, every scatter workgroup
  *            scans itself
  *   scatter  one workgroup per tile: stable ranks (with subgroups: ballots within each
  *            subgroup, in registers, then a scan of the (digit, subgroup) counts; else
@@ -20,7 +21,7 @@
  *            written out in coalesced runs; it also counts the next pass's digits per
  *            output tile (workgroup, then global atomics), which is why `count` runs once
  *
- * Dispatches: 2 + passes up to 524,288 keys, else 2 + 2 * passes.
+ * Dispatches: 2 + passes up to 64 tiles, else 2 + 2 * passes (or 2 + 3 * passes).
  * No workgroup waits on another (no forward-progress assumption).
  *
  * The passes ping-pong between the job's buffers and the sorter's own, so that the last

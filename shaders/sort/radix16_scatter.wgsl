@@ -9,7 +9,7 @@
 //      tile (i = d * numTiles + tile): the sum of the scanned levels,
 //      level_l[i / SCAN_BLOCK^l] for l < activeLevels (radix16_scan), plus the exclusive
 //      prefix of the top level (at most SCAN_BLOCK raw entries; the counts themselves up
-//      to 524,288 keys) at t = i / SCAN_BLOCK^activeLevels, which the workgroup scans
+//      to 64 tiles) at t = i / SCAN_BLOCK^activeLevels, which the workgroup scans
 //      itself: invocation c sums entries c * SCAN_ITEMS .. + SCAN_ITEMS - 1, wgScan
 //      gives their prefixes (kept in hist for a moment), and invocation d adds the
 //      entries from its chunk's start up to t (loaded before the scan). Invocations
@@ -185,7 +185,7 @@ fn main(ids: WgIds, wg: WgUniform) {
   }
   let chunkStart = lid * SCAN_ITEMS;
   var chunkSum = 0u;
-  if (chunkStart < topSize) {  // the top level is often short (8M keys: 16 entries)
+  if (chunkStart < topSize) {  // the top level is often short (8M keys: 64 entries)
     for (var j = 0u; j < SCAN_ITEMS; j++) {
       let e = chunkStart + j;
       let v = topEntry(min(e, topSize - 1u));

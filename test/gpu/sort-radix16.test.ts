@@ -2,7 +2,7 @@
  * radix16 on the default adapter (lavapipe in CI): real WGSL, checked against the stable
  * CPU reference (values = original index, so stability shows). Sizes sweep the partial
  * last 2048-key tile (1, 2047, 2048, 2049, several tiles + a remainder), both sides of
- * the 524,288-key switch from "the scatter scans the counts" to the scan dispatches, and
+ * the switch from "the scatter scans the counts" to the scan dispatches (64 tiles), and
  * one size above 1M; key shapes all-equal, sorted, reversed, random, few distinct,
  * splat-like depths; key widths 16, 20, 24, 32 (garbage above them ignored and kept) and
  * odd ones; a live count on the GPU below the capacity; both kernel variants (subgroups,
@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { useGpu } from '../support/gpu';
 import { expectBadJobsRefused, makeSortKeys, runSortCase, SORT_KEY_SHAPES } from '../support/sort-harness';
 import { createRadix16Factory } from '../../sort/radix16';
+import { RADIX16_CONSTANTS, RADIX16_SCAN_BLOCK, radix16KeysPerThread } from '../../sort/radix16-kernels';
 
 const ctx = useGpu();
 const variants = [
@@ -40,9 +41,11 @@ describe('radix16 sort (gpu)', () => {
         }
       });
 
-      it('n = 524,287 and 524,289: either side of the switch to the scan dispatches', async () => {
-        await runSortCase(ctx.gpu.device, factory, { keys: makeSortKeys('random', 524_287), label: 'random' });
-        await runSortCase(ctx.gpu.device, factory, { keys: makeSortKeys('depths', 524_289, 24), keyBits: 24, label: 'depths' });
+      it('either side of the switch to the scan dispatches (SCAN_BLOCK / 16 tiles)', async () => {
+        const tile = RADIX16_CONSTANTS.WG_SIZE * radix16KeysPerThread(name === 'subgroups');
+        const atSwitch = (RADIX16_SCAN_BLOCK / 16) * tile;
+        await runSortCase(ctx.gpu.device, factory, { keys: makeSortKeys('random', atSwitch - 1), label: 'random' });
+        await runSortCase(ctx.gpu.device, factory, { keys: makeSortKeys('depths', atSwitch + 1, 24), keyBits: 24, label: 'depths' });
       });
 
       it('a live count below the capacity leaves the rest untouched; count = 0', async () => {
