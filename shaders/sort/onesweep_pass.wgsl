@@ -138,6 +138,9 @@ fn main(ids: WgIds, wg: WgUniform) {
   let n = params.n;
   let tileStart = tile * TILE;
   let live = min(n - tileStart, TILE);
+  // Digit lid's count over all keys (step 4), loaded now so that its latency hides
+  // behind the tile's.
+  let globalCount = atomicLoad(&globals[info.passIndex * RADIX + lid]);
 
   // 1. Load.
   let sg = subgroupSizeOf(wg);
@@ -210,7 +213,7 @@ fn main(ids: WgIds, wg: WgUniform) {
   }
 
   // 4. Digit starts in the tile and global bases in one scan; tile 0 is inclusive at once.
-  let scanned = wgExclusiveScan2(vec2<u32>(count, atomicLoad(&globals[info.passIndex * RADIX + lid])), ids, wg);
+  let scanned = wgExclusiveScan2(vec2<u32>(count, globalCount), ids, wg);
   let start = scanned.x;
   let base = scanned.y;
   if (tile == 0u) {
