@@ -34,9 +34,9 @@
 //      scan of the global histogram rides along: no scan kernel). Tile 0 publishes its
 //      inclusive words (base + count).
 //   5. The first look-back poll is issued; while it is in flight the tile is sorted by
-//      digit in workgroup memory (nothing here needs global offsets): start[d] is added
-//      to every row's exclusive sum for d, so that place = rank + one table word; the
-//      keys go to their places in wgStage and invocation t reads places e = i * WG_SIZE
+//      digit in workgroup memory (nothing here needs global offsets): place = rank +
+//      the row's exclusive sum for d (table) + start[d]; the keys go to their places in
+//      wgStage and invocation t reads places e = i * WG_SIZE
 //      + t back (coalesced digit runs), then the values the same way (plain stores: the
 //      stage is not atomic). Sorted keys and values end in registers. (A second stage
 //      for the values, or values staged through the atomic counter table, costs
@@ -81,8 +81,7 @@
 const ROW_WORDS: u32 = RADIX / 2u;
 
 // Per row: 256 u16 counters, digit d in half d % 2 of word d / 2 (step 2); then the
-// row's exclusive sums over the rows before it (step 3), plus the tile-local digit
-// starts (step 6).
+// row's exclusive sums over the rows before it (step 3).
 // After step 5 it holds, per digit, the global offset minus the tile-local start (step 7).
 // Workgroup memory is what bounds the workgroups an SM holds (on an H200 through Vulkan,
 // ~64 KB an SM): arrays are reused across steps where their lives do not overlap.
@@ -222,11 +221,13 @@ fn main(ids: WgIds, wg: WgUniform) {
   atomicStore(&wgDigit[lid], start);
 
   // 5. Sort the tile in workgroup memory while the look-back's first poll is in flight:
-  //    none of it needs the global offsets. Every row's exclusive sums get the tile-local
-  //    digit starts added (both u16 halves at once: a place is < TILE <= 65535, no
-  //    carry), so a key's place is rank + one table word; the keys go to their places in
+  //    none of it needs the global offsets. A key's place is rank + its row's exclusive
+  //    sum (table) + the digit's tile-local start; the keys go to their places in
   //    wgStage and come back in place order (invocation t takes places e = i * WG_SIZE +
-  //    t), then the values the same way: both end in registers, sorted.
+  //    t), then the values the same way: both end in registers, sorted. (Adding the
+  //    starts to every row of the table first, to look up one word a key instead of
+  //    two, costs a barrier and a serial loop: H200, 32-bit pairs, 8M 0.528 ms against
+  //    0.526, 16M 0.980 against 0.972.)
   var k = tile;  // the next predecessor is tile k - 1; k == 0: done
   let region = info.statusOffset;
   var firstPoll: vec4<u32>;
@@ -234,19 +235,11 @@ fn main(ids: WgIds, wg: WgUniform) {
     firstPoll[b] = atomicLoad(&status[region + (max(k, b + 1u) - b - 1u) * RADIX + lid]);
   }
   workgroupBarrier();
-  if (lid < ROW_WORDS) {
-    let starts = atomicLoad(&wgDigit[2u * lid]) | (atomicLoad(&wgDigit[2u * lid + 1u]) << 16u);
-    for (var r = 0u; r < rows; r++) {
-      let i = r * ROW_WORDS + lid;
-      atomicStore(&wgTable[i], atomicLoad(&wgTable[i]) + starts);
-    }
-  }
-  workgroupBarrier();
   var place: array<u32, KEYS_PER_THREAD>;
   for (var j = 0u; j < KEYS_PER_THREAD; j++) {
     if (first + j * sg < live) {
       let d = digitOf(keys[j], info);
-      place[j] = rank[j] + half16(atomicLoad(&wgTable[rowBase + d / 2u]), d);
+      place[j] = rank[j] + half16(atomicLoad(&wgTable[rowBase + d / 2u]), d) + atomicLoad(&wgDigit[d]);
       wgStage[place[j]] = keys[j];
       if (STAGE_PAIRS) {
         wgValues[place[j]] = values[j];
