@@ -86,7 +86,7 @@ const ROW_WORDS: u32 = RADIX / 2u;
 // Workgroup memory is what bounds the workgroups an SM holds (on an H200 through Vulkan,
 // ~64 KB an SM): arrays are reused across steps where their lives do not overlap.
 var<workgroup> wgTable: array<atomic<u32>, max((WG_SIZE / ROW_MIN) * ROW_WORDS, RADIX)>;
-// The tile sorted by digit (step 7): keys, then values unless STAGE_PAIRS (values apart).
+// The tile sorted by digit (step 5): keys, then values unless STAGE_PAIRS (values apart).
 var<workgroup> wgStage: array<u32, TILE>;
 var<workgroup> wgValues: array<u32, select(1u, TILE, STAGE_PAIRS)>;
 // Per digit: the tile's count, then its tile-local start (steps 3-5); then zeroed, the
