@@ -26,7 +26,7 @@
  * padding) are broken by the value, then the full key: a total order on pairs, so the
  * padding pair sorts after every live pair it could be confused with.
  */
-import { checkKeyBits, jobCountWindow, passTimestampWrites } from './sort-job.ts';
+import { checkKeyBits, type Grid, grid2d, JobCache, jobCountWindow, passTimestampWrites, uniformWords } from './sort-job.ts';
 import type { GpuSorter, SorterFactory, SortJob, SortTimestamps } from './types.ts';
 import {
   BITONIC_CONSTANTS,
@@ -39,17 +39,6 @@ import {
 export interface BitonicOptions {
   /** Pairs a workgroup sorts in workgroup memory (a power of two, 512..4096); default: the most the device affords. */
   localSize?: number;
-}
-
-interface Grid {
-  x: number;
-  y: number;
-}
-
-function grid2d(w: number, maxPerDim: number): Grid {
-  if (w === 0) return { x: 0, y: 1 };
-  const y = Math.ceil(w / maxPerDim);
-  return { x: Math.ceil(w / y), y };
 }
 
 /** One dispatch after prepare: a kernel, its StepInfo slot, its grid. */
@@ -89,8 +78,6 @@ interface JobBindings {
   data: GPUBindGroup;
 }
 
-const JOB_CACHE_SIZE = 4;
-
 /** A bitonic sorter of up to `capacity` pairs; see the module comment. */
 export class BitonicSorter implements GpuSorter {
   readonly name: string;
@@ -109,7 +96,7 @@ export class BitonicSorter implements GpuSorter {
   private readonly stepInfoStride: number;
   private readonly stepGroup: GPUBindGroup;
   private readonly dispatches: Dispatch[];
-  private jobs: JobBindings[] = [];
+  private readonly jobs = new JobCache<JobBindings>();
 
   constructor(device: GPUDevice, capacity: number, options: BitonicOptions = {}) {
     if (!Number.isInteger(capacity) || capacity < 1) {
@@ -191,62 +178,45 @@ export class BitonicSorter implements GpuSorter {
 
   destroy(): void {
     for (const b of [this.keysB, this.valuesB, this.params, this.stepInfo]) b.destroy();
-    for (const j of this.jobs) j.info.destroy();
-    this.jobs = [];
+    this.jobs.clear();
   }
 
   private bindingsFor(job: SortJob): JobBindings {
-    const countOffset = job.countOffset ?? 0;
-    const hit = this.jobs.find(
-      (j) => j.keys === job.keys && j.values === job.values && j.count === job.count && j.countOffset === countOffset && j.keyBits === job.keyBits,
-    );
-    if (hit) return hit;
-
-    const bytes = this.capacity * 4;
-    const { windowOffset, windowSize, countIndex } = jobCountWindow('BitonicSorter', this.device, job, this.capacity);
-    const info = this.device.createBuffer({
-      label: 'BitonicSorter.prepareInfo',
-      size: 16,
-      usage: GPUBufferUsage.UNIFORM,
-      mappedAtCreation: true,
+    return this.jobs.get(job, () => {
+      const d = this.device;
+      const bytes = this.capacity * 4;
+      const { countOffset, windowOffset, windowSize, countIndex } = jobCountWindow('BitonicSorter', d, job, this.capacity);
+      // PrepareInfo (bitonic_prepare.wgsl): countIndex, capacity, keyMask, _pad.
+      const mask = job.keyBits >= 32 ? 0xffffffff : 2 ** job.keyBits - 1;
+      const info = uniformWords(d, 'BitonicSorter.prepareInfo', [countIndex, this.capacity, mask, 0]);
+      return {
+        keys: job.keys,
+        values: job.values,
+        count: job.count,
+        countOffset,
+        keyBits: job.keyBits,
+        info,
+        prepare: d.createBindGroup({
+          label: 'BitonicSorter.prepareGroup',
+          layout: this.kernels.prepareLayout,
+          entries: [
+            { binding: 0, resource: { buffer: job.count, offset: windowOffset, size: windowSize } },
+            { binding: 1, resource: { buffer: info } },
+            { binding: 2, resource: { buffer: this.params } },
+          ],
+        }),
+        data: d.createBindGroup({
+          label: 'BitonicSorter.dataGroup',
+          layout: this.kernels.dataLayout,
+          entries: [
+            { binding: 0, resource: { buffer: job.keys, size: bytes } },
+            { binding: 1, resource: { buffer: job.values, size: bytes } },
+            { binding: 2, resource: { buffer: this.keysB } },
+            { binding: 3, resource: { buffer: this.valuesB } },
+          ],
+        }),
+      };
     });
-    // PrepareInfo (bitonic_prepare.wgsl): countIndex, capacity, keyMask, _pad.
-    const mask = job.keyBits >= 32 ? 0xffffffff : 2 ** job.keyBits - 1;
-    new Uint32Array(info.getMappedRange()).set([countIndex, this.capacity, mask, 0]);
-    info.unmap();
-
-    const d = this.device;
-    const jb: JobBindings = {
-      keys: job.keys,
-      values: job.values,
-      count: job.count,
-      countOffset,
-      keyBits: job.keyBits,
-      info,
-      prepare: d.createBindGroup({
-        label: 'BitonicSorter.prepareGroup',
-        layout: this.kernels.prepareLayout,
-        entries: [
-          { binding: 0, resource: { buffer: job.count, offset: windowOffset, size: windowSize } },
-          { binding: 1, resource: { buffer: info } },
-          { binding: 2, resource: { buffer: this.params } },
-        ],
-      }),
-      data: d.createBindGroup({
-        label: 'BitonicSorter.dataGroup',
-        layout: this.kernels.dataLayout,
-        entries: [
-          { binding: 0, resource: { buffer: job.keys, size: bytes } },
-          { binding: 1, resource: { buffer: job.values, size: bytes } },
-          { binding: 2, resource: { buffer: this.keysB } },
-          { binding: 3, resource: { buffer: this.valuesB } },
-        ],
-      }),
-    };
-    // An evicted entry's buffer may still be used by a recorded, unsubmitted command
-    // buffer: it is left to the garbage collector, not destroyed.
-    this.jobs = [jb, ...this.jobs].slice(0, JOB_CACHE_SIZE);
-    return jb;
   }
 }
 

@@ -32,7 +32,7 @@
  * Only the low `keyBits` bits of a key decide its place; the higher bits are ignored
  * by the sort and kept in the output.
  */
-import { checkKeyBits, jobCountWindow, passTimestampWrites } from './sort-job.ts';
+import { checkKeyBits, type Grid, grid2d, JobCache, jobCountWindow, passTimestampWrites, pingPongGroups, uniformWords } from './sort-job.ts';
 import type { GpuSorter, SorterFactory, SortJob, SortTimestamps } from './types.ts';
 import {
   getOnesweepKernels,
@@ -95,17 +95,6 @@ export function onesweepPasses(keyBits: number): number {
   return Math.ceil(keyBits / 8);
 }
 
-interface Grid {
-  x: number;
-  y: number;
-}
-
-function grid2d(w: number, maxPerDim: number): Grid {
-  if (w === 0) return { x: 0, y: 1 };
-  const y = Math.ceil(w / maxPerDim);
-  return { x: Math.ceil(w / y), y };
-}
-
 const isPow2 = (v: number) => Number.isInteger(v) && v >= 1 && (v & (v - 1)) === 0;
 const nextPow2 = (v: number) => 2 ** Math.ceil(Math.log2(Math.max(1, v)));
 
@@ -162,8 +151,6 @@ interface JobBindings {
   ownToJob: GPUBindGroup;
 }
 
-const JOB_CACHE_SIZE = 4;
-
 /** passInfo slot of pass p of a key width. */
 const passSlot = (keyBits: number, p: number) => (keyBits - 1) * ONESWEEP_MAX_PASSES + p;
 const SLOTS = 32 * ONESWEEP_MAX_PASSES;
@@ -196,7 +183,7 @@ export class OnesweepSorter implements GpuSorter {
   private readonly lookbackGroup: GPUBindGroup;
   /** Direct mode: the capacity's grids, histogram then pass. */
   private readonly directGrids: [Grid, Grid];
-  private jobs: JobBindings[] = [];
+  private readonly jobs = new JobCache<JobBindings>();
 
   constructor(device: GPUDevice, capacity: number, options: OnesweepOptions = {}) {
     if (!Number.isInteger(capacity) || capacity < 1 || capacity > ONESWEEP_MAX_CAPACITY) {
@@ -322,8 +309,7 @@ export class OnesweepSorter implements GpuSorter {
 
   destroy(): void {
     for (const b of [this.keysB, this.valuesB, this.globals, this.status, this.params, this.dispatchArgs, this.passInfo]) b.destroy();
-    for (const j of this.jobs) j.info.destroy();
-    this.jobs = [];
+    this.jobs.clear();
   }
 
   /** Grid `index`: 0 = histogram, 1 = pass. */
@@ -337,67 +323,43 @@ export class OnesweepSorter implements GpuSorter {
   }
 
   private bindingsFor(job: SortJob): JobBindings {
-    const countOffset = job.countOffset ?? 0;
-    const hit = this.jobs.find(
-      (j) => j.keys === job.keys && j.values === job.values && j.count === job.count && j.countOffset === countOffset,
-    );
-    if (hit) return hit;
-
-    const bytes = this.capacity * 4;
-    const { windowOffset, windowSize, countIndex } = jobCountWindow('OnesweepSorter', this.device, job, this.capacity);
-
-    const info = this.device.createBuffer({
-      label: 'OnesweepSorter.prepareInfo',
-      size: 16,
-      usage: GPUBufferUsage.UNIFORM,
-      mappedAtCreation: true,
+    return this.jobs.get(job, () => {
+      const d = this.device;
+      const k = this.kernels;
+      const { countOffset, windowOffset, windowSize, countIndex } = jobCountWindow('OnesweepSorter', d, job, this.capacity);
+      // PrepareInfo (onesweep_common.wgsl): countIndex, capacity.
+      const info = uniformWords(d, 'OnesweepSorter.prepareInfo', [countIndex, this.capacity]);
+      const countWindow = { buffer: job.count, offset: windowOffset, size: windowSize };
+      return {
+        keys: job.keys,
+        values: job.values,
+        count: job.count,
+        countOffset,
+        info,
+        prepare: d.createBindGroup({
+          label: 'OnesweepSorter.prepareGroup',
+          layout: k.prepareLayout,
+          entries: [
+            { binding: 0, resource: countWindow },
+            { binding: 1, resource: { buffer: info } },
+            { binding: 2, resource: { buffer: this.params } },
+            { binding: 3, resource: { buffer: this.dispatchArgs } },
+            { binding: 4, resource: { buffer: this.globals } },
+          ],
+        }),
+        histogram: d.createBindGroup({
+          label: 'OnesweepSorter.histogramGroup',
+          layout: k.histogramLayout,
+          entries: [
+            { binding: 0, resource: { buffer: this.passInfo, size: ONESWEEP_PASS_INFO_BYTES } },
+            { binding: 1, resource: countWindow },
+            { binding: 2, resource: { buffer: info } },
+            { binding: 3, resource: { buffer: this.params } },
+          ],
+        }),
+        ...pingPongGroups(d, k.dataLayout, 'OnesweepSorter', job, this.keysB, this.valuesB, this.capacity * 4),
+      };
     });
-    // PrepareInfo (onesweep_common.wgsl): countIndex, capacity.
-    new Uint32Array(info.getMappedRange()).set([countIndex, this.capacity]);
-    info.unmap();
-
-    const d = this.device;
-    const k = this.kernels;
-    const data = (label: string, srcK: GPUBuffer, srcV: GPUBuffer, dstK: GPUBuffer, dstV: GPUBuffer) =>
-      d.createBindGroup({
-        label: `OnesweepSorter.${label}`,
-        layout: k.dataLayout,
-        entries: [srcK, srcV, dstK, dstV].map((buffer, binding) => ({ binding, resource: { buffer, size: bytes } })),
-      });
-    const jb: JobBindings = {
-      keys: job.keys,
-      values: job.values,
-      count: job.count,
-      countOffset,
-      info,
-      prepare: d.createBindGroup({
-        label: 'OnesweepSorter.prepareGroup',
-        layout: k.prepareLayout,
-        entries: [
-          { binding: 0, resource: { buffer: job.count, offset: windowOffset, size: windowSize } },
-          { binding: 1, resource: { buffer: info } },
-          { binding: 2, resource: { buffer: this.params } },
-          { binding: 3, resource: { buffer: this.dispatchArgs } },
-          { binding: 4, resource: { buffer: this.globals } },
-        ],
-      }),
-      histogram: d.createBindGroup({
-        label: 'OnesweepSorter.histogramGroup',
-        layout: k.histogramLayout,
-        entries: [
-          { binding: 0, resource: { buffer: this.passInfo, size: ONESWEEP_PASS_INFO_BYTES } },
-          { binding: 1, resource: { buffer: job.count, offset: windowOffset, size: windowSize } },
-          { binding: 2, resource: { buffer: info } },
-          { binding: 3, resource: { buffer: this.params } },
-        ],
-      }),
-      jobToOwn: data('jobToOwnGroup', job.keys, job.values, this.keysB, this.valuesB),
-      ownToJob: data('ownToJobGroup', this.keysB, this.valuesB, job.keys, job.values),
-    };
-    // An evicted entry's buffer may still be used by a recorded, unsubmitted command
-    // buffer: it is left to the garbage collector, not destroyed.
-    this.jobs = [jb, ...this.jobs].slice(0, JOB_CACHE_SIZE);
-    return jb;
   }
 }
 

@@ -6,20 +6,8 @@
  * buffers and the sorter's own. `RadixSorter` is that machinery; a sorter supplies a
  * `RadixSpec`: its kernels, tile size, scan-level layout and passInfo table.
  */
-import { checkKeyBits, jobCountWindow, passTimestampWrites } from './sort-job.ts';
+import { checkKeyBits, grid2d, JobCache, jobCountWindow, passTimestampWrites, pingPongGroups, uniformWords, type Grid } from './sort-job.ts';
 import type { GpuSorter, SortJob, SortTimestamps } from './types.ts';
-
-export interface Grid {
-  x: number;
-  y: number;
-}
-
-/** A grid of w workgroups as x * y within the per-dimension limit (the prepare kernels' rule). */
-export function grid2d(w: number, maxPerDim: number): Grid {
-  if (w === 0) return { x: 0, y: 1 };
-  const y = Math.ceil(w / maxPerDim);
-  return { x: Math.ceil(w / y), y };
-}
 
 /** Sizes of the count buffers and of the scan levels, for a capacity. */
 export interface ScanLayout {
@@ -91,8 +79,6 @@ interface JobBindings {
   ownToJob: GPUBindGroup;
 }
 
-const JOB_CACHE_SIZE = 4;
-
 /** Throws unless `capacity` pairs fit this device's buffers. */
 export function checkCapacity(label: string, device: GPUDevice, capacity: number): void {
   if (!Number.isInteger(capacity) || capacity < 1) {
@@ -128,7 +114,7 @@ export class RadixSorter implements GpuSorter {
   private readonly countsGroups: GPUBindGroup[];
   /** Direct mode: the capacity's grids, tiles first, then one per scan level. */
   private readonly directGrids: Grid[];
-  private jobs: JobBindings[] = [];
+  private readonly jobs = new JobCache<JobBindings>();
 
   protected constructor(
     device: GPUDevice,
@@ -245,8 +231,7 @@ export class RadixSorter implements GpuSorter {
 
   destroy(): void {
     for (const b of [this.keysB, this.valuesB, ...this.counts, this.levels, this.params, this.dispatchArgs, this.passInfo]) b.destroy();
-    for (const j of this.jobs) j.info.destroy();
-    this.jobs = [];
+    this.jobs.clear();
   }
 
   /** Grid `index`: 0 = one workgroup per tile, 1 + l = scan level l. */
@@ -260,57 +245,31 @@ export class RadixSorter implements GpuSorter {
   }
 
   private bindingsFor(job: SortJob): JobBindings {
-    const { label, kernels: k, layout } = this.spec;
-    const countOffset = job.countOffset ?? 0;
-    const hit = this.jobs.find(
-      (j) => j.keys === job.keys && j.values === job.values && j.count === job.count && j.countOffset === countOffset,
-    );
-    if (hit) return hit;
-
-    const bytes = this.capacity * 4;
-    const { windowOffset, windowSize, countIndex } = jobCountWindow(label, this.device, job, this.capacity);
-
-    const info = this.device.createBuffer({
-      label: `${label}.prepareInfo`,
-      size: 32,
-      usage: GPUBufferUsage.UNIFORM,
-      mappedAtCreation: true,
+    return this.jobs.get(job, () => {
+      const { label, kernels: k, layout } = this.spec;
+      const { countOffset, windowOffset, windowSize, countIndex } = jobCountWindow(label, this.device, job, this.capacity);
+      // PrepareInfo (the prepare kernels): countIndex, capacity, numLevels, _pad, levelOffset: vec4<u32>.
+      const levelOffset = [...layout.levelOffset, 0, 0, 0].slice(0, 4);
+      const info = uniformWords(this.device, `${label}.prepareInfo`, [countIndex, this.capacity, layout.numLevels, 0, ...levelOffset]);
+      return {
+        keys: job.keys,
+        values: job.values,
+        count: job.count,
+        countOffset,
+        info,
+        prepare: this.device.createBindGroup({
+          label: `${label}.prepareGroup`,
+          layout: k.prepareLayout,
+          entries: [
+            { binding: 0, resource: { buffer: job.count, offset: windowOffset, size: windowSize } },
+            { binding: 1, resource: { buffer: info } },
+            { binding: 2, resource: { buffer: this.params } },
+            { binding: 3, resource: { buffer: this.dispatchArgs } },
+          ],
+        }),
+        ...pingPongGroups(this.device, k.dataLayout, label, job, this.keysB, this.valuesB, this.capacity * 4),
+      };
     });
-    // PrepareInfo (the prepare kernels): countIndex, capacity, numLevels, _pad, levelOffset: vec4<u32>.
-    const levelOffset = [...layout.levelOffset, 0, 0, 0].slice(0, 4);
-    new Uint32Array(info.getMappedRange()).set([countIndex, this.capacity, layout.numLevels, 0, ...levelOffset]);
-    info.unmap();
-
-    const d = this.device;
-    const data = (member: string, srcK: GPUBuffer, srcV: GPUBuffer, dstK: GPUBuffer, dstV: GPUBuffer) =>
-      d.createBindGroup({
-        label: `${label}.${member}`,
-        layout: k.dataLayout,
-        entries: [srcK, srcV, dstK, dstV].map((buffer, binding) => ({ binding, resource: { buffer, size: bytes } })),
-      });
-    const jb: JobBindings = {
-      keys: job.keys,
-      values: job.values,
-      count: job.count,
-      countOffset,
-      info,
-      prepare: d.createBindGroup({
-        label: `${label}.prepareGroup`,
-        layout: k.prepareLayout,
-        entries: [
-          { binding: 0, resource: { buffer: job.count, offset: windowOffset, size: windowSize } },
-          { binding: 1, resource: { buffer: info } },
-          { binding: 2, resource: { buffer: this.params } },
-          { binding: 3, resource: { buffer: this.dispatchArgs } },
-        ],
-      }),
-      jobToOwn: data('jobToOwnGroup', job.keys, job.values, this.keysB, this.valuesB),
-      ownToJob: data('ownToJobGroup', this.keysB, this.valuesB, job.keys, job.values),
-    };
-    // An evicted entry's buffer may still be used by a recorded, unsubmitted command
-    // buffer: it is left to the garbage collector, not destroyed.
-    this.jobs = [jb, ...this.jobs].slice(0, JOB_CACHE_SIZE);
-    return jb;
   }
 }
 

@@ -50,3 +50,96 @@ export function passTimestampWrites(timestamps: SortTimestamps | undefined): GPU
     }
   );
 }
+
+export interface Grid {
+  x: number;
+  y: number;
+}
+
+/** A grid of w workgroups as x * y within the per-dimension limit (the rule the sorters' prepare kernels follow on the GPU). */
+export function grid2d(w: number, maxPerDim: number): Grid {
+  if (w === 0) return { x: 0, y: 1 };
+  const y = Math.ceil(w / maxPerDim);
+  return { x: Math.ceil(w / y), y };
+}
+
+/** What a sorter keeps per job: bindings made for the job's buffers and count offset. */
+export interface JobEntry {
+  keys: GPUBuffer;
+  values: GPUBuffer;
+  count: GPUBuffer;
+  countOffset: number;
+  /** Set by sorters whose bindings depend on the key width too. */
+  keyBits?: number;
+  /** The uniform buffer made for the job (destroyed with the cache). */
+  info: GPUBuffer;
+}
+
+/**
+ * The bindings of the last few jobs a sorter saw, so that a frame loop sorting the same
+ * buffers creates nothing per frame. An entry matches a job with the same buffers and
+ * count offset (and key width, where the entry records one).
+ */
+export class JobCache<T extends JobEntry> {
+  private entries: T[] = [];
+
+  constructor(private readonly size = 4) {}
+
+  /** The entry for `job`, made by `make` when there is none. */
+  get(job: SortJob, make: () => T): T {
+    const countOffset = job.countOffset ?? 0;
+    const hit = this.entries.find(
+      (e) =>
+        e.keys === job.keys &&
+        e.values === job.values &&
+        e.count === job.count &&
+        e.countOffset === countOffset &&
+        (e.keyBits === undefined || e.keyBits === job.keyBits),
+    );
+    if (hit) return hit;
+    const entry = make();
+    // An evicted entry's buffer may still be used by a recorded, unsubmitted command
+    // buffer: it is left to the garbage collector, not destroyed.
+    this.entries = [entry, ...this.entries].slice(0, this.size);
+    return entry;
+  }
+
+  /** Destroys the entries' uniform buffers (the sorter's destroy). */
+  clear(): void {
+    for (const e of this.entries) e.info.destroy();
+    this.entries = [];
+  }
+}
+
+/** A uniform buffer holding `words` (u32), padded to 16 bytes. */
+export function uniformWords(device: GPUDevice, label: string, words: readonly number[]): GPUBuffer {
+  const buffer = device.createBuffer({ label, size: Math.ceil(words.length / 4) * 16, usage: GPUBufferUsage.UNIFORM, mappedAtCreation: true });
+  new Uint32Array(buffer.getMappedRange()).set(words);
+  buffer.unmap();
+  return buffer;
+}
+
+/**
+ * The two data bind groups of a sort that ping-pongs between the job's buffers and the
+ * sorter's own (bindings 0..3: srcKeys, srcValues, dstKeys, dstValues, `bytes` each).
+ */
+export function pingPongGroups(
+  device: GPUDevice,
+  layout: GPUBindGroupLayout,
+  label: string,
+  job: SortJob,
+  ownKeys: GPUBuffer,
+  ownValues: GPUBuffer,
+  bytes: number,
+): { jobToOwn: GPUBindGroup; ownToJob: GPUBindGroup } {
+  const group = (member: string, buffers: GPUBuffer[]) =>
+    device.createBindGroup({
+      label: `${label}.${member}`,
+      layout,
+      entries: buffers.map((buffer, binding) => ({ binding, resource: { buffer, size: bytes } })),
+    });
+  return {
+    jobToOwn: group('jobToOwnGroup', [job.keys, job.values, ownKeys, ownValues]),
+    ownToJob: group('ownToJobGroup', [ownKeys, ownValues, job.keys, job.values]),
+  };
+}
