@@ -15,14 +15,14 @@
  */
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
-import { robustBounds, upVector } from '../renderer/camera';
-import { benchmarkPath, DrawnOrderProbe } from '../renderer/benchmark';
-import { buildRows, formatTable, toJson, type StrategyRun } from '../renderer/benchmark-report';
-import { frameCamera } from '../renderer/frame-camera';
-import { summarize, type FrameSample } from '../renderer/frame-stats';
-import { SplatRenderer } from '../renderer/splat-renderer';
-import { CPU_STRATEGY, listStrategies } from '../renderer/strategies';
-import { createNodeGpu, readBuffer } from './node-gpu';
+import { robustBounds, upVector } from '../renderer/camera/camera';
+import { benchmarkPath, DrawnOrderProbe } from '../renderer/profile/benchmark-path';
+import { buildRows, formatTable, toJson, type StrategyRun } from '../renderer/profile/benchmark-report';
+import { frameCamera } from '../renderer/camera/frame-camera';
+import { summarize, type FrameSample } from '../renderer/profile/frame-stats';
+import { SplatRenderer } from '../renderer/pipeline/splat-renderer';
+import { CPU_STRATEGY, listStrategies } from '../renderer/pipeline/strategies';
+import { createNodeGpu, readBuffer } from '../renderer/gpu/node-gpu';
 import { parseSize, runCli, sceneFromArg } from './cli';
 
 const median = (v: number[]) => summarize(v)?.median ?? NaN;

@@ -10,11 +10,11 @@
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { PNG } from 'pngjs';
-import { fitPose, parseCameraArg, robustBounds, upVector, type UpAxis } from '../renderer/camera';
-import { frameCamera } from '../renderer/frame-camera';
-import { renderOffscreen } from '../renderer/offscreen';
-import { SplatRenderer } from '../renderer/splat-renderer';
-import { createNodeGpu } from './node-gpu';
+import { fitPose, parseCameraArg, robustBounds, upVector, type UpAxis } from '../renderer/camera/camera';
+import { frameCamera } from '../renderer/camera/frame-camera';
+import { renderOffscreen } from '../renderer/pipeline/offscreen';
+import { SplatRenderer } from '../renderer/pipeline/splat-renderer';
+import { createNodeGpu } from '../renderer/gpu/node-gpu';
 import { parseRgb, parseSize, runCli, sceneFromArg } from './cli';
 
 runCli(async () => {

@@ -18,8 +18,8 @@
  * output says so.
  */
 import fs from 'node:fs';
-import { summarize } from '../renderer/frame-stats.ts';
-import { createNodeGpu, readBuffer } from './node-gpu.ts';
+import { summarize } from '../renderer/profile/frame-stats.ts';
+import { createNodeGpu, readBuffer } from '../renderer/gpu/node-gpu.ts';
 import type { GpuSorter } from '../sort/types.ts';
 import { sortBufferUsage } from '../sort/types.ts';
 import { sorterFactories } from '../sort/registry.ts';

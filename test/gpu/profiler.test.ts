@@ -6,10 +6,10 @@
  * mapping buffer would be a validation error, caught by the error scope).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createNodeGpu, type NodeGpu } from '../../bench/node-gpu';
-import type { FrameSample } from '../../renderer/frame-stats';
-import { type FrameMeta, GpuProfiler, TIMESTAMPS_PER_FRAME } from '../../renderer/profiler';
-import type { FrameTimestamps } from '../../renderer/splat-renderer';
+import { createNodeGpu, type NodeGpu } from '../../renderer/gpu/node-gpu';
+import type { FrameSample } from '../../renderer/profile/frame-stats';
+import { type FrameMeta, GpuProfiler, TIMESTAMPS_PER_FRAME } from '../../renderer/profile/profiler';
+import type { FrameTimestamps } from '../../renderer/pipeline/splat-renderer';
 import { withValidation } from '../support/gpu';
 
 // A little arithmetic per invocation so that each pass takes measurable time even on a CPU driver.

@@ -4,13 +4,13 @@
  * its depth key; nothing else is.
  */
 import { describe, expect, it } from 'vitest';
-import { readBuffer } from '../../bench/node-gpu';
-import { fitPose, nearFar, robustBounds, upVector } from '../../renderer/camera';
-import { frameCamera } from '../../renderer/frame-camera';
-import { FrameUniforms } from '../../renderer/frame-uniforms';
-import { depthKey, transformPoint } from '../../renderer/forward-model';
-import { GpuScene } from '../../renderer/gpu-scene';
-import { ProjectPass } from '../../renderer/project-pass';
+import { readBuffer } from '../../renderer/gpu/node-gpu';
+import { fitPose, nearFar, robustBounds, upVector } from '../../renderer/camera/camera';
+import { frameCamera } from '../../renderer/camera/frame-camera';
+import { FrameUniforms } from '../../renderer/pipeline/frame-uniforms';
+import { depthKey, transformPoint } from '../reference/forward-model';
+import { GpuScene } from '../../renderer/pipeline/gpu-scene';
+import { ProjectPass } from '../../renderer/pipeline/project-pass';
 import { generateSynthetic } from '../../scenes/generate';
 import { useGpu, withValidation } from '../support/gpu';
 

@@ -20,7 +20,7 @@ import { makeSortKeys, runSortCase, SORT_KEY_SHAPES } from '../support/sort-harn
 import { createOnesweepFactory, OnesweepSorter, type OnesweepOptions } from '../../sort/onesweep';
 import { checkSortedPairs } from '../../sort/cpu-reference';
 import { sortBufferUsage } from '../../sort/types';
-import { readBuffer } from '../../bench/node-gpu';
+import { readBuffer } from '../../renderer/gpu/node-gpu';
 
 const ctx = useGpu();
 const variants: readonly { name: string; options: OnesweepOptions }[] = [

@@ -4,11 +4,11 @@
  * and switching back and forth leaks no GPU buffer.
  */
 import { describe, expect, it } from 'vitest';
-import { fitPose, robustBounds, upVector } from '../../renderer/camera';
-import { frameCamera } from '../../renderer/frame-camera';
-import { renderOffscreen } from '../../renderer/offscreen';
-import { SplatRenderer } from '../../renderer/splat-renderer';
-import { CPU_STRATEGY, listStrategies } from '../../renderer/strategies';
+import { fitPose, robustBounds, upVector } from '../../renderer/camera/camera';
+import { frameCamera } from '../../renderer/camera/frame-camera';
+import { renderOffscreen } from '../../renderer/pipeline/offscreen';
+import { SplatRenderer } from '../../renderer/pipeline/splat-renderer';
+import { CPU_STRATEGY, listStrategies } from '../../renderer/pipeline/strategies';
 import { generateDefaultScene } from '../../scenes/generate';
 import { psnr } from '../reference/raster';
 import { useGpu, withValidation } from '../support/gpu';

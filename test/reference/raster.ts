@@ -18,7 +18,7 @@ import {
   viewDirection,
   type CameraSpec,
   type ProjectedSplat,
-} from '../../renderer/forward-model';
+} from './forward-model';
 
 export interface RasterOptions {
   width: number;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll } from 'vitest';
-import { createNodeGpu, type NodeGpu } from '../../bench/node-gpu';
+import { createNodeGpu, type NodeGpu } from '../../renderer/gpu/node-gpu';
 
 /**
  * One device per test file, created before the tests. No adapter is a failure

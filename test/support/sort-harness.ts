@@ -7,7 +7,7 @@
  * Either way the pairs past the live count must come back untouched.
  */
 import { expect } from 'vitest';
-import { readBuffer } from '../../bench/node-gpu';
+import { readBuffer } from '../../renderer/gpu/node-gpu';
 import { checkSortedPairs, keyMask, seededRandom } from '../../sort/cpu-reference';
 import type { GpuSorter, SorterFactory } from '../../sort/types';
 import { sortBufferUsage } from '../../sort/types';

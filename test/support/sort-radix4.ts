@@ -1,6 +1,6 @@
 /** Helpers of the radix4 GPU tests (lavapipe and SwiftShader projects). */
 import { expect } from 'vitest';
-import { readBuffer } from '../../bench/node-gpu';
+import { readBuffer } from '../../renderer/gpu/node-gpu';
 import { checkSortedPairs, seededRandom } from '../../sort/cpu-reference';
 import { Radix4Sorter, type Radix4Options } from '../../sort/radix4';
 import { sortBufferUsage } from '../../sort/types';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PNG } from 'pngjs';
 import { computeBounds, type SplatCloud } from '../../scenes/splat-cloud';
-import { makeCameraFrame, projectSplat, SH_C0, type CameraSpec } from '../../renderer/forward-model';
+import { makeCameraFrame, projectSplat, SH_C0, type CameraSpec } from '../reference/forward-model';
 import { generateDefaultScene, rotateX180 } from '../../scenes/generate';
 import { maxAbsError, psnr, rasterizeReference, toPng } from '../reference/raster';
 

@@ -1,5 +1,5 @@
-import { shCoeffCount, type SplatCloud } from '../scenes/splat-cloud';
-import { covariance3DInto } from './forward-model';
+import { shCoeffCount, type SplatCloud } from '../../scenes/splat-cloud';
+import { covariance3DInto } from '../../test/reference/forward-model';
 import { toHalf } from './half';
 
 /**

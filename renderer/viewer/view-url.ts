@@ -4,7 +4,7 @@
  * the scene in the query (`?scene=URL`). Pure string functions; the caller
  * reads and writes `location`.
  */
-import { type CameraPose, type Vec3, cross, length, normalize, sub } from './camera';
+import { type CameraPose, type Vec3, cross, length, normalize, sub } from '../camera/camera';
 
 const KEY = 'cam';
 

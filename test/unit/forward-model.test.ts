@@ -21,7 +21,7 @@ import {
   shColor,
   viewDirection,
   type CameraSpec,
-} from './forward-model';
+} from '../reference/forward-model';
 
 const S = Math.SQRT1_2; // sin 45 = cos 45
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { computeBounds, type Bounds } from '../scenes/splat-cloud';
+import { computeBounds, type Bounds } from '../../scenes/splat-cloud';
 import {
   type CameraPose,
   type UpAxis,

@@ -18,7 +18,7 @@
  */
 import type { FrameSample } from './frame-stats';
 import { FrameStats } from './frame-stats';
-import { FRAME_STAGES, type FrameTimestamps } from './splat-renderer';
+import { FRAME_STAGES, type FrameTimestamps } from '../pipeline/splat-renderer';
 
 /** Timestamps a frame writes: begin and end of each stage, in FRAME_STAGES order. */
 export const TIMESTAMPS_PER_FRAME = 2 * FRAME_STAGES.length;

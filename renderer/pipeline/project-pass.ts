@@ -1,5 +1,5 @@
-import commonWgsl from '../shaders/splat_common.wgsl?raw';
-import projectWgsl from '../shaders/project.wgsl?raw';
+import commonWgsl from '../../shaders/splat_common.wgsl?raw';
+import projectWgsl from '../../shaders/project.wgsl?raw';
 
 const WORKGROUP_SIZE = 256;
 const MAX_GROUPS_X = 65535;

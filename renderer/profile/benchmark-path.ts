@@ -1,7 +1,7 @@
-import type { Bounds } from '../scenes/splat-cloud';
-import { boundsCenter, boundsRadius, fitDistance, orthogonalForward, cross, normalize, type CameraPose, type Vec3 } from './camera';
+import type { Bounds } from '../../scenes/splat-cloud';
+import { boundsCenter, boundsRadius, fitDistance, orthogonalForward, cross, normalize, type CameraPose, type Vec3 } from '../camera/camera';
 import { outOfOrderFraction } from './benchmark-report';
-import type { FrameCamera } from './frame-uniforms';
+import type { FrameCamera } from '../pipeline/frame-uniforms';
 
 /**
  * The fixed, repeatable benchmark camera path: one full orbit around the scene's

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { summarize } from './frame-stats';
+import { summarize } from '../profile/frame-stats';
 import { figuresText, formatMs, FrameGraph, graphScale, niceScale, STAGE_COLOURS, stackSample, tickLabel } from './frame-graph';
 
 describe('stackSample', () => {

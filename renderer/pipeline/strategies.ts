@@ -1,5 +1,5 @@
-import { getSorterFactory, listSorters } from '../sort/registry';
-import type { SorterFactory } from '../sort/types';
+import { getSorterFactory, listSorters } from '../../sort/registry';
+import type { SorterFactory } from '../../sort/types';
 
 /** The name of the CPU strategy (depths and sort on the CPU, drawn a frame late). */
 export const CPU_STRATEGY = 'cpu';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type CameraPose, length, normalize, sub } from './camera';
+import { type CameraPose, length, normalize, sub } from '../camera/camera';
 import { decodeViewHash, encodeViewHash, readSceneParam } from './view-url';
 
 function direction(p: CameraPose) {

@@ -9,7 +9,7 @@
  * scale and ticks, text) are exported and unit-tested; the DOM stays in
  * {@link FrameGraph}.
  */
-import { type FrameSample, FrameStats, type Summary } from './frame-stats';
+import { type FrameSample, FrameStats, type Summary } from '../profile/frame-stats';
 
 /** The stacked segments of a bar, bottom to top. */
 export const GRAPH_STAGES = ['project', 'sort', 'draw', 'other'] as const;

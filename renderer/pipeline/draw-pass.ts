@@ -1,5 +1,5 @@
-import commonWgsl from '../shaders/splat_common.wgsl?raw';
-import splatWgsl from '../shaders/splat.wgsl?raw';
+import commonWgsl from '../../shaders/splat_common.wgsl?raw';
+import splatWgsl from '../../shaders/splat.wgsl?raw';
 
 /** 'splat': the real draw; 'floor': the same quads with a trivial fragment shader. */
 export type DrawVariant = 'splat' | 'floor';

@@ -1,6 +1,6 @@
-import type { GpuSorter, SorterFactory } from '../sort/types';
-import { sortBufferUsage } from '../sort/types';
-import type { SplatCloud } from '../scenes/splat-cloud';
+import type { GpuSorter, SorterFactory } from '../../sort/types';
+import { sortBufferUsage } from '../../sort/types';
+import type { SplatCloud } from '../../scenes/splat-cloud';
 import { CpuDepthSort } from './cpu-depth-sort';
 import { DrawPass } from './draw-pass';
 import { FrameUniforms, type FrameCamera, type FrameSettings } from './frame-uniforms';

@@ -1,18 +1,19 @@
-import { generateDefaultScene, generateSynthetic } from '../scenes/generate';
-import { loadScene } from '../scenes/load';
-import type { SplatCloud } from '../scenes/splat-cloud';
-import { benchmarkPath, DrawnOrderProbe } from './benchmark';
-import { buildRows, formatTable, toCsv, toJson, type BenchmarkRow } from './benchmark-report';
-import { robustBounds, upVector, type CameraPose, type UpAxis } from './camera';
-import { attachControls, CameraController } from './controls';
-import { frameCamera } from './frame-camera';
+import { generateDefaultScene, generateSynthetic } from '../../scenes/generate';
+import { loadScene } from '../../scenes/load';
+import type { SplatCloud } from '../../scenes/splat-cloud';
+import { benchmarkPath, DrawnOrderProbe } from '../profile/benchmark-path';
+import { buildRows, formatTable, toCsv, toJson, type BenchmarkRow } from '../profile/benchmark-report';
+import { robustBounds, upVector, type CameraPose, type UpAxis } from '../camera/camera';
+import { CameraController } from '../camera/controller';
+import { attachControls } from './input';
+import { frameCamera } from '../camera/frame-camera';
 import { FrameGraph } from './frame-graph';
-import type { FrameSample } from './frame-stats';
+import type { FrameSample } from '../profile/frame-stats';
 import { ViewerPanel, type ViewerSettings } from './gui';
-import { GpuProfiler } from './profiler';
-import { SplatRenderer } from './splat-renderer';
-import { preferredSorter } from '../sort/default-strategy';
-import { CPU_STRATEGY, listStrategies } from './strategies';
+import { GpuProfiler } from '../profile/profiler';
+import { SplatRenderer } from '../pipeline/splat-renderer';
+import { preferredSorter } from '../../sort/default-strategy';
+import { CPU_STRATEGY, listStrategies } from '../pipeline/strategies';
 import { decodeViewHash, encodeViewHash, readSceneParam } from './view-url';
 
 export interface AppElements {

@@ -1,5 +1,5 @@
-import { createCpuSortClient, type CpuSortClient } from '../sort/cpu-sort';
-import { depthKey } from './forward-model';
+import { createCpuSortClient, type CpuSortClient } from '../../sort/cpu-sort';
+import { depthKey } from '../../test/reference/forward-model';
 
 /**
  * The CPU mirror of shaders/splat_common.wgsl depthKey(): 32 bits: complemented

@@ -1,5 +1,5 @@
 import { makeShaderDataDefinitions, makeStructuredView, type StructuredView } from 'webgpu-utils';
-import commonWgsl from '../shaders/splat_common.wgsl?raw';
+import commonWgsl from '../../shaders/splat_common.wgsl?raw';
 
 /** What a frame needs to know about the camera (matrices from renderer/camera.ts). */
 export interface FrameCamera {

@@ -9,7 +9,7 @@
  * image) and the projection is `perspectiveZO` (WebGPU clip depth 0..1).
  */
 import { mat4 } from 'gl-matrix';
-import type { Bounds } from '../scenes/splat-cloud';
+import type { Bounds } from '../../scenes/splat-cloud';
 
 /** A 3-vector as a plain, serialisable tuple. */
 export type Vec3 = [number, number, number];

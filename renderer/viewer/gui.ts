@@ -1,6 +1,6 @@
 import GUI, { type Controller } from 'lil-gui';
-import type { UpAxis } from './camera';
-import type { StrategyInfo } from './strategies';
+import type { UpAxis } from '../camera/camera';
+import type { StrategyInfo } from '../pipeline/strategies';
 
 /** Everything the panel edits; the app reads it every frame. */
 export interface ViewerSettings {

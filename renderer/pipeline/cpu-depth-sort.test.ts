@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { cpuDepthKey, CpuDepthSort } from './cpu-depth-sort';
-import { depthKey } from './forward-model';
+import { depthKey } from '../../test/reference/forward-model';
 
 describe('cpuDepthKey (CPU mirror of the WGSL depthKey)', () => {
   it('32 bits: the forward model key; behind the eye sorts last', () => {

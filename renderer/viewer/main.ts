@@ -1,5 +1,5 @@
 import { ViewerApp } from './app';
-import { createBrowserDevice } from './browser-device';
+import { createBrowserDevice } from '../gpu/browser-device';
 
 function byId<T extends HTMLElement>(id: string): T {
   const el = document.getElementById(id);
