@@ -120,6 +120,6 @@ export class WorkerCpuSort implements CpuSortClient {
 
 /** A Worker-backed client in the browser, inline elsewhere. */
 export function createCpuSortClient(): CpuSortClient {
-  const inBrowser = typeof window !== 'undefined' && typeof Worker !== 'undefined';
+  const inBrowser = typeof Worker !== 'undefined'; // Node has no global Worker
   return inBrowser ? new WorkerCpuSort() : new InlineCpuSort();
 }
