@@ -1,12 +1,13 @@
+import { deviceRequirements } from './requirements';
+
 /** Why the page cannot run, in words a user can act on. */
 export class WebGpuUnavailableError extends Error {
   override name = 'WebGpuUnavailableError';
 }
 
 /**
- * Gets a WebGPU device in the browser with the adapter's own storage limits (scenes
- * of millions of splats need more than the default 128 MiB bindings) and the
- * optional features the sorters and the profiler use when present.
+ * Gets a WebGPU device in the browser with the features and limits of
+ * requirements.ts (the adapter's own limits, optional features when present).
  */
 export async function createBrowserDevice(): Promise<{ device: GPUDevice; adapter: GPUAdapter }> {
   if (!('gpu' in navigator) || !navigator.gpu) {
@@ -20,21 +21,6 @@ export async function createBrowserDevice(): Promise<{ device: GPUDevice; adapte
       'WebGPU is present but no GPU adapter is available (blocked GPU, disabled hardware acceleration, or an unsupported driver).',
     );
   }
-  const requiredFeatures: GPUFeatureName[] = (['subgroups', 'timestamp-query'] as GPUFeatureName[]).filter((f) =>
-    adapter.features.has(f),
-  );
-  const l = adapter.limits;
-  const device = await adapter.requestDevice({
-    label: 'browser.device',
-    requiredFeatures,
-    requiredLimits: {
-      maxStorageBufferBindingSize: l.maxStorageBufferBindingSize,
-      maxBufferSize: l.maxBufferSize,
-      maxComputeWorkgroupStorageSize: l.maxComputeWorkgroupStorageSize,
-      maxComputeInvocationsPerWorkgroup: l.maxComputeInvocationsPerWorkgroup,
-      maxComputeWorkgroupSizeX: l.maxComputeWorkgroupSizeX,
-      maxStorageBuffersPerShaderStage: l.maxStorageBuffersPerShaderStage,
-    },
-  });
+  const device = await adapter.requestDevice({ label: 'browser.device', ...deviceRequirements(adapter) });
   return { device, adapter };
 }

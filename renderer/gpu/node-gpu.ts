@@ -9,6 +9,7 @@
  */
 import { create, globals } from 'webgpu';
 import fs from 'node:fs';
+import { deviceRequirements } from './requirements';
 
 const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
 
@@ -64,7 +65,7 @@ export interface NodeGpuOptions {
   timestamps?: boolean;
 }
 
-/** Creates a device with the adapter's own limits and the features the project uses. */
+/** Creates a device with the features and limits of requirements.ts. */
 export async function createNodeGpu(opts: NodeGpuOptions = {}): Promise<NodeGpu> {
   const driver: NodeDriver = opts.driver ?? (process.env.SPLAT_GPU === 'swiftshader' ? 'swiftshader' : 'default');
   // Dawn rounds timestamps to ~65 us unless told otherwise.
@@ -75,24 +76,10 @@ export async function createNodeGpu(opts: NodeGpuOptions = {}): Promise<NodeGpu>
       `No WebGPU adapter found (driver: ${driver}). Install a Vulkan driver Dawn accepts: bash scripts/install-test-deps.sh`,
     );
   }
-  const features: GPUFeatureName[] = [];
-  for (const f of ['subgroups', 'timestamp-query'] as GPUFeatureName[]) {
-    if (f === 'timestamp-query' && !opts.timestamps) continue;
-    if (adapter.features.has(f)) features.push(f);
-  }
-  const l = adapter.limits;
-  const requiredLimits: Record<string, number> = {
-    maxStorageBufferBindingSize: l.maxStorageBufferBindingSize,
-    maxBufferSize: l.maxBufferSize,
-    maxComputeWorkgroupStorageSize: l.maxComputeWorkgroupStorageSize,
-    maxComputeInvocationsPerWorkgroup: l.maxComputeInvocationsPerWorkgroup,
-    maxComputeWorkgroupSizeX: l.maxComputeWorkgroupSizeX,
-    maxComputeWorkgroupsPerDimension: l.maxComputeWorkgroupsPerDimension,
-    maxStorageBuffersPerShaderStage: l.maxStorageBuffersPerShaderStage,
-  };
-  const device = await adapter.requestDevice({ requiredFeatures: features, requiredLimits, label: 'node-gpu.device' });
+  const { requiredFeatures, requiredLimits } = deviceRequirements(adapter, { timestamps: opts.timestamps === true });
+  const device = await adapter.requestDevice({ requiredFeatures, requiredLimits, label: 'node-gpu.device' });
   const info = adapter.info;
-  const sg = features.includes('subgroups') ? ` subgroups ${info.subgroupMinSize}..${info.subgroupMaxSize}` : ' no subgroups';
+  const sg = requiredFeatures.includes('subgroups') ? ` subgroups ${info.subgroupMinSize}..${info.subgroupMaxSize}` : ' no subgroups';
   const description = `${info.vendor || '?'} / ${info.architecture || '?'} (${info.description || info.device || 'unknown'})${sg}`;
   return { device, adapter, info, description };
 }
