@@ -24,7 +24,7 @@
  */
 import { SceneLoadError } from './errors';
 import { asBytes, copyBytes, locateElements, parsePlyHeader, rowsNoun, type ElementSpan, type PlyElement, type PlyHeader } from './ply-header';
-import { SH_C0 } from './ply-decode';
+import { SH_C0 } from './sh';
 import { elementRowsAsFloats } from './ply';
 import { computeBounds, shCoeffCount, type ShDegree, type SplatCloud } from './splat-cloud';
 

@@ -7,45 +7,16 @@
  * written in the COLMAP frame (y down, z forward) like trained scenes, so the
  * viewer's default "turn COLMAP upright" shows them upright.
  */
+import { SH_C0, shBasisInto } from './sh';
 import { computeBounds, shCoeffCount, type ShDegree, type SplatCloud } from './splat-cloud';
 
 // ---------------------------------------------------------------------------
-// Small numeric helpers (scenes/ imports nothing of the project's other folders,
-// so the SH basis needed here is restated; it matches renderer/forward-model.ts).
+// Small numeric helpers
 
 type V3 = [number, number, number];
 
-const SH_C0 = 0.28209479177387814;
-const SH_C1 = 0.4886025119029199;
-const SH_C2 = [1.0925484305920792, -1.0925484305920792, 0.31539156525252005, -1.0925484305920792, 0.5462742152960396];
-const SH_C3 = [
-  -0.5900435899266435, 2.890611442640554, -0.4570457994644658, 0.3731763325901154, -0.4570457994644658,
-  1.445305721320277, -0.5900435899266435,
-];
 /** Band l of coefficient k (k < 16). */
 const BAND_OF = [0, 1, 1, 1, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3];
-
-/** The 16 degree-3 basis values in the 3DGS reference order and signs (dir must be unit). */
-function shBasis3(x: number, y: number, z: number, out: Float64Array): Float64Array {
-  const xx = x * x, yy = y * y, zz = z * z;
-  out[0] = SH_C0;
-  out[1] = -SH_C1 * y;
-  out[2] = SH_C1 * z;
-  out[3] = -SH_C1 * x;
-  out[4] = SH_C2[0] * x * y;
-  out[5] = SH_C2[1] * y * z;
-  out[6] = SH_C2[2] * (2 * zz - xx - yy);
-  out[7] = SH_C2[3] * x * z;
-  out[8] = SH_C2[4] * (xx - yy);
-  out[9] = SH_C3[0] * y * (3 * xx - yy);
-  out[10] = SH_C3[1] * x * y * z;
-  out[11] = SH_C3[2] * y * (4 * zz - xx - yy);
-  out[12] = SH_C3[3] * z * (2 * zz - 3 * xx - 3 * yy);
-  out[13] = SH_C3[4] * x * (4 * zz - xx - yy);
-  out[14] = SH_C3[5] * z * (xx - yy);
-  out[15] = SH_C3[6] * x * (xx - 3 * yy);
-  return out;
-}
 
 /**
  * Sign of each SH basis function under the 180-degree rotation about x,
@@ -183,7 +154,7 @@ function projectToSH(f: (d: V3) => V3, samples = 4096): Float64Array {
   for (let i = 0; i < samples; i++) {
     const d = fibonacciDir(i, samples);
     const c = f(d);
-    shBasis3(d[0], d[1], d[2], y);
+    shBasisInto(3, d[0], d[1], d[2], y);
     for (let k = 0; k < 16; k++) for (let ch = 0; ch < 3; ch++) out[k * 3 + ch] += w * y[k] * (c[ch] - 0.5);
   }
   return out;
@@ -394,7 +365,7 @@ export function generateDefaultScene(count = 60_000): SplatCloud {
         2 * ln * radial[2] - light[2],
       ]);
       const axis: V3 = [-m[0], -m[1], -m[2]]; // dir points from the eye to the splat
-      shBasis3(axis[0], axis[1], axis[2], basis);
+      shBasisInto(3, axis[0], axis[1], axis[2], basis);
       const amp = 0.9;
       for (let k = 1; k < 16; k++) for (let ch = 0; ch < 3; ch++) sh[k * 3 + ch] += amp * lobe[BAND_OF[k]] * basis[k];
       w.push(p, [1.6 * spacing, 0.9 * spacing, 0.25 * spacing], quatFromAxes(T, circ, radial), 0.9, sh);

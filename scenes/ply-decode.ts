@@ -6,9 +6,6 @@
 import { SceneLoadError } from './errors';
 import { shCoeffCount, type ShDegree, type SplatCloud } from './splat-cloud';
 
-/** SH DC basis constant Y_0^0 = 1 / (2 sqrt(pi)). */
-export const SH_C0 = 0.28209479177387814;
-
 /** Properties every 3DGS splat PLY has (normals are optional and ignored). */
 export const REQUIRED_SPLAT_PROPERTIES = [
   'x', 'y', 'z',

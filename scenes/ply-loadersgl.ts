@@ -7,7 +7,8 @@
  */
 import { SceneLoadError } from './errors';
 import { copyBytes, locateElements, type PlyElement, type PlyHeader } from './ply-header';
-import { decodeSplats, looksLikeSplats, resolveSplatProperties, SH_C0 } from './ply-decode';
+import { decodeSplats, looksLikeSplats, resolveSplatProperties } from './ply-decode';
+import { SH_C0 } from './sh';
 import { rejectVertexLists } from './ply';
 import { computeBounds, type SplatCloud } from './splat-cloud';
 

@@ -21,13 +21,7 @@
 @group(0) @binding(3) var<storage, read> sh: array<u32>;
 @group(0) @binding(4) var<storage, read> order: array<u32>;
 
-const SH_C0: f32 = 0.28209479177387814;
-const SH_C1: f32 = 0.4886025119029199;
-const SH_C2 = array<f32, 5>(1.0925484305920792, -1.0925484305920792, 0.31539156525252005,
-                            -1.0925484305920792, 0.5462742152960396);
-const SH_C3 = array<f32, 7>(-0.5900435899266435, 2.890611442640554, -0.4570457994644658,
-                            0.3731763325901154, -0.4570457994644658, 1.445305721320277,
-                            -0.5900435899266435);
+// SH_C0 .. SH_C3: generated from scenes/sh.ts (renderer/pipeline/sh-wgsl.ts), prepended.
 
 // SH coefficient k (rgb) of splat `base` (its first u32 word): halves k*3 .. k*3+2.
 fn shCoeff(base: u32, k: u32) -> vec3f {

@@ -1,5 +1,6 @@
 import commonWgsl from '../../shaders/splat_common.wgsl?raw';
 import splatWgsl from '../../shaders/splat.wgsl?raw';
+import { SH_WGSL } from './sh-wgsl';
 
 /** 'splat': the real draw; 'floor': the same quads with a trivial fragment shader. */
 export type DrawVariant = 'splat' | 'floor';
@@ -39,7 +40,7 @@ function pipelineFor(
   const key = `${format}/${variant}`;
   let pipeline = p.byKey.get(key);
   if (!pipeline) {
-    const module = device.createShaderModule({ label: 'DrawPass.module', code: `${commonWgsl}\n${splatWgsl}` });
+    const module = device.createShaderModule({ label: 'DrawPass.module', code: `${SH_WGSL}\n${commonWgsl}\n${splatWgsl}` });
     pipeline = device.createRenderPipeline({
       label: `DrawPass.pipeline(${key})`,
       layout: device.createPipelineLayout({ label: 'DrawPass.pipelineLayout', bindGroupLayouts: [p.layout] }),
