@@ -1,14 +1,19 @@
 import { createCpuSortClient, type CpuSortClient } from '../../sort/cpu-sort';
-import { depthKey } from '../../test/reference/forward-model';
+
+const f32 = new Float32Array(1);
+const u32 = new Uint32Array(f32.buffer);
 
 /**
  * The CPU mirror of shaders/splat_common.wgsl depthKey(): 32 bits: complemented
- * float bits of the depth; fewer: depth quantised between near and far. Splats
+ * float32 bits of the depth; fewer: depth quantised between near and far. Splats
  * behind the eye get the largest key (drawn last; the vertex shader drops them).
  */
 export function cpuDepthKey(depth: number, keyBits: number, near: number, far: number): number {
   if (!(depth > 0)) return keyBits >= 32 ? 0xffffffff : (2 ** keyBits - 1);
-  if (keyBits >= 32) return depthKey(depth);
+  if (keyBits >= 32) {
+    f32[0] = depth;
+    return ~u32[0] >>> 0;
+  }
   const t = Math.min(1, Math.max(0, (depth - near) / (far - near)));
   const maxKey = 2 ** keyBits - 1;
   return maxKey - Math.round(t * maxKey);
@@ -31,11 +36,6 @@ export class CpuDepthSort {
 
   constructor(private readonly positions: Float32Array, readonly count: number) {
     this.client = createCpuSortClient();
-  }
-
-  /** True when the sort runs on another thread. */
-  get offThread(): boolean {
-    return this.client.offThread;
   }
 
   /** Starts a sort for `view` unless one is running. Returns whether one started. */

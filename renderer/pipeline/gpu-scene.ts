@@ -1,5 +1,5 @@
 import { shCoeffCount, type SplatCloud } from '../../scenes/splat-cloud';
-import { covariance3DInto } from '../../test/reference/forward-model';
+import { packCovariance } from './covariance';
 import { toHalf } from './half';
 
 /**
@@ -15,7 +15,6 @@ export class GpuScene {
   readonly centers: GPUBuffer;
   readonly covs: GPUBuffer;
   readonly sh: GPUBuffer;
-  readonly bytes: number;
 
   constructor(device: GPUDevice, readonly cloud: SplatCloud) {
     const n = cloud.count;
@@ -34,7 +33,6 @@ export class GpuScene {
     this.centers = make('centers', centers);
     this.covs = make('covs', covs);
     this.sh = make('sh', sh);
-    this.bytes = centers.byteLength + covs.byteLength + sh.byteLength;
   }
 
   /** CPU-side packing, exposed for tests. */
@@ -50,7 +48,7 @@ export class GpuScene {
       centers[4 * i + 3] = o[i];
       const sx = s[3 * i], sy = s[3 * i + 1], sz = s[3 * i + 2];
       const c = 8 * i;
-      covariance3DInto(covs, c, sx, sy, sz, q[4 * i], q[4 * i + 1], q[4 * i + 2], q[4 * i + 3]);
+      packCovariance(covs, c, sx, sy, sz, q[4 * i], q[4 * i + 1], q[4 * i + 2], q[4 * i + 3]);
       covs[c + 6] = Math.max(sx, sy, sz);
       covs[c + 7] = 0;
     }

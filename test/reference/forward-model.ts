@@ -303,7 +303,7 @@ export function covariance3D(scale: Vec3Like, quat: QuatLike, splatScale = 1): F
 }
 
 /**
- * covariance3D without allocating, for whole scenes (GpuScene packs millions):
+ * covariance3D without allocating, for whole scenes:
  * writes [xx, xy, xz, yy, yz, zz] of R(w,x,y,z) diag(sx,sy,sz)^2 R^T at out[o..o+6).
  * The quaternion is normalised first; a zero quaternion is the identity.
  */
