@@ -7,11 +7,11 @@
  *                          [--no-cull] [--json PATH]
  *
  * Each frame is submitted and timed alone (timestamp queries at the begin and end of
- * the project, sort and draw passes), so the stage figures are GPU times without
+ * each stage of renderer/pipeline/frame-stages.ts), so the stage figures are GPU times without
  * overlap. The raster floor is the same path drawn with a trivial fragment shader
  * (same quads, same blending). `outOfOrderFraction` is measured on the drawn order
- * every 10th frame against that frame's camera. For `cpu` the sort stage is the CPU
- * time of its depth pass and sort (the GPU does no sort work for it).
+ * every 10th frame against that frame's camera. For a host sort (`cpu`) the sort stage
+ * is the CPU time of its depth pass and sort (the GPU does no sort work for it).
  */
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -19,9 +19,12 @@ import { robustBounds, upVector } from '../renderer/camera/camera';
 import { benchmarkPath, DrawnOrderProbe } from '../renderer/profile/benchmark-path';
 import { buildRows, formatTable, toJson, type StrategyRun } from '../renderer/profile/benchmark-report';
 import { frameCamera } from '../renderer/camera/frame-camera';
-import { summarize, type FrameSample } from '../renderer/profile/frame-stats';
+import { summarize, withHostStage, type FrameSample } from '../renderer/profile/frame-stats';
+import { stageTimes } from '../renderer/profile/profiler';
+import { DrawArgs } from '../renderer/pipeline/draw-args';
+import { TIMESTAMPS_PER_FRAME } from '../renderer/pipeline/frame-stages';
 import { SplatRenderer } from '../renderer/pipeline/splat-renderer';
-import { CPU_STRATEGY, listStrategies } from '../renderer/pipeline/strategies';
+import { listStrategies } from '../renderer/pipeline/strategies';
 import { createNodeGpu, readBuffer } from '../renderer/gpu/node-gpu';
 import { parseSize, runCli, sceneFromArg } from './cli';
 
@@ -57,9 +60,10 @@ runCli(async () => {
 
   const target = device.createTexture({ label: 'bench.target', size: { width, height }, format: 'rgba8unorm', usage: GPUTextureUsage.RENDER_ATTACHMENT });
   const view = target.createView();
-  const querySet = hasTs ? device.createQuerySet({ label: 'bench.queries', type: 'timestamp', count: 6 }) : null;
-  const resolve = hasTs ? device.createBuffer({ label: 'bench.resolve', size: 48, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC }) : null;
-  const readback = hasTs ? device.createBuffer({ label: 'bench.readback', size: 48, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ }) : null;
+  const tsBytes = TIMESTAMPS_PER_FRAME * 8;
+  const querySet = hasTs ? device.createQuerySet({ label: 'bench.queries', type: 'timestamp', count: TIMESTAMPS_PER_FRAME }) : null;
+  const resolve = hasTs ? device.createBuffer({ label: 'bench.resolve', size: tsBytes, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC }) : null;
+  const readback = hasTs ? device.createBuffer({ label: 'bench.readback', size: tsBytes, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ }) : null;
   const probe = new DrawnOrderProbe(device, cloud.count);
 
   const renderer = new SplatRenderer(device, 'rgba8unorm', names[0]);
@@ -67,30 +71,31 @@ runCli(async () => {
   const path = benchmarkPath(robustBounds(cloud.positions), upVector('-y'), 60, width / height, frames);
   const settings = { shDegree: cloud.shDegree, splatScale: 1, cull: !values['no-cull'], keyBits: 32, background: [0, 0, 0] as const };
 
-  /** One frame: returns its GPU stage times (ms) and, when probing, the drawn-order error. */
-  async function frame(i: number, opts: { floor?: boolean; probe?: boolean }): Promise<{ t: number[]; ooo?: number; visible?: number }> {
+  /**
+   * One frame: returns its GPU stage times (ms; the stages of pipeline/frame-stages.ts
+   * and the total) and, when probing, the drawn-order error.
+   */
+  async function frame(i: number, opts: { floor?: boolean; probe?: boolean }): Promise<{ t: FrameSample; ooo?: number }> {
     const cam = frameCamera(path[i % path.length], width, height, cloud.bounds);
     const enc = device.createCommandEncoder({ label: 'bench.frame' });
     const t0 = performance.now();
     renderer.encodeFrame(enc, view, cam, { ...settings, rasterFloor: opts.floor }, querySet ? { querySet, base: 0 } : undefined);
     if (opts.probe && renderer.debugBuffers) probe.capture(enc, renderer.debugBuffers);
     if (querySet && resolve && readback) {
-      enc.resolveQuerySet(querySet, 0, 6, resolve, 0);
-      enc.copyBufferToBuffer(resolve, 0, readback, 0, 48);
+      enc.resolveQuerySet(querySet, 0, TIMESTAMPS_PER_FRAME, resolve, 0);
+      enc.copyBufferToBuffer(resolve, 0, readback, 0, tsBytes);
     }
     device.queue.submit([enc.finish()]);
-    await renderer.settleCpuSort();
-    let t: number[];
+    await renderer.settle();
+    const t: FrameSample = { cpuMs: NaN, frameMs: NaN };
     if (readback) {
       await readback.mapAsync(GPUMapMode.READ);
-      const ts = new BigUint64Array(readback.getMappedRange().slice(0));
+      const reading = stageTimes(new BigUint64Array(readback.getMappedRange().slice(0)));
       readback.unmap();
-      t = [0, 2, 4].map((k) => Number(ts[k + 1] - ts[k]) / 1e6);
-      t.push(Number(ts[5] - ts[0]) / 1e6);
+      if (reading.outcome === 'measured') Object.assign(t, reading.times);
     } else {
       await device.queue.onSubmittedWorkDone();
-      const ms = performance.now() - t0;
-      t = [NaN, NaN, NaN, ms];
+      t.total = performance.now() - t0;
     }
     if (!opts.probe) return { t };
     const ooo = await probe.outOfOrder(cloud.positions, cam);
@@ -106,23 +111,23 @@ runCli(async () => {
     for (let i = 0; i < warmup; i++) await frame(i, {});
     if (rasterFloorMs === null) {
       const floor: number[] = [];
-      for (let i = 0; i < frames; i++) floor.push((await frame(i, { floor: true })).t[2]);
+      for (let i = 0; i < frames; i++) floor.push((await frame(i, { floor: true })).t.draw ?? NaN);
       rasterFloorMs = median(floor);
     }
     const samples: FrameSample[] = [];
     const ooo: number[] = [];
     for (let i = 0; i < frames; i++) {
       const r = await frame(i, { probe: i % 10 === 5 });
-      const [project, sortGpu, draw, total] = r.t;
-      const cpu = name === CPU_STRATEGY;
-      const sort = cpu ? renderer.cpuSortMs ?? NaN : sortGpu;
-      samples.push({ cpuMs: NaN, frameMs: NaN, project, sort, draw, total: cpu ? total - sortGpu + sort : total });
+      // A host sort (the CPU strategy) stands for the sort stage, which the GPU does not do.
+      const host = renderer.hostSortMs;
+      samples.push(host === null ? r.t : withHostStage(r.t, 'sort', host));
       if (r.ooo !== undefined) ooo.push(r.ooo);
     }
-    if (name !== CPU_STRATEGY && renderer.debugBuffers) {
-      // Visible splats at the path's first pose (the GPU count the sort and draw used).
+    if (renderer.hostSortMs === null && renderer.debugBuffers) {
+      // Visible splats at the path's first pose (the GPU count the sort and draw used;
+      // a host sort culls nothing).
       await frame(0, {});
-      visibleCounts.push(new Uint32Array(await readBuffer(device, renderer.debugBuffers.drawArgs))[1]);
+      visibleCounts.push(DrawArgs.count(await readBuffer(device, renderer.debugBuffers.drawArgs)));
     }
     runs.push({ strategy: name, samples, outOfOrderFraction: ooo.length ? ooo.reduce((a, b) => a + b, 0) / ooo.length : 0 });
     console.log(`  ${name}: done`);

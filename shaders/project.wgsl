@@ -10,17 +10,16 @@
 //      counter with a single atomicAdd; every thread writes at base + slot.
 //   3. keys[j] = depthKey(d), values[j] = splat id.
 //
-// The global counter is the instanceCount word of the indirect draw arguments
-// (drawArgs[1]): the sort reads its live count from there and the draw uses it as
-// is, so nothing returns to the CPU. The CPU writes drawArgs = (4, 0, 0, 0) before
-// each frame.
+// The global counter is drawArgs.instanceCount (struct DrawArgs, splat_common.wgsl):
+// the sort reads its live count from there and the draw uses it as is, so nothing
+// returns to the CPU. The CPU resets it to 0 before each frame's project pass.
 
 @group(0) @binding(0) var<uniform> frame: Frame;
 @group(0) @binding(1) var<storage, read> centers: array<vec4f>;
 @group(0) @binding(2) var<storage, read> covs: array<vec4f>;
 @group(0) @binding(3) var<storage, read_write> keys: array<u32>;
 @group(0) @binding(4) var<storage, read_write> values: array<u32>;
-@group(0) @binding(5) var<storage, read_write> drawArgs: array<atomic<u32>, 4>;
+@group(0) @binding(5) var<storage, read_write> drawArgs: DrawArgs;
 
 override WORKGROUP_SIZE: u32 = 256u;
 
@@ -76,7 +75,7 @@ fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(local_invocation_ind
     let total = atomicLoad(&wgCount);
     var base = 0u;
     if (total > 0u) {
-      base = atomicAdd(&drawArgs[1], total);
+      base = atomicAdd(&drawArgs.instanceCount, total);
     }
     wgBase = base;
   }

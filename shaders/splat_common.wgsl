@@ -31,6 +31,16 @@ struct Frame {
   _pad2: u32,
 };
 
+// The indirect draw arguments, in drawIndirect's layout (renderer/pipeline/draw-args.ts
+// reads this struct). The project pass appends into instanceCount: it is the live
+// count of visible splats that the sort reads and the draw draws.
+struct DrawArgs {
+  vertexCount: u32,
+  instanceCount: atomic<u32>,
+  firstVertex: u32,
+  firstInstance: u32,
+};
+
 // An ascending sort of these keys gives back-to-front order: farther splats get
 // smaller keys. With 32 bits the key is the complemented IEEE bits of the positive
 // depth (order-preserving for positive floats, exact); with fewer bits the depth is

@@ -1,4 +1,6 @@
 import { createCpuSortClient, type CpuSortClient } from '../../sort/cpu-sort';
+import { encodeEmptyStages } from './frame-stages';
+import type { SortStrategy } from './strategies';
 
 const f32 = new Float32Array(1);
 const u32 = new Uint32Array(f32.buffer);
@@ -83,3 +85,40 @@ export class CpuDepthSort {
     this.client.destroy();
   }
 }
+
+/**
+ * The CPU worker as a sort strategy: each frame uploads the newest finished order
+ * (with its count) and asks for the next one; the GPU does no project or sort work,
+ * so those stages are timed as empty passes and the sort's host time stands for
+ * the `sort` stage. Until the first order arrives the draw keeps what the buffers
+ * hold (the last strategy's order, or nothing for a new scene).
+ */
+export const cpuWorkerStrategy: SortStrategy = {
+  info: {
+    name: 'cpu',
+    description: 'depths and a radix sort on the CPU (a Web Worker), uploaded for a later frame, no culling: what WebGL viewers do',
+    stable: true,
+    lagsCamera: true,
+  },
+  supported: () => true,
+  create(device, target) {
+    const sort = new CpuDepthSort(target.cloud.positions, target.cloud.count);
+    return {
+      get hostSortMs() {
+        return sort.lastSortMs;
+      },
+      encode(encoder, frame) {
+        const order = sort.take();
+        if (order) {
+          device.queue.writeBuffer(target.values, 0, order.buffer, order.byteOffset, order.byteLength);
+          target.writeCount(order.length);
+        }
+        const cam = frame.camera;
+        if (frame.sortNow) sort.request(cam.view, frame.keyBits, cam.near, cam.far);
+        encodeEmptyStages(encoder, frame.timestamps, ['project', 'sort']);
+      },
+      settle: () => sort.settle(),
+      destroy: () => sort.destroy(),
+    };
+  },
+};

@@ -2,6 +2,9 @@ import commonWgsl from '../../shaders/splat_common.wgsl?raw';
 import splatWgsl from '../../shaders/splat.wgsl?raw';
 import { SH_WGSL } from './sh-wgsl';
 
+/** Vertices of one splat's quad: a triangle strip over CORNERS in shaders/splat.wgsl. */
+export const QUAD_VERTICES = 4;
+
 /** 'splat': the real draw; 'floor': the same quads with a trivial fragment shader. */
 export type DrawVariant = 'splat' | 'floor';
 

@@ -2,6 +2,7 @@ import type { Bounds } from '../../scenes/splat-cloud';
 import { boundsCenter, boundsRadius, fitDistance, orthogonalForward, cross, normalize, type CameraPose, type Vec3 } from '../camera/camera';
 import { outOfOrderFraction } from './benchmark-report';
 import type { FrameCamera } from '../pipeline/frame-uniforms';
+import { DrawArgs } from '../pipeline/draw-args';
 
 /**
  * The fixed, repeatable benchmark camera path: one full orbit around the scene's
@@ -43,13 +44,13 @@ export class DrawnOrderProbe {
 
   constructor(device: GPUDevice, readonly capacity: number) {
     this.ids = device.createBuffer({ label: 'DrawnOrderProbe.ids', size: Math.max(4, capacity * 4), usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ });
-    this.args = device.createBuffer({ label: 'DrawnOrderProbe.args', size: 16, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ });
+    this.args = device.createBuffer({ label: 'DrawnOrderProbe.args', size: DrawArgs.size, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ });
   }
 
   /** Copies the ids the draw used and its instance count (after the draw, same encoder). */
   capture(encoder: GPUCommandEncoder, buffers: { values: GPUBuffer; drawArgs: GPUBuffer }): void {
     encoder.copyBufferToBuffer(buffers.values, 0, this.ids, 0, this.capacity * 4);
-    encoder.copyBufferToBuffer(buffers.drawArgs, 0, this.args, 0, 16);
+    encoder.copyBufferToBuffer(buffers.drawArgs, 0, this.args, 0, DrawArgs.size);
   }
 
   /**
@@ -58,7 +59,7 @@ export class DrawnOrderProbe {
    */
   async outOfOrder(positions: Float32Array, camera: FrameCamera): Promise<number> {
     await Promise.all([this.ids.mapAsync(GPUMapMode.READ), this.args.mapAsync(GPUMapMode.READ)]);
-    const count = Math.min(new Uint32Array(this.args.getMappedRange())[1], this.capacity);
+    const count = Math.min(DrawArgs.count(this.args.getMappedRange()), this.capacity);
     const ids = new Uint32Array(this.ids.getMappedRange(), 0, count);
     const v = camera.view;
     const depths = new Float32Array(count);

@@ -6,20 +6,16 @@
  * Figures are medians and nearest-rank p95s (see frame-stats.ts) of the GPU
  * stage times over the run's frames; a stage no frame measured is `null`.
  */
+import { FRAME_STAGES, type StageName } from '../pipeline/frame-stages';
 import { type FrameSample, summarize } from './frame-stats';
 
+/** A stage column of the report: the table's `report` stages and the GPU total. */
+export type ReportStage = StageName | 'total';
 /** The columns of a row's stage figures, in order. */
-export const REPORT_STAGES = ['project', 'sort', 'draw', 'total'] as const;
-/** A stage of {@link REPORT_STAGES}. */
-export type ReportStage = (typeof REPORT_STAGES)[number];
+export const REPORT_STAGES: readonly ReportStage[] = [...FRAME_STAGES.filter((s) => s.report).map((s) => s.name), 'total'];
 
 /** One figure (ms) per stage; `null` where no frame measured that stage. */
-export interface StageFigures {
-  project: number | null;
-  sort: number | null;
-  draw: number | null;
-  total: number | null;
-}
+export type StageFigures = Record<ReportStage, number | null>;
 
 /** One strategy's results on one scene. */
 export interface BenchmarkRow {

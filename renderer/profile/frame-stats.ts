@@ -11,31 +11,42 @@
  *   ceil(P / 100 * n) (1-based) in the ascending order. It is always a value
  *   that was observed, and for n < 20 the p95 is the maximum.
  */
+import { STAGE_NAMES, type StageName } from '../pipeline/frame-stages';
 
 /**
  * One frame's timings in milliseconds. `cpuMs` and `frameMs` come from the CPU
  * (NaN when unknown, e.g. `frameMs` of the first frame); the GPU stage times are
  * absent when the frame was not measured on the GPU.
  */
-export interface FrameSample {
+export type FrameSample = {
   /** CPU time spent on the frame (update + encode + submit). */
   cpuMs: number;
   /** Time from the previous frame's start to this frame's start. */
   frameMs: number;
-  /** GPU time of the project (depth keys, cull, append) pass. */
-  project?: number;
-  /** GPU time of the sort. */
-  sort?: number;
-  /** GPU time of the draw pass. */
-  draw?: number;
-  /** GPU time from the start of project to the end of draw. */
+  /** GPU time from the start of the first stage to the end of the last. */
   total?: number;
-}
+} & {
+  /** GPU time of each stage of the table (pipeline/frame-stages.ts). */
+  [S in StageName]?: number;
+};
 
-/** The fields of a {@link FrameSample}, in display order. */
-export const SAMPLE_FIELDS = ['cpuMs', 'frameMs', 'project', 'sort', 'draw', 'total'] as const;
 /** A field of {@link FrameSample}. */
-export type SampleField = (typeof SAMPLE_FIELDS)[number];
+export type SampleField = 'cpuMs' | 'frameMs' | StageName | 'total';
+/** The fields of a {@link FrameSample}, in display order: CPU timings, then the stages of the table, then the GPU total. */
+export const SAMPLE_FIELDS: readonly SampleField[] = ['cpuMs', 'frameMs', ...STAGE_NAMES, 'total'];
+/** The GPU fields of a {@link FrameSample}: absent when not measured. */
+const GPU_FIELDS: readonly SampleField[] = [...STAGE_NAMES, 'total'];
+
+/**
+ * The sample with `stage` timed on the host instead (e.g. the CPU strategy's sort,
+ * which the GPU does not do): the stage becomes `hostMs` and the total follows.
+ * `hostMs` null or undefined: the stage is unknown, the total kept.
+ */
+export function withHostStage(sample: FrameSample, stage: StageName, hostMs: number | null | undefined): FrameSample {
+  const ms = hostMs ?? undefined;
+  const total = sample.total !== undefined && ms !== undefined ? sample.total - (sample[stage] ?? 0) + ms : sample.total;
+  return { ...sample, [stage]: ms, total };
+}
 
 /** Order statistics of a set of values (ms). */
 export interface Summary {
@@ -150,7 +161,7 @@ export class FrameStats {
     const k = this.slot(i);
     const c = this.columns;
     const s: FrameSample = { cpuMs: c.cpuMs[k], frameMs: c.frameMs[k] };
-    for (const f of ['project', 'sort', 'draw', 'total'] as const) {
+    for (const f of GPU_FIELDS) {
       const v = c[f][k];
       if (!Number.isNaN(v)) s[f] = v;
     }

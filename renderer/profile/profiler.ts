@@ -9,8 +9,8 @@
  *   submitted, timestamps turned into stage times by {@link stageTimes}. It knows
  *   no GPU: reading a slot back is a function it is given, so it runs in unit
  *   tests with a fake one.
- * - {@link GpuProfiler}: the thin GPU part. One query set of slots * 6
- *   timestamps, one resolve buffer, one mappable readback buffer per slot.
+ * - {@link GpuProfiler}: the thin GPU part. One query set of slots *
+ *   TIMESTAMPS_PER_FRAME timestamps (the stage table, pipeline/frame-stages.ts), one resolve buffer, one mappable readback buffer per slot.
  *
  * A frame that finds every slot still in flight goes unmeasured on the GPU (its
  * CPU timings are still reported): waiting for a slot would stall the frame on a
@@ -18,10 +18,9 @@
  */
 import type { FrameSample } from './frame-stats';
 import { FrameStats } from './frame-stats';
-import { FRAME_STAGES, type FrameTimestamps } from '../pipeline/splat-renderer';
+import { STAGE_NAMES, TIMESTAMPS_PER_FRAME, type FrameTimestamps, type StageName } from '../pipeline/frame-stages';
 
-/** Timestamps a frame writes: begin and end of each stage, in FRAME_STAGES order. */
-export const TIMESTAMPS_PER_FRAME = 2 * FRAME_STAGES.length;
+export { TIMESTAMPS_PER_FRAME } from '../pipeline/frame-stages';
 
 /** Where a slot is in its life. */
 export type SlotState = 'free' | 'recording' | 'encoded' | 'mapping';
@@ -57,21 +56,18 @@ export interface CpuTimings {
   frameMs: number;
 }
 
-/** GPU stage times of one frame, in ms. */
-export interface StageTimes {
-  project?: number;
-  sort?: number;
-  draw?: number;
+/** GPU stage times of one frame, in ms: one per stage of the table that was written. */
+export type StageTimes = Partial<Record<StageName, number>> & {
   /** From the begin of the first written stage to the end of the last one. */
   total: number;
-}
+};
 
-/** The reading of a frame's 6 resolved timestamps (ns). */
+/** The reading of a frame's TIMESTAMPS_PER_FRAME resolved timestamps (ns). */
 export type StageReading = { outcome: 'measured'; times: StageTimes } | { outcome: 'unwritten' | 'unavailable' | 'discarded' };
 
 /**
- * Turns a frame's resolved timestamps (ns; project begin/end, sort begin/end,
- * draw begin/end) into stage times in ms.
+ * Turns a frame's resolved timestamps (ns; begin and end of each stage of the
+ * table, in table order) into stage times in ms.
  *
  * A query that was never written resolves to 0, so a stage with a 0 begin or end
  * is absent (not a huge or negative time). The frame is `unavailable` when the
@@ -80,15 +76,15 @@ export type StageReading = { outcome: 'measured'; times: StageTimes } | { outcom
  */
 export function stageTimes(ts: ArrayLike<bigint>): StageReading {
   if (ts.length < TIMESTAMPS_PER_FRAME) throw new RangeError(`stageTimes: need ${TIMESTAMPS_PER_FRAME} timestamps, got ${ts.length}`);
-  const times: Omit<StageTimes, 'total'> = {};
+  const times: Partial<Record<StageName, number>> = {};
   let first: bigint | undefined;
   let last: bigint | undefined;
-  for (let i = 0; i < FRAME_STAGES.length; i++) {
+  for (let i = 0; i < STAGE_NAMES.length; i++) {
     const begin = ts[2 * i];
     const end = ts[2 * i + 1];
     if (begin === 0n || end === 0n) continue;
     if (end < begin) return { outcome: 'discarded' };
-    times[FRAME_STAGES[i]] = nsToMs(end - begin);
+    times[STAGE_NAMES[i]] = nsToMs(end - begin);
     first ??= begin;
     last = end;
   }

@@ -2,7 +2,8 @@ import { generateDefaultScene, generateSynthetic } from '../../scenes/generate';
 import { loadScene } from '../../scenes/load';
 import type { SplatCloud } from '../../scenes/splat-cloud';
 import { benchmarkPath, DrawnOrderProbe } from '../profile/benchmark-path';
-import { buildRows, formatTable, toCsv, toJson, type BenchmarkRow } from '../profile/benchmark-report';
+import { formatTable, toCsv, toJson, type BenchmarkRow } from '../profile/benchmark-report';
+import { BenchmarkRun } from '../profile/benchmark-run';
 import { robustBounds, upVector, type CameraPose, type UpAxis } from '../camera/camera';
 import { CameraController } from '../camera/controller';
 import { attachControls } from './input';
@@ -11,9 +12,10 @@ import { FrameGraph } from './frame-graph';
 import type { FrameSample } from '../profile/frame-stats';
 import { ViewerPanel, type ViewerSettings } from './gui';
 import { GpuProfiler } from '../profile/profiler';
+import { DrawArgs } from '../pipeline/draw-args';
 import { SplatRenderer } from '../pipeline/splat-renderer';
 import { preferredSorter } from '../../sort/default-strategy';
-import { CPU_STRATEGY, listStrategies } from '../pipeline/strategies';
+import { listStrategies } from '../pipeline/strategies';
 import { decodeViewHash, encodeViewHash, readSceneParam } from './view-url';
 
 export interface AppElements {
@@ -43,21 +45,9 @@ function builtInScene(name: string): SplatCloud {
   return kind === 'synthetic' ? generateSynthetic(Number(n)) : generateDefaultScene(n ? Number(n) : undefined);
 }
 
-/** A benchmark in progress: each selected strategy flies the same path. */
-interface BenchRun {
-  strategies: string[];
-  /** Index of the strategy flying now. */
-  current: number;
-  /** Frame within the current strategy's warm-up + path. */
-  step: number;
-  warmup: number;
-  path: CameraPose[];
-  /** Profiler frame id -> index into `samples` (frames that count). */
-  frameOwner: Map<number, number>;
-  samples: FrameSample[][];
-  outOfOrder: number[][];
-  pending: number;
-  probeBusy: boolean;
+/** A benchmark in progress (renderer/profile/benchmark-run.ts) and what to restore after it. */
+interface Benchmark {
+  run: BenchmarkRun;
   restore: { strategy: string; pose: CameraPose };
 }
 
@@ -88,7 +78,7 @@ export class ViewerApp {
   private submittedFrames = 0;
   /** Frames submitted and not yet finished by the GPU. */
   private gpuInFlight = 0;
-  private bench: BenchRun | null = null;
+  private bench: Benchmark | null = null;
   /** Frames submitted so far (read by the end-to-end test). */
   framesRendered = 0;
   /** The last benchmark's rows (also offered as CSV / JSON downloads). */
@@ -152,7 +142,7 @@ export class ViewerApp {
     this.graph.setVisible(this.settings.graph);
     this.countReadback = device.createBuffer({
       label: 'ViewerApp.countReadback',
-      size: 16,
+      size: DrawArgs.size,
       usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ,
     });
     attachControls(el.canvas, this.controller, {
@@ -330,15 +320,17 @@ export class ViewerApp {
     let probeThisFrame = false;
     const bench = this.bench;
     if (bench) {
-      pose = bench.path[Math.max(0, bench.step - bench.warmup)];
+      const next = bench.run.nextFrame();
+      pose = next.pose;
       moved = true;
-      probeThisFrame = bench.step >= bench.warmup && (bench.step - bench.warmup) % 10 === 5 && !bench.probeBusy;
+      probeThisFrame = next.probe;
     } else {
       this.controller.fovyDeg = this.settings.fovyDeg;
       moved = this.controller.update(dt);
       pose = this.controller.pose;
     }
-    const sortNow = this.settings.sortMode === 'every frame' || moved || this.dirty || this.renderer.strategy === CPU_STRATEGY;
+    // A strategy whose order lags the camera is asked every frame until it catches up.
+    const sortNow = this.settings.sortMode === 'every frame' || moved || this.dirty || this.renderer.strategyInfo.lagsCamera;
     this.dirty = false;
 
     const encoder = this.device.createCommandEncoder({ label: 'ViewerApp.frame' });
@@ -362,7 +354,7 @@ export class ViewerApp {
     this.profiler.end(encoder);
     const debug = this.renderer.debugBuffers;
     const readCount = !this.countPending && now - this.lastCountRead > 250 && debug;
-    if (readCount && debug) encoder.copyBufferToBuffer(debug.drawArgs, 0, this.countReadback, 0, 16);
+    if (readCount && debug) encoder.copyBufferToBuffer(debug.drawArgs, 0, this.countReadback, 0, DrawArgs.size);
     if (probeThisFrame && debug && this.probe) this.probe.capture(encoder, debug);
     this.device.queue.submit([encoder.finish()]);
     this.gpuInFlight++;
@@ -372,7 +364,7 @@ export class ViewerApp {
     const frameId = this.submittedFrames++;
     this.framesRendered++;
     if (readCount) this.readVisibleCount(now);
-    if (bench) this.advanceBenchmark(bench, frameId, probeThisFrame, camera);
+    if (bench) this.advanceBenchmark(bench.run, frameId, probeThisFrame, camera);
 
     this.fpsEma = this.fpsEma ? this.fpsEma * 0.9 + (1 / frameSeconds) * 0.1 : 1 / frameSeconds;
     if (this.framesRendered % 10 === 1) this.updateFigures(cloud);
@@ -390,11 +382,12 @@ export class ViewerApp {
     s.fps = this.fpsEma.toFixed(1);
     s.cpuMs = fmt(sum.cpuMs?.median);
     s.project = fmt(sum.project?.median);
-    s.sort = fmt(this.renderer.strategy === CPU_STRATEGY ? this.renderer.cpuSortMs ?? undefined : sum.sort?.median);
+    const hostSortMs = this.renderer.hostSortMs;
+    s.sort = fmt(hostSortMs !== null ? hostSortMs : sum.sort?.median);
     s.draw = fmt(sum.draw?.median);
     s.gpuTotal = fmt(sum.total?.median);
     const reason = this.profiler.reason;
-    s.timing = reason ?? (this.renderer.strategy === CPU_STRATEGY ? 'sort = CPU worker ms' : 'GPU timestamps, median');
+    s.timing = reason ?? (hostSortMs !== null ? 'sort = CPU worker ms' : 'GPU timestamps, median');
     this.graph.setNote(reason);
     this.graph.setVisible(this.settings.graph);
     this.el.hud.textContent = `${cloud?.source.name ?? ''}  ${s.splats} splats (${s.visible} visible)  ${s.fps} fps  sort ${this.renderer.strategy}${
@@ -404,16 +397,7 @@ export class ViewerApp {
 
   private onProfiledFrame(sample: FrameSample, frameId: number): void {
     this.graph.push(sample);
-    const bench = this.bench;
-    const owner = bench?.frameOwner.get(frameId);
-    if (!bench || owner === undefined) return;
-    bench.frameOwner.delete(frameId);
-    const cpuSort = bench.strategies[owner] === CPU_STRATEGY;
-    // For `cpu` the GPU sorts nothing: its sort stage is the worker's depth + sort time.
-    const sort = cpuSort ? (this.renderer.cpuSortMs ?? undefined) : sample.sort;
-    const total = cpuSort && sample.total !== undefined && sort !== undefined ? sample.total - (sample.sort ?? 0) + sort : sample.total;
-    bench.samples[owner].push({ ...sample, sort, total });
-    this.maybeFinishBenchmark(bench);
+    this.bench?.run.profiled(frameId, sample);
   }
 
   private startBenchmark(strategies: string[]): void {
@@ -421,69 +405,31 @@ export class ViewerApp {
     if (!cloud || strategies.length === 0 || this.bench) return;
     const { width, height } = this.el.canvas;
     const path = benchmarkPath(robustBounds(cloud.positions), upVector(this.settings.upAxis), this.settings.fovyDeg, width / height, this.settings.benchFrames);
-    this.bench = {
-      strategies,
-      current: 0,
-      step: 0,
-      warmup: 5,
-      path,
-      frameOwner: new Map(),
-      samples: strategies.map(() => []),
-      outOfOrder: strategies.map(() => []),
-      pending: 0,
-      probeBusy: false,
-      restore: { strategy: this.renderer.strategy, pose: this.controller.pose },
-    };
-    this.renderer.setStrategy(strategies[0]);
+    const run = new BenchmarkRun({ strategies, path, warmup: 5, onComplete: (r) => this.finishBenchmark(r) });
+    this.bench = { run, restore: { strategy: this.renderer.strategy, pose: this.controller.pose } };
+    this.renderer.setStrategy(run.strategy!);
     this.panel.setExportEnabled(false);
     this.el.bench.hidden = true;
     this.showMessage(`Benchmark: ${strategies.join(', ')} × ${path.length} frames…`, 'info');
   }
 
-  private advanceBenchmark(bench: BenchRun, frameId: number, probed: boolean, camera: ReturnType<typeof frameCamera>): void {
-    const idx = bench.current;
-    if (idx >= bench.strategies.length) return;
-    if (bench.step >= bench.warmup) {
-      bench.frameOwner.set(frameId, idx);
-      bench.pending++;
-    }
-    if (probed && this.probe && this.renderer.cloud) {
-      bench.probeBusy = true;
-      const positions = this.renderer.cloud.positions;
-      void this.probe.outOfOrder(positions, camera).then(
-        (f) => {
-          bench.outOfOrder[idx].push(f);
-          bench.probeBusy = false;
-          this.maybeFinishBenchmark(bench);
-        },
-        () => {
-          bench.probeBusy = false;
-        },
-      );
-    }
-    bench.step++;
-    if (bench.step >= bench.warmup + bench.path.length) {
-      bench.current++;
-      bench.step = 0;
-      if (bench.current < bench.strategies.length) this.renderer.setStrategy(bench.strategies[bench.current]);
-    }
+  private advanceBenchmark(run: BenchmarkRun, frameId: number, probed: boolean, camera: ReturnType<typeof frameCamera>): void {
+    const cloud = this.renderer.cloud;
+    const probe = probed && this.probe && cloud ? this.probe.outOfOrder(cloud.positions, camera) : undefined;
+    run.submitted(frameId, this.renderer.hostSortMs, probe);
+    const next = run.strategy;
+    if (next !== undefined && next !== this.renderer.strategy) this.renderer.setStrategy(next);
   }
 
-  private maybeFinishBenchmark(bench: BenchRun): void {
-    if (this.bench !== bench || bench.current < bench.strategies.length) return;
-    const received = bench.samples.reduce((a, s) => a + s.length, 0);
-    if (received < bench.pending || bench.probeBusy) return;
+  private finishBenchmark(run: BenchmarkRun): void {
+    const bench = this.bench;
+    if (!bench || bench.run !== run) return;
     this.bench = null;
     const cloud = this.renderer.cloud!;
-    const rows = buildRows({
-      scene: cloud.source.name,
+    const rows = run.rows({
+      name: cloud.source.name,
       splats: cloud.count,
       visible: Number(this.panel.stats.visible.replace(/,/g, '')) || cloud.count,
-      runs: bench.strategies.map((strategy, i) => ({
-        strategy,
-        samples: bench.samples[i],
-        outOfOrderFraction: bench.outOfOrder[i].length ? bench.outOfOrder[i].reduce((a, b) => a + b, 0) / bench.outOfOrder[i].length : 0,
-      })),
     });
     this.lastBenchmark = rows;
     this.renderer.setStrategy(bench.restore.strategy);
@@ -534,7 +480,7 @@ export class ViewerApp {
     this.countReadback
       .mapAsync(GPUMapMode.READ)
       .then(() => {
-        const v = new Uint32Array(this.countReadback.getMappedRange())[1];
+        const v = DrawArgs.count(this.countReadback.getMappedRange());
         this.countReadback.unmap();
         this.panel.stats.visible = v.toLocaleString('en-US');
       })

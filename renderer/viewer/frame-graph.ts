@@ -9,18 +9,19 @@
  * scale and ticks, text) are exported and unit-tested; the DOM stays in
  * {@link FrameGraph}.
  */
+import { FRAME_STAGES, type StageName } from '../pipeline/frame-stages';
 import { type FrameSample, FrameStats, type Summary } from '../profile/frame-stats';
 
-/** The stacked segments of a bar, bottom to top. */
-export const GRAPH_STAGES = ['project', 'sort', 'draw', 'other'] as const;
+/** The GPU stages drawn as segments (the table's `graph` rows), bottom to top. */
+const GPU_SEGMENTS: readonly StageName[] = FRAME_STAGES.filter((s) => s.graph).map((s) => s.name);
+/** The stacked segments of a bar, bottom to top: the GPU stages, then 'other'. */
+export const GRAPH_STAGES: readonly GraphStage[] = [...GPU_SEGMENTS, 'other'];
 /** A segment of a bar. */
-export type GraphStage = (typeof GRAPH_STAGES)[number];
+export type GraphStage = StageName | 'other';
 
-/** Colour of each segment (colour-blind-safe Tableau 10 hues; 'other' neutral grey). */
+/** Colour of each segment: the stage table's colours; 'other' neutral grey. */
 export const STAGE_COLOURS: Readonly<Record<GraphStage, string>> = {
-  project: '#4e79a7',
-  sort: '#f28e2b',
-  draw: '#59a14f',
+  ...(Object.fromEntries(FRAME_STAGES.map((s) => [s.name, s.colour])) as Record<StageName, string>),
   other: '#7a7a7a',
 };
 
@@ -34,12 +35,16 @@ export type BarStack = Record<GraphStage, number> & { total: number };
  * frame time gets a bar taller than the frame time and no 'other'.
  */
 export function stackSample(s: FrameSample): BarStack {
-  const project = finiteOr0(s.project);
-  const sort = finiteOr0(s.sort);
-  const draw = finiteOr0(s.draw);
+  const bar = {} as BarStack;
+  let gpu = 0;
+  for (const stage of GPU_SEGMENTS) {
+    bar[stage] = finiteOr0(s[stage]);
+    gpu += bar[stage];
+  }
   const frame = Number.isFinite(s.frameMs) ? s.frameMs : finiteOr0(s.cpuMs);
-  const other = Math.max(0, frame - (project + sort + draw));
-  return { project, sort, draw, other, total: project + sort + draw + other };
+  bar.other = Math.max(0, frame - gpu);
+  bar.total = gpu + bar.other;
+  return bar;
 }
 
 function finiteOr0(v: number | undefined): number {

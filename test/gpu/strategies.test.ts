@@ -8,7 +8,8 @@ import { fitPose, robustBounds, upVector } from '../../renderer/camera/camera';
 import { frameCamera } from '../../renderer/camera/frame-camera';
 import { renderOffscreen } from '../../renderer/pipeline/offscreen';
 import { SplatRenderer } from '../../renderer/pipeline/splat-renderer';
-import { CPU_STRATEGY, listStrategies } from '../../renderer/pipeline/strategies';
+import { listStrategies, strategyByName } from '../../renderer/pipeline/strategies';
+import { cpuWorkerStrategy } from '../../renderer/pipeline/cpu-depth-sort';
 import { generateDefaultScene } from '../../scenes/generate';
 import { psnr } from '../reference/raster';
 import { useGpu, withValidation } from '../support/gpu';
@@ -42,7 +43,7 @@ describe('sort strategies in the renderer', () => {
     const settings = { shDegree: 3, splatScale: 1, cull: true, keyBits: 32, background: [0, 0, 0] as const };
     const names = listStrategies(device).map((s) => s.name);
     expect(names).toContain('radix4');
-    expect(names).toContain(CPU_STRATEGY);
+    expect(names).toContain(cpuWorkerStrategy.info.name);
 
     await withValidation(device, async () => {
       const renderer = new SplatRenderer(device, 'rgba8unorm', 'radix4');
@@ -55,9 +56,9 @@ describe('sort strategies in the renderer', () => {
           for (const name of [...names, 'radix4']) {
             renderer.setStrategy(name);
             let img = await renderOffscreen(renderer, cam, settings);
-            if (name === CPU_STRATEGY) {
+            if (strategyByName(name).info.lagsCamera) {
               // The cpu order arrives for a later frame: draw again with the same camera.
-              await renderer.settleCpuSort();
+              await renderer.settle();
               img = await renderOffscreen(renderer, cam, settings);
             }
             const p = psnr(Float32Array.from(img.rgba), Float32Array.from(reference));

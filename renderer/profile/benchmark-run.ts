@@ -1,0 +1,142 @@
+/**
+ * A benchmark run in the viewer: each selected strategy flies the same camera path
+ * (after a short warm-up), its profiled frames and drawn-order probes are collected,
+ * and once every frame's timings and every probe are in, the run yields its report
+ * rows. No DOM and no GPU: the viewer (renderer/viewer/app.ts) draws the frames,
+ * switches the renderer's strategy to {@link BenchmarkRun.strategy}, and shows and
+ * downloads the rows.
+ */
+import type { CameraPose } from '../camera/camera';
+import { buildRows, type BenchmarkRow } from './benchmark-report';
+import { withHostStage, type FrameSample } from './frame-stats';
+
+/** The drawn order is probed on every 10th path frame, from the 5th. */
+const PROBE_EVERY = 10;
+const PROBE_PHASE = 5;
+
+export interface BenchmarkRunOptions {
+  strategies: readonly string[];
+  path: readonly CameraPose[];
+  /** Frames flown before the path of each strategy, not counted (default 5). */
+  warmup?: number;
+  /** Called once, when every strategy has flown and every result is in. */
+  onComplete?: (run: BenchmarkRun) => void;
+}
+
+/** A counted frame: whose it is, and the host sort time when the strategy sorts on the host. */
+interface Owned {
+  index: number;
+  hostSortMs: number | null;
+}
+
+export class BenchmarkRun {
+  readonly strategies: readonly string[];
+  readonly path: readonly CameraPose[];
+  readonly warmup: number;
+  private readonly onComplete: ((run: BenchmarkRun) => void) | undefined;
+  /** Index of the strategy flying now. */
+  private current = 0;
+  /** Frame within the current strategy's warm-up + path. */
+  private step = 0;
+  /** Profiler frame id -> the strategy it counts for. */
+  private readonly owners = new Map<number, Owned>();
+  private readonly samples: FrameSample[][];
+  private readonly outOfOrder: number[][];
+  private pending = 0;
+  private probeBusy = false;
+  private completed = false;
+
+  constructor(opts: BenchmarkRunOptions) {
+    if (opts.strategies.length === 0) throw new RangeError('BenchmarkRun: no strategies');
+    if (opts.path.length === 0) throw new RangeError('BenchmarkRun: empty camera path');
+    this.strategies = [...opts.strategies];
+    this.path = opts.path;
+    this.warmup = opts.warmup ?? 5;
+    this.onComplete = opts.onComplete;
+    this.samples = this.strategies.map(() => []);
+    this.outOfOrder = this.strategies.map(() => []);
+  }
+
+  /** The strategy to draw the next frame with; undefined once every strategy has flown. */
+  get strategy(): string | undefined {
+    return this.strategies[this.current];
+  }
+
+  /** Every strategy has flown and every frame's timings and probe are in. */
+  get complete(): boolean {
+    return this.completed;
+  }
+
+  /** The next frame's camera, and whether to probe its drawn order. */
+  nextFrame(): { pose: CameraPose; probe: boolean } {
+    const k = this.step - this.warmup;
+    const pose = this.path[Math.min(this.path.length - 1, Math.max(0, k))];
+    const probe = this.current < this.strategies.length && k >= 0 && k % PROBE_EVERY === PROBE_PHASE && !this.probeBusy;
+    return { pose, probe };
+  }
+
+  /**
+   * The frame from {@link nextFrame} was submitted as profiler frame `frameId`.
+   * `hostSortMs`: the renderer's host sort time (null for a GPU sort); `probe`: the
+   * drawn-order probe's out-of-order fraction when the frame was probed.
+   */
+  submitted(frameId: number, hostSortMs: number | null, probe?: Promise<number>): void {
+    const index = this.current;
+    if (index >= this.strategies.length) return;
+    if (this.step >= this.warmup) {
+      this.owners.set(frameId, { index, hostSortMs });
+      this.pending++;
+    }
+    if (probe) {
+      this.probeBusy = true;
+      probe.then(
+        (f) => {
+          this.outOfOrder[index].push(f);
+          this.probeBusy = false;
+          this.check();
+        },
+        () => {
+          this.probeBusy = false;
+          this.check();
+        },
+      );
+    }
+    this.step++;
+    if (this.step >= this.warmup + this.path.length) {
+      this.current++;
+      this.step = 0;
+    }
+  }
+
+  /** The profiler reported frame `frameId` (frames that do not count are ignored). */
+  profiled(frameId: number, sample: FrameSample): void {
+    const owner = this.owners.get(frameId);
+    if (!owner) return;
+    this.owners.delete(frameId);
+    // A host sort stands for the sort stage, which the GPU does not do.
+    this.samples[owner.index].push(owner.hostSortMs === null ? sample : withHostStage(sample, 'sort', owner.hostSortMs));
+    this.check();
+  }
+
+  /** The report rows (call once complete). */
+  rows(scene: { name: string; splats: number; visible: number }): BenchmarkRow[] {
+    return buildRows({
+      scene: scene.name,
+      splats: scene.splats,
+      visible: scene.visible,
+      runs: this.strategies.map((strategy, i) => ({
+        strategy,
+        samples: this.samples[i],
+        outOfOrderFraction: this.outOfOrder[i].length ? this.outOfOrder[i].reduce((a, b) => a + b, 0) / this.outOfOrder[i].length : 0,
+      })),
+    });
+  }
+
+  private check(): void {
+    if (this.completed || this.current < this.strategies.length) return;
+    const received = this.samples.reduce((a, s) => a + s.length, 0);
+    if (received < this.pending || this.probeBusy) return;
+    this.completed = true;
+    this.onComplete?.(this);
+  }
+}
