@@ -1,6 +1,6 @@
 import { createCpuSortClient, type CpuSortClient } from '../../sort/cpu-sort';
 import { encodeEmptyStages } from './frame-stages';
-import type { SortStrategy } from './strategies';
+import type { SortStrategy } from './sort-strategy';
 
 const f32 = new Float32Array(1);
 const u32 = new Uint32Array(f32.buffer);
