@@ -3,7 +3,7 @@
  * view/projection matrices, the `--camera` argument format, and fitting a view
  * to a scene. Pure functions, no DOM.
  *
- * Conventions (docs/DESIGN.md, 'Command-line surface'): poses are in the
+ * Conventions (docs/ARCHITECTURE.md): poses are in the
  * file's own world frame with no implicit flip; the view matrix is gl-matrix's
  * right-handed `lookAt` (camera looks down its -z, `up` points up in the
  * image) and the projection is `perspectiveZO` (WebGPU clip depth 0..1).
@@ -29,14 +29,8 @@ export interface CameraPose {
 /** The world axes a scene's "up" can be set to from the UI. */
 export type UpAxis = '-y' | '+y' | '+z' | '-z';
 
-/**
- * Trained 3DGS scenes come in the COLMAP frame (y down, z forward), so the
- * viewer shows them upright by default with up = -y.
- */
-export const DEFAULT_UP_AXIS: UpAxis = '-y';
-
 /** Vertical field of view used when none is given. */
-export const DEFAULT_FOVY_DEG = 60;
+const DEFAULT_FOVY_DEG = 60;
 
 /** The world-space unit vector of an up axis. */
 export function upVector(axis: UpAxis): Vec3 {
@@ -77,7 +71,7 @@ export function defaultForward(axis: UpAxis): Vec3 {
  * y and z. An x-dominant up falls back to a y axis, whose default forwards
  * (along z) are still orthogonal to it.
  */
-export function nearestUpAxis(up: readonly number[]): UpAxis {
+function nearestUpAxis(up: readonly number[]): UpAxis {
   const [, y, z] = up;
   if (Math.abs(z) > Math.abs(y)) return z > 0 ? '+z' : '-z';
   return y > 0 ? '+y' : '-y';

@@ -1,7 +1,7 @@
 import { makeShaderDataDefinitions, makeStructuredView, type StructuredView } from 'webgpu-utils';
 import commonWgsl from '../../shaders/splat_common.wgsl?raw';
 
-/** What a frame needs to know about the camera (matrices from renderer/camera.ts). */
+/** What a frame needs to know about the camera (matrices from renderer/camera/camera.ts). */
 export interface FrameCamera {
   view: Float32Array;
   proj: Float32Array;

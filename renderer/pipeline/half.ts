@@ -29,13 +29,3 @@ export function toHalf(value: number): number {
   // Rounding may carry into the exponent, which is the right result (up to Inf).
   return sign | (half + (rem > 0x1000 || (rem === 0x1000 && (half & 1)) ? 1 : 0));
 }
-
-/** Inverse of toHalf (for tests and CPU-side checks). */
-export function fromHalf(h: number): number {
-  const sign = h & 0x8000 ? -1 : 1;
-  const exp = (h >>> 10) & 0x1f;
-  const mant = h & 0x3ff;
-  if (exp === 0) return sign * mant * 2 ** -24;
-  if (exp === 0x1f) return mant ? NaN : sign * Infinity;
-  return sign * (1 + mant / 1024) * 2 ** (exp - 15);
-}

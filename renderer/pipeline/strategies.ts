@@ -14,7 +14,7 @@ import type { SortStrategy, StrategyInfo } from './sort-strategy';
 export type { SortFrame, SortState, SortStrategy, SortTarget, StrategyInfo } from './sort-strategy';
 
 /** A GPU sorter of sort/ as a strategy: project (cull + keys) then the sort, all on the GPU. */
-export function gpuSortStrategy(factory: SorterFactory): SortStrategy {
+function gpuSortStrategy(factory: SorterFactory): SortStrategy {
   return {
     info: { name: factory.name, description: factory.description, stable: factory.stable, lagsCamera: false },
     supported: (device) => factory.supported(device),
@@ -44,7 +44,7 @@ export function gpuSortStrategy(factory: SorterFactory): SortStrategy {
 }
 
 /** Every strategy, in the order the GUI lists them: the GPU sorters of the registry, then the CPU worker. */
-export const SORT_STRATEGIES: readonly SortStrategy[] = [...sorterFactories.map(gpuSortStrategy), cpuWorkerStrategy];
+const SORT_STRATEGIES: readonly SortStrategy[] = [...sorterFactories.map(gpuSortStrategy), cpuWorkerStrategy];
 
 /** The strategy called `name`; throws, naming the known ones, if there is none. */
 export function strategyByName(name: string): SortStrategy {

@@ -35,7 +35,7 @@ export function benchmarkPath(bounds: Bounds, up: readonly number[], fovyDeg: nu
 }
 
 /** Relative depth difference below which two neighbours count as equal (see outOfOrderFraction). */
-export const DEPTH_TOLERANCE = 1e-5;
+const DEPTH_TOLERANCE = 1e-5;
 
 /** Buffers that capture a frame's drawn order: encode `capture` after the frame's draw. */
 export class DrawnOrderProbe {

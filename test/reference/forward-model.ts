@@ -8,7 +8,7 @@
  * from float32 inputs; the GPU computes in f32, so expect agreement to a few
  * ulps of f32, not bit-exactness.
  *
- * Conventions (all of them are also in DESIGN.md / the brief):
+ * Conventions (also in docs/ARCHITECTURE.md):
  *
  * Camera
  *   V = gl-matrix `mat4.lookAt(eye, target, up)` (right-handed; the camera looks

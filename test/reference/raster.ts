@@ -1,6 +1,6 @@
 /**
  * A small CPU reference rasteriser of the renderer's forward model
- * (renderer/forward-model.ts): project every splat, sort by depth key
+ * (test/reference/forward-model.ts): project every splat, sort by depth key
  * ascending (back to front), and blend every splat over every pixel centre
  * inside its radius box. O(splats x footprint), for small scenes (a few
  * thousand splats) at small sizes (e.g. 128x96); the golden images of the GPU
