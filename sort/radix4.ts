@@ -23,14 +23,15 @@
  * Only the low `keyBits` bits of a key decide its place; the higher bits are ignored
  * by the sort and kept in the output.
  */
-import type { GpuSorter, SorterFactory } from './types.ts';
-import { checkCapacity, LEVEL_ALIGN_ENTRIES, RadixSorter, type ScanLayout } from './radix-common.ts';
+import type { SorterFactory } from './types.ts';
+import { LEVEL_ALIGN_ENTRIES, RadixSorter, type ScanLayout } from './radix-common.ts';
+import { checkCapacity, sorterFactory } from './sorter-base.ts';
 import {
   getRadix4Kernels,
   RADIX4_BASES_FROM_COUNTS_MAX_CHUNKS,
   RADIX4_CHUNK,
+  RADIX4_CONSTANTS,
   RADIX4_MAX_SCAN_LEVELS,
-  RADIX4_PASS_INFO_BYTES,
   RADIX4_SCAN_BLOCK,
 } from './radix4-kernels.ts';
 
@@ -108,11 +109,10 @@ export class Radix4Sorter extends RadixSorter {
       scanBlock: RADIX4_SCAN_BLOCK,
       layout,
       maxScanLevels: RADIX4_MAX_SCAN_LEVELS,
-      passInfoBytes: RADIX4_PASS_INFO_BYTES,
       passSlots: SLOT_SCAN,
       passInfo: (slot) => {
-        const [mask, next] = kinds[slot % 4]!;
-        return [2 * Math.floor(slot / 4), mask, next, 0];
+        const [digitMask, nextDigitMask] = kinds[slot % 4]!;
+        return { shift: 2 * Math.floor(slot / 4), digitMask, nextDigitMask };
       },
       passes: radix4Passes,
       passSlot,
@@ -129,23 +129,13 @@ function radix4Name(options: Radix4Options): string {
 
 /** A radix4 factory; options choose the kernel variant and the dispatch mode (tests, benchmarks). */
 export function createRadix4Factory(options: Radix4Options = {}): SorterFactory {
-  return {
+  return sorterFactory({
     name: radix4Name(options),
     description: 'Quaternary LSD radix sort (2 bits a pass, 512-key chunks, hierarchical scan), after WebGPU Unleashed ch. 4.1',
     stable: true,
-    supported(device: GPUDevice): boolean {
-      const l = device.limits;
-      return (
-        l.maxComputeInvocationsPerWorkgroup >= 256 &&
-        l.maxComputeWorkgroupSizeX >= 256 &&
-        l.maxStorageBuffersPerShaderStage >= 8 &&
-        l.maxComputeWorkgroupStorageSize >= 16384
-      );
-    },
-    create(device: GPUDevice, capacity: number): GpuSorter {
-      return new Radix4Sorter(device, capacity, options);
-    },
-  };
+    needs: () => ({ workgroupSize: RADIX4_CONSTANTS.WG_SIZE, storageBuffers: 8, workgroupBytes: 16384 }),
+    create: (device, capacity) => new Radix4Sorter(device, capacity, options),
+  });
 }
 
 /** The product's radix4 strategy, with the default options. */

@@ -86,9 +86,8 @@ const ROW_WORDS: u32 = RADIX / 2u;
 // Workgroup memory is what bounds the workgroups an SM holds (on an H200 through Vulkan,
 // ~64 KB an SM): arrays are reused across steps where their lives do not overlap.
 var<workgroup> wgTable: array<atomic<u32>, max((WG_SIZE / ROW_MIN) * ROW_WORDS, RADIX)>;
-// The tile sorted by digit (step 5): keys, then values unless STAGE_PAIRS (values apart).
+// The tile sorted by digit (step 5): keys, then values.
 var<workgroup> wgStage: array<u32, TILE>;
-var<workgroup> wgValues: array<u32, select(1u, TILE, STAGE_PAIRS)>;
 // Per digit: the tile's count, then its tile-local start (steps 3-5); then zeroed, the
 // look-back fallback's digit counters (step 6).
 var<workgroup> wgDigit: array<atomic<u32>, RADIX>;
@@ -241,9 +240,6 @@ fn main(ids: WgIds, wg: WgUniform) {
       let d = digitOf(keys[j], info);
       place[j] = rank[j] + half16(atomicLoad(&wgTable[rowBase + d / 2u]), d) + atomicLoad(&wgDigit[d]);
       wgStage[place[j]] = keys[j];
-      if (STAGE_PAIRS) {
-        wgValues[place[j]] = values[j];
-      }
     }
   }
   workgroupBarrier();
@@ -252,21 +248,16 @@ fn main(ids: WgIds, wg: WgUniform) {
   var sortedValues: array<u32, KEYS_PER_THREAD>;
   for (var i = 0u; i < KEYS_PER_THREAD; i++) {
     sortedKeys[i] = wgStage[i * WG_SIZE + lid];
-    if (STAGE_PAIRS) {
-      sortedValues[i] = wgValues[i * WG_SIZE + lid];
+  }
+  workgroupBarrier();
+  for (var j = 0u; j < KEYS_PER_THREAD; j++) {
+    if (first + j * sg < live) {
+      wgStage[place[j]] = values[j];
     }
   }
-  if (!STAGE_PAIRS) {
-    workgroupBarrier();
-    for (var j = 0u; j < KEYS_PER_THREAD; j++) {
-      if (first + j * sg < live) {
-        wgStage[place[j]] = values[j];
-      }
-    }
-    workgroupBarrier();
-    for (var i = 0u; i < KEYS_PER_THREAD; i++) {
-      sortedValues[i] = wgStage[i * WG_SIZE + lid];
-    }
+  workgroupBarrier();
+  for (var i = 0u; i < KEYS_PER_THREAD; i++) {
+    sortedValues[i] = wgStage[i * WG_SIZE + lid];
   }
 
   // 6. Look-back, with the fallback (see the header). Two barriers a round.
