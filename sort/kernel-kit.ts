@@ -99,6 +99,7 @@ export const layoutEntry = {
  * `wgsl` should hold the declarations only (a common file), not whole kernels.
  */
 export function reflectStruct(wgsl: string, name: string): VariableDefinition {
+  if (!new RegExp(`\\bstruct\\s+${name}\\s*\\{`).test(wgsl)) throw new Error(`kernel-kit: no struct ${name} in the WGSL given`);
   const defs = makeShaderDataDefinitions(`${wgsl}\n@group(99) @binding(0) var<uniform> reflected_${name}: ${name};`);
   const def = defs.uniforms[`reflected_${name}`];
   if (!def) throw new Error(`kernel-kit: no struct ${name} in the WGSL given`);
@@ -110,6 +111,14 @@ export class WgslStruct {
   readonly size: number;
   constructor(readonly def: VariableDefinition) {
     this.size = makeStructuredView(def).arrayBuffer.byteLength;
+  }
+
+  /** u32 words of field `name` (a vec4<u32>: 4). */
+  fieldWords(name: string): number {
+    const fields = (this.def.typeDefinition as { fields?: Record<string, { type: { size: number } }> }).fields;
+    const field = fields?.[name];
+    if (!field) throw new Error(`kernel-kit: the struct has no field ${name}`);
+    return field.type.size / 4;
   }
 
   /** The struct's bytes with `values` set (unset fields 0). */

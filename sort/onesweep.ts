@@ -61,7 +61,7 @@ export interface OnesweepOptions {
   /**
    * 'direct' (default): grids sized for the capacity, surplus workgroups leave at once.
    * 'indirect': grids written on the GPU from the live count. Dawn validates every
-   * indirect dispatch with a hidden dispatch of its own (~2.8 us each on an H200).
+   * indirect dispatch with a hidden dispatch of its own (docs/PERFORMANCE.md).
    */
   dispatch?: 'direct' | 'indirect';
   /** Keys per invocation of the pass kernel (tile = 256 x this); default: up to 15, as workgroup memory allows. */

@@ -62,7 +62,6 @@ export interface RadixSpec {
   tile: number;
   scanBlock: number;
   layout: ScanLayout;
-  maxScanLevels: number;
   /** passInfo slots of radix passes; scan level l uses slot passSlots + l. */
   passSlots: number;
   /** The PassInfo (shift, digitMask, nextDigitMask) of radix slot s. */
@@ -113,18 +112,20 @@ export class RadixSorter extends SorterBase<JobBindings> {
     this.dispatchMode = dispatchMode;
     this.spec = spec;
     const { label, layout, kernels: k } = spec;
-    if (layout.numLevels > spec.maxScanLevels) {
-      throw new RangeError(`${label}: capacity ${capacity} needs ${layout.numLevels} scan levels, at most ${spec.maxScanLevels}`);
+    // The prepare kernels' `levelOffset: vec4<u32>` describes 3 scanned levels + the top.
+    const maxScanLevels = k.prepareInfo.fieldWords('levelOffset') - 1;
+    if (layout.numLevels > maxScanLevels) {
+      throw new RangeError(`${label}: capacity ${capacity} needs ${layout.numLevels} scan levels, at most ${maxScanLevels}`);
     }
 
     const S = GPUBufferUsage.STORAGE;
     this.counts = [0, 1, 2].map((i) => this.buffer(`counts${i}`, layout.countEntries * 4, S));
     this.levels = this.buffer('levels', layout.levelEntries * 4, S);
     this.params = this.buffer('params', k.params.size, S | GPUBufferUsage.UNIFORM);
-    this.dispatchArgs = this.buffer('dispatchArgs', 16 * (1 + spec.maxScanLevels), S | GPUBufferUsage.INDIRECT);
+    this.dispatchArgs = this.buffer('dispatchArgs', 16 * (1 + maxScanLevels), S | GPUBufferUsage.INDIRECT);
 
     // One PassInfo per slot, written once: radix passes, then scan levels.
-    const passInfo = k.passInfo.slots(device, `${label}.passInfo`, spec.passSlots + spec.maxScanLevels, (s) =>
+    const passInfo = k.passInfo.slots(device, `${label}.passInfo`, spec.passSlots + maxScanLevels, (s) =>
       s < spec.passSlots ? spec.passInfo(s) : { level: s - spec.passSlots },
     );
     this.own(passInfo.buffer);

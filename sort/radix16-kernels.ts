@@ -74,9 +74,6 @@ if (RADIX16_KEYS_PER_THREAD > 15) throw new Error('radix16: KEYS_PER_THREAD must
 if (RADIX16_TILE >= 65536) throw new Error('radix16: TILE must stay below 65,536 (16-bit packed counts)');
 if (RADIX16_CONSTANTS.WG_SIZE % 32 !== 0) throw new Error('radix16: WG_SIZE must be a multiple of 32 (skewed workgroup arrays)');
 
-/** Levels the `levelOffset: vec4<u32>` of the kernels can describe: 3 scanned + the top total. */
-export const RADIX16_MAX_SCAN_LEVELS = 3;
-
 /**
  * Subgroups per workgroup at most (WG_SIZE / the smallest subgroup size): it sizes the
  * subgroup ranking's (digit, subgroup) counts. Without adapterInfo, any size from 4.

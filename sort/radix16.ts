@@ -39,7 +39,6 @@ import {
   radix16MaxSubgroups,
   radix16WorkgroupBytes,
   RADIX16_CONSTANTS,
-  RADIX16_MAX_SCAN_LEVELS,
   RADIX16_RADIX,
   RADIX16_SCAN_BLOCK,
 } from './radix16-kernels.ts';
@@ -81,7 +80,7 @@ function scanLayout(capacity: number, TILE: number): ScanLayout {
   return { countEntries: RADIX16_RADIX * radix16DigitStride(tiles), numLevels: levelSize.length, levelOffset, levelSize, levelEntries: Math.max(levelEntries, 1) };
 }
 
-const MAX_PASSES = 8;
+const MAX_PASSES = radix16Passes(32);
 /**
  * passInfo slots. Radix pass p: slot KINDS * p + kind; with b = the bits of the last pass
  * (1..4) and m(b) = 2^b - 1, kind b - 1 = (digit mask 15, next m(b)) and kind 3 + b =
@@ -114,7 +113,6 @@ export class Radix16Sorter extends RadixSorter {
       tile,
       scanBlock: RADIX16_SCAN_BLOCK,
       layout,
-      maxScanLevels: RADIX16_MAX_SCAN_LEVELS,
       passSlots: SLOT_SCAN,
       passInfo: (slot) => {
         const shift = 4 * Math.floor(slot / KINDS);

@@ -44,9 +44,6 @@ export const RADIX4_CHUNK = RADIX4_CONSTANTS.WG_SIZE * RADIX4_CONSTANTS.KEYS_PER
 export const RADIX4_SCAN_BLOCK = RADIX4_CONSTANTS.WG_SIZE * RADIX4_CONSTANTS.SCAN_ITEMS;
 if (RADIX4_CHUNK >= 1024) throw new Error('radix4: CHUNK must stay below 1024 (10-bit packed counts)');
 
-/** Levels the `levelOffset: vec4<u32>` of the kernels can describe: 3 scanned + the top total. */
-export const RADIX4_MAX_SCAN_LEVELS = 3;
-
 export interface Radix4Kernels extends RadixKernelSet {
   readonly subgroups: boolean;
   /** scatter after the scan dispatches. */

@@ -31,7 +31,6 @@ import {
   RADIX4_BASES_FROM_COUNTS_MAX_CHUNKS,
   RADIX4_CHUNK,
   RADIX4_CONSTANTS,
-  RADIX4_MAX_SCAN_LEVELS,
   RADIX4_SCAN_BLOCK,
 } from './radix4-kernels.ts';
 
@@ -46,9 +45,9 @@ export interface Radix4Options {
    * 'direct' (default): grids sized for the capacity; workgroups past the live count
    * exit at once. 'indirect': grids written on the GPU by the prepare kernel from the
    * live count (dispatchWorkgroupsIndirect). Dawn validates every indirect dispatch
-   * with a hidden dispatch of its own: on an H200 a chain of tiny dispatches cost
-   * 4.7 us each indirect against 1.9 us direct, more than the empty workgroups of a
-   * direct grid cost unless the live count is far below the capacity.
+   * with a hidden dispatch of its own, which costs more than the empty workgroups of a
+   * direct grid unless the live count is far below the capacity (docs/PERFORMANCE.md,
+   * "What bounds them now").
    */
   dispatch?: 'direct' | 'indirect';
 }
@@ -77,7 +76,7 @@ function scanLayout(capacity: number): ScanLayout {
   return { countEntries: 4 * chunks, numLevels: levelSize.length, levelOffset, levelSize, levelEntries: Math.max(levelEntries, 1) };
 }
 
-const MAX_PASSES = 16;
+const MAX_PASSES = radix4Passes(32);
 /**
  * passInfo slots. Radix pass p: slot 4p + kind, kind = the digit masks of (this pass,
  * next pass): 0 = (3, 3), 1 = (3, 1), 2 = (3, none: last), 3 = (1, none: last).
@@ -108,7 +107,6 @@ export class Radix4Sorter extends RadixSorter {
       tile: RADIX4_CHUNK,
       scanBlock: RADIX4_SCAN_BLOCK,
       layout,
-      maxScanLevels: RADIX4_MAX_SCAN_LEVELS,
       passSlots: SLOT_SCAN,
       passInfo: (slot) => {
         const [digitMask, nextDigitMask] = kinds[slot % 4]!;

@@ -40,9 +40,9 @@
 //      + t back (coalesced digit runs), then the values the same way (plain stores: the
 //      stage is not atomic). Sorted keys and values end in registers. (A second stage
 //      for the values, or values staged through the atomic counter table, costs
-//      workgroup memory: fewer workgroups per SM, measurably slower on an H200.) Doing
-//      this before the look-back rather than after: H200, 1M pairs 0.127 ms against
-//      0.134 (the look-back's latency hides behind the staging), 8M 0.575 against 0.582.
+//      workgroup memory: fewer workgroups per SM, measurably slower.) Done before the
+//      look-back rather than after, so that the look-back's latency hides behind the
+//      staging (docs/PERFORMANCE.md, "onesweep pass kernel").
 //   6. Look-back, invocation d for digit d: walk back over predecessors' words adding
 //      values, past aggregates, until an inclusive word (or past tile 0: + base),
 //      LOOKBACK_BATCH words loaded per poll (used up to the first not ready).
@@ -55,13 +55,8 @@
 //      aggregate (atomicMax: never lowers an inclusive word), and goes on walking.
 //      Every round either ends the look-back or moves at least one invocation one tile
 //      back, so it ends after at most 256 * tile rounds whatever the scheduler does.
-//      Cost (H200, 2026-11-22, 32-bit pairs, median ms at 1M / 8M / 16M; the kernel of
-//      then, 0.135 / 0.583 / 1.084): skipping the look-back altogether (wrong output, a
-//      timing probe) gave 0.122 / 0.521 / 0.941, so it is ~11% of the sort. 8 words a
-//      poll instead of 4, 0.132 / 0.584 / 1.079; the counts published by the
-//      column-scan invocations themselves, one barrier sooner, 0.135 / 0.586 / 1.089;
-//      published before the ranking from a workgroup-atomic histogram of the tile,
-//      0.132 / 0.599 / 1.122 (the extra atomics cost more than successors save).
+//      The look-back is ~11% of the sort; what else was tried: docs/PERFORMANCE.md,
+//      "onesweep pass kernel".
 //   7. Publish the inclusive words (exclusive + count); clear this tile's words of the
 //      next pass's status region; offset[d] = exclusive - start[d]; the sorted pair at
 //      place e goes to dst[offset[d] + e].
@@ -166,7 +161,7 @@ fn main(ids: WgIds, wg: WgUniform) {
       let d = digitOf(keys[j], info);
       let m = matchDigit(d, valid, lane);
       // Every lane adds, 0 unless it leads its peers: no divergent branch around the
-      // atomic (H200, 8M pairs: 0.568 ms against 0.582 with `if (leader)`).
+      // atomic (faster than `if (leader)`: docs/PERFORMANCE.md, "onesweep pass kernel").
       let add = select(0u, m.count << (16u * (d & 1u)), valid && m.before == 0u);
       let old = fromLeader(atomicAdd(&wgTable[rowBase + d / 2u], add), m);
       if (valid) {
@@ -178,10 +173,8 @@ fn main(ids: WgIds, wg: WgUniform) {
     }
   }
   workgroupBarrier();
-  // The values are staged in step 5: their loads fly during steps 3 and 4. (Loaded after
-  // the look-back, in the kernel that staged after it, to free registers: 0.628 ms against
-  // 0.583 at 8M, 1.171 against 1.086 at 16M, H200, 2026-11-22: the latency hiding is
-  // worth more.)
+  // The values are staged in step 5: their loads fly during steps 3 and 4 (loading them
+  // later to free registers was slower: docs/PERFORMANCE.md, "onesweep pass kernel").
   var values: array<u32, KEYS_PER_THREAD>;
   for (var j = 0u; j < KEYS_PER_THREAD; j++) {
     let e = first + j * sg;
@@ -225,8 +218,8 @@ fn main(ids: WgIds, wg: WgUniform) {
   //    wgStage and come back in place order (invocation t takes places e = i * WG_SIZE +
   //    t), then the values the same way: both end in registers, sorted. (Adding the
   //    starts to every row of the table first, to look up one word a key instead of
-  //    two, costs a barrier and a serial loop: H200, 32-bit pairs, 8M 0.528 ms against
-  //    0.526, 16M 0.980 against 0.972.)
+  //    two, costs a barrier and a serial loop: docs/PERFORMANCE.md, "onesweep pass
+  //    kernel".)
   var k = tile;  // the next predecessor is tile k - 1; k == 0: done
   let region = info.statusOffset;
   var firstPoll: vec4<u32>;

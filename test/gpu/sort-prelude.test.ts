@@ -3,8 +3,7 @@
  * `fn grid` of shaders/sort/sort_prelude.wgsl against grid2d (the indirect grids the
  * prepare kernels write against the direct grids the sorters dispatch), and radix16's
  * digitStrideFor against radix16DigitStride (the count layout the prepare kernel
- * chooses for the live count against the one the host sizes the buffers for). And the
- * module assembly: generated constants, one prelude, `enable` first.
+ * chooses for the live count against the one the host sizes the buffers for).
  */
 import { describe, expect, it } from 'vitest';
 import { useGpu, withValidation } from '../support/gpu';
@@ -89,16 +88,5 @@ describe('sort prelude and shared rules (gpu)', () => {
     );
     const got = await evaluate(code, { ...RADIX16_CONSTANTS, MAX_WORKGROUPS_PER_DIM: 65535 }, tiles);
     expect(got.map((v) => v[0])).toEqual(tiles.map((t) => radix16DigitStride(t)));
-  });
-
-  it('sortModule puts `enable` first, then the generated constants and the prelude, once', () => {
-    const code = sortModule(['enable subgroups;\nfn a() {}', 'enable subgroups;\nfn b() {}'], { X: 3, Y: true });
-    const lines = code.split('\n');
-    expect(lines[0]).toBe('enable subgroups;');
-    expect(code.match(/enable subgroups;/g)).toHaveLength(1);
-    expect(code).toContain('const X: u32 = 3u;');
-    expect(code).toContain('const Y: bool = true;');
-    expect(code.match(/fn linearWorkgroup/g)).toHaveLength(1);
-    expect(code.indexOf('fn linearWorkgroup')).toBeLessThan(code.indexOf('fn a()'));
   });
 });
