@@ -32,8 +32,18 @@ export const ONESWEEP_CONSTS = {
   NO_REGION: 0xffffffff,
 } as const;
 
-/** Invocations per workgroup: the pass kernel gives one to each of the 256 digits. */
-export const ONESWEEP_WG_SIZE = 256;
+/**
+ * The globals buffer (onesweep_common.wgsl): u32 [ hist: MAX_PASSES x RADIX |
+ * tileCounters: MAX_PASSES | done ], offsets generated into WGSL beside ONESWEEP_CONSTS.
+ */
+export const ONESWEEP_GLOBALS = {
+  COUNTERS_OFFSET: ONESWEEP_CONSTS.MAX_PASSES * ONESWEEP_CONSTS.RADIX,
+  DONE_OFFSET: ONESWEEP_CONSTS.MAX_PASSES * ONESWEEP_CONSTS.RADIX + ONESWEEP_CONSTS.MAX_PASSES,
+  GLOBALS_WORDS: ONESWEEP_CONSTS.MAX_PASSES * ONESWEEP_CONSTS.RADIX + ONESWEEP_CONSTS.MAX_PASSES + 1,
+} as const;
+
+/** Invocations per workgroup: the pass kernel gives one to each digit. */
+export const ONESWEEP_WG_SIZE = ONESWEEP_CONSTS.RADIX;
 export const ONESWEEP_RADIX = ONESWEEP_CONSTS.RADIX;
 export const ONESWEEP_MAX_PASSES = ONESWEEP_CONSTS.MAX_PASSES;
 /**
@@ -63,8 +73,8 @@ export const ONESWEEP_HIST_COPIES = 2;
 export const ONESWEEP_LOOKBACK_BATCH = 4;
 /** Default look-back patience: consecutive not-ready polls of one word before the fallback. */
 export const ONESWEEP_DEFAULT_SPIN_LIMIT = 4096;
-/** u32 entries of the globals buffer: 4 x 256 histogram bins, 4 tile counters, the done counter. */
-export const ONESWEEP_GLOBALS_ENTRIES = ONESWEEP_MAX_PASSES * ONESWEEP_RADIX + ONESWEEP_MAX_PASSES + 1;
+/** u32 entries of the globals buffer: the histogram bins of every pass, the tile counters, the done counter. */
+export const ONESWEEP_GLOBALS_ENTRIES = ONESWEEP_GLOBALS.GLOBALS_WORDS;
 /** Status words hold 30-bit values: the sort's element count must stay below 2^30. */
 export const ONESWEEP_MAX_CAPACITY = 2 ** 30 - 1;
 
@@ -163,7 +173,7 @@ function createKernels(device: GPUDevice, config: OnesweepKernelConfig): Oneswee
     LOOKBACK_BATCH: ONESWEEP_LOOKBACK_BATCH,
   });
   const module = (stage: string) =>
-    sortModule([config.subgroups ? subgroupsWgsl : portableWgsl, commonWgsl, stage], { ...ONESWEEP_CONSTS, KEYS_PER_THREAD: config.keysPerThread });
+    sortModule([config.subgroups ? subgroupsWgsl : portableWgsl, commonWgsl, stage], { ...ONESWEEP_CONSTS, ...ONESWEEP_GLOBALS, KEYS_PER_THREAD: config.keysPerThread });
 
   return {
     config,

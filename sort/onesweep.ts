@@ -64,7 +64,7 @@ export interface OnesweepOptions {
    * indirect dispatch with a hidden dispatch of its own (docs/PERFORMANCE.md).
    */
   dispatch?: 'direct' | 'indirect';
-  /** Keys per invocation of the pass kernel (tile = 256 x this); default: up to 15, as workgroup memory allows. */
+  /** Keys per invocation of the pass kernel (tile = 256 x this); default: up to ONESWEEP_MAX_KEYS_PER_THREAD, as workgroup memory allows. */
   keysPerThread?: number;
   /**
    * Consecutive not-ready polls of one predecessor's word before the look-back counts

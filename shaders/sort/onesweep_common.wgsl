@@ -2,9 +2,10 @@
 // pipelines' `constants`), the structures the stages share, and small helpers. Included
 // in every onesweep module after the sort prelude and the primitives file. The host also
 // generates `const` lines in front of the module (sort/onesweep-kernels.ts,
-// ONESWEEP_CONSTS): RADIX_BITS, RADIX, MAX_PASSES, NO_REGION, which TS sizes its buffers
-// and pass table with too, and KEYS_PER_THREAD, which sizes per-invocation arrays (WGSL
-// wants a `const` there, not an `override`).
+// ONESWEEP_CONSTS, ONESWEEP_GLOBALS): RADIX_BITS, RADIX, MAX_PASSES, NO_REGION and the
+// globals layout below, which TS sizes its buffers and fills its pass table with too,
+// and KEYS_PER_THREAD, which sizes per-invocation arrays (WGSL wants a `const` there,
+// not an `override`).
 //
 // Buffers shared by the stages (bind group 2 of histogram and pass):
 //   globals  u32 [ hist: 4 x 256 (pass p's digit d at p * 256 + d) | tileCounters: 4 | done ]
@@ -32,9 +33,8 @@ override LOOKBACK_BATCH: u32;          // predecessors' look-back words read per
 override TILE: u32 = WG_SIZE * KEYS_PER_THREAD;
 override HIST_BLOCK: u32 = WG_SIZE * HIST_KEYS_PER_THREAD;
 
-const COUNTERS_OFFSET: u32 = MAX_PASSES * RADIX;  // tileCounters in globals
-const DONE_OFFSET: u32 = COUNTERS_OFFSET + MAX_PASSES;  // finished workgroups of the last pass
-const GLOBALS_WORDS: u32 = DONE_OFFSET + 1u;
+// Generated from ONESWEEP_GLOBALS too: COUNTERS_OFFSET (tileCounters in globals),
+// DONE_OFFSET (finished workgroups of the last pass), GLOBALS_WORDS (the buffer's size).
 const FLAG_AGGREGATE: u32 = 0x40000000u;
 const FLAG_INCLUSIVE: u32 = 0x80000000u;
 const VALUE_MASK: u32 = 0x3fffffffu;

@@ -5,7 +5,9 @@
  * sorters upload land where the kernels read them.
  */
 import { describe, expect, it } from 'vitest';
-import { sortModule, wgslConsts, wgslStruct } from '../../sort/kernel-kit';
+import { deviceShortfall, sortModule, wgslConsts, wgslStruct } from '../../sort/kernel-kit';
+import { createOnesweepFactory, onesweepFactory } from '../../sort/onesweep';
+import { sorterFactories } from '../../sort/registry';
 import radix4Common from '../../shaders/sort/radix4_common.wgsl?raw';
 import radix4Prepare from '../../shaders/sort/radix4_prepare.wgsl?raw';
 import radix16Common from '../../shaders/sort/radix16_common.wgsl?raw';
@@ -80,5 +82,47 @@ describe('sort parameter structs, reflected from their WGSL', () => {
   it('an unknown struct or field is an error naming it', () => {
     expect(() => wgslStruct(bitonicCommon, 'Nope')).toThrow(/Nope/);
     expect(() => wgslStruct(bitonicCommon, 'StepInfo').fieldWords('nope')).toThrow(/nope/);
+  });
+});
+
+describe('what a strategy needs of a device', () => {
+  // A device as the factories read it: limits, features, adapterInfo.
+  const fakeDevice = (workgroupBytes: number, features: string[] = ['subgroups']) =>
+    ({
+      limits: {
+        maxComputeInvocationsPerWorkgroup: 256,
+        maxComputeWorkgroupSizeX: 256,
+        maxStorageBuffersPerShaderStage: 8,
+        maxComputeWorkgroupStorageSize: workgroupBytes,
+      },
+      features: new Set(features),
+      adapterInfo: { subgroupMinSize: 8, subgroupMaxSize: 8 },
+    }) as unknown as GPUDevice;
+
+  it('deviceShortfall names the first limit that falls short', () => {
+    const device = fakeDevice(16384);
+    expect(deviceShortfall(device, { workgroupSize: 256, storageBuffers: 8, workgroupBytes: 16384 })).toBeUndefined();
+    expect(deviceShortfall(device, { workgroupSize: 256, storageBuffers: 8, workgroupBytes: 20000 })).toBe(
+      'needs 20000 bytes of workgroup memory, the device has 16384',
+    );
+    expect(deviceShortfall(device, { workgroupSize: 512, storageBuffers: 8, workgroupBytes: 1 })).toMatch(/512 invocations per workgroup/);
+  });
+
+  it("onesweep with 18 keys a thread is unsupported where workgroup memory is 32 KiB, with the reason; the default fits", () => {
+    const small = fakeDevice(32768);
+    const k18 = createOnesweepFactory({ keysPerThread: 18 });
+    expect(k18.supported(small)).toBe(false);
+    expect(k18.unsupportedReason?.(small)).toMatch(/keysPerThread 18 .* needs 36420 bytes of workgroup memory, the device has 32768/);
+    expect(onesweepFactory.supported(small)).toBe(true);
+    expect(k18.supported(fakeDevice(49152))).toBe(true);
+  });
+
+  it('every registry strategy runs with 32 KiB of workgroup memory (SwiftShader, lavapipe); at 16 KiB onesweep says why not', () => {
+    const device = fakeDevice(32768);
+    for (const f of sorterFactories) expect(f.unsupportedReason?.(device), f.name).toBeUndefined();
+    const tight = fakeDevice(16384);
+    for (const f of sorterFactories.filter((f) => f.name !== 'onesweep')) expect(f.unsupportedReason?.(tight), f.name).toBeUndefined();
+    // Its rank counters alone (32 rows of 128 words) fill 16 KiB.
+    expect(onesweepFactory.unsupportedReason?.(tight)).toMatch(/workgroup memory, the device has 16384/);
   });
 });
