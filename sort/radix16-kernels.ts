@@ -63,15 +63,13 @@ export function radix16DigitStride(tiles: number): number {
 export function radix16KeysPerThread(subgroups: boolean): number {
   return subgroups ? 8 : 6;
 }
-/** The largest default (the subgroup kernels'). */
-export const RADIX16_KEYS_PER_THREAD = 8;
-
-/** Keys per workgroup tile. The scatter's packed 16-bit tile counts need it below 65,536. */
-export const RADIX16_TILE = RADIX16_CONSTANTS.WG_SIZE * RADIX16_KEYS_PER_THREAD;
 /** Entries one scan workgroup covers. */
 export const RADIX16_SCAN_BLOCK = RADIX16_CONSTANTS.WG_SIZE * RADIX16_CONSTANTS.SCAN_ITEMS;
-if (RADIX16_KEYS_PER_THREAD > 15) throw new Error('radix16: KEYS_PER_THREAD must stay <= 15 (4-bit counters)');
-if (RADIX16_TILE >= 65536) throw new Error('radix16: TILE must stay below 65,536 (16-bit packed counts)');
+for (const kpt of [radix16KeysPerThread(true), radix16KeysPerThread(false)]) {
+  if (kpt > 15) throw new Error('radix16: KEYS_PER_THREAD must stay <= 15 (4-bit counters)');
+  // The scatter's packed 16-bit tile counts.
+  if (RADIX16_CONSTANTS.WG_SIZE * kpt >= 65536) throw new Error('radix16: TILE must stay below 65,536 (16-bit packed counts)');
+}
 if (RADIX16_CONSTANTS.WG_SIZE % 32 !== 0) throw new Error('radix16: WG_SIZE must be a multiple of 32 (skewed workgroup arrays)');
 
 /**
