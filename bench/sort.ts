@@ -1,9 +1,14 @@
 /**
  * bench:sort — times the GPU sort strategies in Node (Dawn).
  *
- *   npm run bench:sort -- [--sizes 65536,262144,...] [--strategies all|radix4,book-radix4]
+ *   npm run bench:sort -- [--sizes 65536,262144,...] [--strategies all|radix4,book-radix4,...]
  *                         [--bits 32[,16,...]] [--runs 30] [--warmup 5] [--live 1]
  *                         [--json PATH]
+ *
+ * --strategies all: the registry's strategies (sort/registry.ts) and book-radix4, the
+ * baseline. By name also: the kernel variants below (portable kernels, indirect
+ * dispatch) and `cpu` (the cpu strategy's sort on this CPU). A strategy this adapter
+ * cannot run (a limit, a feature) is skipped with one line saying why.
  *
  * --live F: the live count on the GPU is floor(F * n) of n-key buffers (a culled
  * frame); Gkeys/s then counts the live keys.
@@ -20,7 +25,7 @@
 import fs from 'node:fs';
 import { summarize } from '../renderer/profile/frame-stats.ts';
 import { createNodeGpu, readBuffer } from '../renderer/gpu/node-gpu.ts';
-import type { GpuSorter } from '../sort/types.ts';
+import type { GpuSorter, SorterFactory } from '../sort/types.ts';
 import { sortBufferUsage } from '../sort/types.ts';
 import { sorterFactories } from '../sort/registry.ts';
 import { createRadix4Factory } from '../sort/radix4.ts';
@@ -32,42 +37,42 @@ import { BookRadix4Sorter, BOOK_RADIX4_MAX_N } from './book-radix4/book-radix4.t
 
 interface Strategy {
   name: string;
-  /** Whether the device can run it. */
-  supported(device: GPUDevice): boolean;
+  /** Why the device cannot run it, or undefined. */
+  unsupported(device: GPUDevice): string | undefined;
   /** Why it cannot run n keys, or undefined. */
   skip?(n: number, live: number): string | undefined;
   create(device: GPUDevice, capacity: number): GpuSorter;
   /** A CPU strategy: timed on the CPU instead (see cpuRow). */
   cpu?: true;
+  /** Part of `--strategies all`. */
+  inAll: boolean;
 }
 
-/** Variants beside the registry's defaults: dispatch modes, portable paths, tile sizes. */
+/**
+ * Kernel variants beside the registry's defaults (by name only): the portable kernels,
+ * indirect dispatch, and onesweep's 18-key tiles, which need 36,420 bytes of workgroup
+ * memory: more than CPU adapters give (test/gpu/sort-bench.test.ts sees it skipped), and
+ * on an H200 one workgroup per SM (docs/PERFORMANCE.md).
+ */
 const variants = [
   createRadix4Factory({ dispatch: 'indirect' }),
   createRadix4Factory({ subgroups: 'off' }),
   createRadix16Factory({ subgroups: 'off' }),
-  createRadix16Factory({ keysPerThread: 4 }),
-  createRadix16Factory({ keysPerThread: 6 }),
-  createRadix16Factory({ keysPerThread: 4, subgroups: 'off' }),
-  createRadix16Factory({ keysPerThread: 8 }),
-  createRadix16Factory({ keysPerThread: 10 }),
   createOnesweepFactory({ subgroups: 'off' }),
-  createOnesweepFactory({ keysPerThread: 8 }),
-  createOnesweepFactory({ keysPerThread: 12 }),
-  createOnesweepFactory({ keysPerThread: 10 }),
   createOnesweepFactory({ keysPerThread: 18 }),
-  createOnesweepFactory({ stage: 'pairs' }),
-  createOnesweepFactory({ keysPerThread: 8, stage: 'pairs' }),
-  createOnesweepFactory({ lookbackBatch: 1 }),
-  createOnesweepFactory({ histKeysPerThread: 8 }),
-  createOnesweepFactory({ histKeysPerThread: 32 }),
 ];
-/** Registry strategies, radix4's other variants, and the book's sort as the baseline. */
+const fromFactory = (f: SorterFactory, inAll: boolean): Strategy => ({
+  name: f.name,
+  unsupported: (device) => (f.unsupportedReason ? f.unsupportedReason(device) : f.supported(device) ? undefined : 'not supported on this device'),
+  create: (device, capacity) => f.create(device, capacity),
+  inAll,
+});
+/** Registry strategies, the book's sort as the baseline, the variants, the cpu sort. */
 const strategies: Strategy[] = [
-  ...[...sorterFactories, ...variants].map((f) => ({ name: f.name, supported: f.supported.bind(f), create: f.create.bind(f) })),
+  ...sorterFactories.map((f) => fromFactory(f, true)),
   {
     name: 'book-radix4',
-    supported: () => true,
+    unsupported: () => undefined,
     skip: (n: number, live: number) =>
       n > BOOK_RADIX4_MAX_N
         ? `the book's sort holds at most ${BOOK_RADIX4_MAX_N} keys`
@@ -75,18 +80,46 @@ const strategies: Strategy[] = [
           ? 'the book\'s sort has no live count on the GPU'
           : undefined,
     create: (device: GPUDevice, capacity: number) => new BookRadix4Sorter(device, capacity),
+    inAll: true,
   },
+  ...variants.map((f) => fromFactory(f, false)),
   {
     // The `cpu` strategy's sort (sort/cpu-sort.ts) on this machine's CPU, for scale:
     // in the viewer it also computes depths and runs in a Web Worker.
     name: 'cpu',
-    supported: () => true,
+    unsupported: () => undefined,
     cpu: true,
     create: () => {
       throw new Error('cpu is timed on the CPU');
     },
+    inAll: false,
   },
 ];
+
+/**
+ * Creates a sorter, or says why it cannot be made here: a RangeError of its own checks
+ * (a limit it exceeds), or a WebGPU error while its pipelines compile.
+ */
+async function tryCreate(device: GPUDevice, strategy: Strategy, n: number): Promise<GpuSorter | string> {
+  device.pushErrorScope('validation');
+  device.pushErrorScope('internal');
+  let sorter: GpuSorter | undefined;
+  let why: string | undefined;
+  try {
+    sorter = strategy.create(device, n);
+  } catch (err) {
+    why = err instanceof Error ? err.message : String(err);
+  }
+  const internal = await device.popErrorScope();
+  const validation = await device.popErrorScope();
+  const gpuError = validation ?? internal;
+  if (gpuError) why ??= `WebGPU error while creating it: ${gpuError.message.split('\n')[0]}`;
+  if (why !== undefined) {
+    sorter?.destroy();
+    return why;
+  }
+  return sorter!;
+}
 
 interface Row {
   strategy: string;
@@ -172,7 +205,7 @@ async function main() {
   const opts = parseArgs(process.argv.slice(2));
   const chosen =
     opts.strategies === 'all'
-      ? strategies
+      ? strategies.filter((s) => s.inAll)
       : opts.strategies.split(',').map((name) => strategies.find((s) => s.name === name) ?? fail(`unknown strategy '${name}' (known: ${strategies.map((s) => s.name).join(', ')}, all)`));
 
   const gpu = await createNodeGpu({ timestamps: true });
@@ -215,9 +248,9 @@ async function main() {
       const job = { keys: jobKeys, values: jobValues, count, keyBits: bits };
 
       for (const strategy of chosen) {
-        const why = !strategy.supported(device) ? 'not supported on this device' : strategy.skip?.(n, live);
+        const why = strategy.unsupported(device) ?? strategy.skip?.(n, live);
         if (why) {
-          console.log(`note: skipping ${strategy.name} at n=${n}: ${why}`);
+          console.log(`skip: ${strategy.name} n=${n}: ${why}`);
           continue;
         }
         if (strategy.cpu) {
@@ -226,7 +259,12 @@ async function main() {
           console.log(`${row.strategy.padEnd(22)} n=${String(n).padStart(9)} bits=${String(bits).padStart(2)}  median ${row.medianMs.toFixed(4)} ms  min ${row.minMs.toFixed(4)} ms  ${row.gkeysPerSec.toPrecision(4)} Gkeys/s  ${row.verified ? 'verified' : 'NOT VERIFIED'} (CPU wall time)`);
           continue;
         }
-        const sorter = strategy.create(device, n);
+        const made = await tryCreate(device, strategy, n);
+        if (typeof made === 'string') {
+          console.log(`skip: ${strategy.name} n=${n}: ${made}`);
+          continue;
+        }
+        const sorter = made;
         const restore = () => {
           const enc = device.createCommandEncoder({ label: 'bench.restore' });
           enc.copyBufferToBuffer(pristineKeys, 0, jobKeys, 0, n * 4);

@@ -1,13 +1,14 @@
 /**
  * The bitonic compute pipelines, their shared bind group layouts, and the constants the
- * kernels are specialised with. Built once per device and local size, cached in a
- * WeakMap keyed by the device. A kernel module is `bitonic_common.wgsl +
- * bitonic_<stage>.wgsl`; every size reaches WGSL as a pipeline-overridable constant.
+ * kernels are specialised with. Built once per device and local size (DeviceCache). A
+ * kernel module is sortModule([bitonic_common.wgsl, bitonic_<stage>.wgsl]); every size
+ * reaches WGSL as a pipeline-overridable constant.
  */
 import commonWgsl from '../shaders/sort/bitonic_common.wgsl?raw';
 import prepareWgsl from '../shaders/sort/bitonic_prepare.wgsl?raw';
 import localWgsl from '../shaders/sort/bitonic_local.wgsl?raw';
 import mergeGlobalWgsl from '../shaders/sort/bitonic_merge_global.wgsl?raw';
+import { DeviceCache, layoutEntry, pipelineMaker, sortModule, wgslStruct, type WgslStruct } from './kernel-kit.ts';
 
 /** The one place the bitonic kernel sizes are set (LOCAL_SIZE comes from the sorter). */
 export const BITONIC_CONSTANTS = {
@@ -18,9 +19,6 @@ export const BITONIC_CONSTANTS = {
 /** The largest chunk sorted in workgroup memory: 4096 pairs = 32 KiB. */
 export const BITONIC_MAX_LOCAL_SIZE = 4096;
 
-/** Bytes of one StepInfo (bitonic_common.wgsl): four u32. */
-export const BITONIC_STEP_INFO_BYTES = 16;
-
 /** The local size a device affords: the largest power of two whose pairs fit its workgroup memory. */
 export function bitonicLocalSize(device: GPUDevice): number {
   let size = BITONIC_MAX_LOCAL_SIZE;
@@ -30,6 +28,12 @@ export function bitonicLocalSize(device: GPUDevice): number {
 
 export interface BitonicKernels {
   readonly localSize: number;
+  /** StepInfo (bitonic_common.wgsl): one per dispatch after prepare. */
+  readonly stepInfo: WgslStruct;
+  /** PrepareInfo (bitonic_prepare.wgsl): one per job. */
+  readonly prepareInfo: WgslStruct;
+  /** Params (bitonic_common.wgsl), written by the prepare kernel. */
+  readonly params: WgslStruct;
   /** prepare: count (read), info (uniform), params (write). */
   readonly prepareLayout: GPUBindGroupLayout;
   /** group 0 of the network kernels: stepInfo (uniform, dynamic offset), params (uniform). */
@@ -42,71 +46,48 @@ export interface BitonicKernels {
   readonly mergeGlobal: GPUComputePipeline;
 }
 
-const cache = new WeakMap<GPUDevice, Map<number, BitonicKernels>>();
+const cache = new DeviceCache<BitonicKernels>();
 
 /** The kernels for `device` sorting chunks of `localSize` pairs in workgroup memory. */
 export function getBitonicKernels(device: GPUDevice, localSize: number): BitonicKernels {
-  let perDevice = cache.get(device);
-  if (!perDevice) {
-    perDevice = new Map();
-    cache.set(device, perDevice);
-  }
-  let kernels = perDevice.get(localSize);
-  if (!kernels) {
-    kernels = createKernels(device, localSize);
-    perDevice.set(localSize, kernels);
-  }
-  return kernels;
+  return cache.get(device, String(localSize), () => createKernels(device, localSize));
 }
 
 function createKernels(device: GPUDevice, localSize: number): BitonicKernels {
-  const C = GPUShaderStage.COMPUTE;
-  const storage = (binding: number, type: GPUBufferBindingType): GPUBindGroupLayoutEntry => ({ binding, visibility: C, buffer: { type } });
+  const { storage, read, uniform, dynamicUniform } = layoutEntry;
+  const stepInfo = wgslStruct(commonWgsl, 'StepInfo');
   const prepareLayout = device.createBindGroupLayout({
     label: 'BitonicSorter.prepareLayout',
-    entries: [storage(0, 'read-only-storage'), { binding: 1, visibility: C, buffer: { type: 'uniform' } }, storage(2, 'storage')],
+    entries: [read(0), uniform(1), storage(2)],
   });
   const stepLayout = device.createBindGroupLayout({
     label: 'BitonicSorter.stepLayout',
-    entries: [
-      { binding: 0, visibility: C, buffer: { type: 'uniform', hasDynamicOffset: true, minBindingSize: BITONIC_STEP_INFO_BYTES } },
-      { binding: 1, visibility: C, buffer: { type: 'uniform' } },
-    ],
+    entries: [dynamicUniform(0, stepInfo.size), uniform(1)],
   });
   const dataLayout = device.createBindGroupLayout({
     label: 'BitonicSorter.dataLayout',
-    entries: [0, 1, 2, 3].map((b) => storage(b, 'storage')),
+    entries: [0, 1, 2, 3].map(storage),
   });
   const stepPipelineLayout = device.createPipelineLayout({
     label: 'BitonicSorter.stepPipelineLayout',
     bindGroupLayouts: [stepLayout, dataLayout],
   });
-  const constants: Record<string, number> = {
-    ...BITONIC_CONSTANTS,
-    LOCAL_SIZE: localSize,
-    MAX_WORKGROUPS_PER_DIM: device.limits.maxComputeWorkgroupsPerDimension,
-  };
-  const pipeline = (name: string, code: string, layout: GPUPipelineLayout) =>
-    device.createComputePipeline({
-      label: `BitonicSorter.${name}Pipeline(${localSize})`,
-      layout,
-      compute: {
-        module: device.createShaderModule({ label: `BitonicSorter.${name}Module`, code: commonWgsl + code }),
-        entryPoint: 'main',
-        constants,
-      },
-    });
+  const pipeline = pipelineMaker(device, 'BitonicSorter', String(localSize), { ...BITONIC_CONSTANTS, LOCAL_SIZE: localSize });
+  const module = (stage: string) => sortModule([commonWgsl, stage]);
   return {
     localSize,
+    stepInfo,
+    prepareInfo: wgslStruct(commonWgsl + prepareWgsl, 'PrepareInfo'),
+    params: wgslStruct(commonWgsl, 'Params'),
     prepareLayout,
     stepLayout,
     dataLayout,
     prepare: pipeline(
       'prepare',
-      prepareWgsl,
+      module(prepareWgsl),
       device.createPipelineLayout({ label: 'BitonicSorter.preparePipelineLayout', bindGroupLayouts: [prepareLayout] }),
     ),
-    local: pipeline('local', localWgsl, stepPipelineLayout),
-    mergeGlobal: pipeline('mergeGlobal', mergeGlobalWgsl, stepPipelineLayout),
+    local: pipeline('local', module(localWgsl), stepPipelineLayout),
+    mergeGlobal: pipeline('mergeGlobal', module(mergeGlobalWgsl), stepPipelineLayout),
   };
 }

@@ -26,15 +26,10 @@
  * padding) are broken by the value, then the full key: a total order on pairs, so the
  * padding pair sorts after every live pair it could be confused with.
  */
-import { checkKeyBits, type Grid, grid2d, JobCache, jobCountWindow, passTimestampWrites, uniformWords } from './sort-job.ts';
-import type { GpuSorter, SorterFactory, SortJob, SortTimestamps } from './types.ts';
-import {
-  BITONIC_CONSTANTS,
-  BITONIC_STEP_INFO_BYTES,
-  bitonicLocalSize,
-  getBitonicKernels,
-  type BitonicKernels,
-} from './bitonic-kernels.ts';
+import { checkKeyBits, type Grid, grid2d } from './sort-job.ts';
+import { checkCapacity, SorterBase, sorterFactory } from './sorter-base.ts';
+import type { SorterFactory, SortJob, SortTimestamps } from './types.ts';
+import { BITONIC_CONSTANTS, bitonicLocalSize, getBitonicKernels, type BitonicKernels } from './bitonic-kernels.ts';
 
 export interface BitonicOptions {
   /** Pairs a workgroup sorts in workgroup memory (a power of two, 512..4096); default: the most the device affords. */
@@ -68,35 +63,22 @@ export function bitonicSchedule(paddedCapacity: number, localSize: number): { ke
 }
 
 interface JobBindings {
-  keys: GPUBuffer;
-  values: GPUBuffer;
-  count: GPUBuffer;
-  countOffset: number;
-  keyBits: number;
-  info: GPUBuffer;
   prepare: GPUBindGroup;
   data: GPUBindGroup;
 }
 
 /** A bitonic sorter of up to `capacity` pairs; see the module comment. */
-export class BitonicSorter implements GpuSorter {
-  readonly name: string;
-  readonly capacity: number;
+export class BitonicSorter extends SorterBase<JobBindings> {
   /** Pairs sorted per workgroup in workgroup memory. */
   readonly localSize: number;
   /** The network size for a full buffer: max(next power of two >= capacity, localSize). */
   readonly paddedCapacity: number;
 
-  private readonly device: GPUDevice;
   private readonly kernels: BitonicKernels;
-  private readonly keysB: GPUBuffer;
-  private readonly valuesB: GPUBuffer;
   private readonly params: GPUBuffer;
-  private readonly stepInfo: GPUBuffer;
   private readonly stepInfoStride: number;
   private readonly stepGroup: GPUBindGroup;
   private readonly dispatches: Dispatch[];
-  private readonly jobs = new JobCache<JobBindings>();
 
   constructor(device: GPUDevice, capacity: number, options: BitonicOptions = {}) {
     if (!Number.isInteger(capacity) || capacity < 1) {
@@ -109,43 +91,29 @@ export class BitonicSorter implements GpuSorter {
     }
     let padded = localSize;
     while (padded < capacity) padded *= 2;
-    const maxBytes = Math.min(device.limits.maxStorageBufferBindingSize, device.limits.maxBufferSize);
-    if (padded * 4 > maxBytes) {
-      throw new RangeError(`BitonicSorter: capacity ${capacity} pads to ${padded} pairs, ${padded * 4} bytes per buffer; this device binds at most ${maxBytes}`);
-    }
-    this.device = device;
-    this.name = bitonicName(options);
-    this.capacity = capacity;
+    checkCapacity('BitonicSorter', device, capacity, padded);
+    super(device, 'BitonicSorter', bitonicName(options), capacity, padded);
     this.localSize = localSize;
     this.paddedCapacity = padded;
     this.kernels = getBitonicKernels(device, localSize);
-
-    const S = GPUBufferUsage.STORAGE;
-    const buffer = (member: string, size: number, usage: GPUBufferUsageFlags) =>
-      device.createBuffer({ label: `BitonicSorter.${member}`, size, usage });
-    this.keysB = buffer('keysB', padded * 4, S);
-    this.valuesB = buffer('valuesB', padded * 4, S);
-    this.params = buffer('params', 16, S | GPUBufferUsage.UNIFORM);
+    const k = this.kernels;
+    this.params = this.buffer('params', k.params.size, GPUBufferUsage.STORAGE | GPUBufferUsage.UNIFORM);
 
     const schedule = bitonicSchedule(padded, localSize);
-    this.stepInfoStride = Math.max(256, device.limits.minUniformBufferOffsetAlignment);
-    this.stepInfo = device.createBuffer({
-      label: 'BitonicSorter.stepInfo',
-      size: schedule.length * this.stepInfoStride,
-      usage: GPUBufferUsage.UNIFORM,
-      mappedAtCreation: true,
+    const table = k.stepInfo.slots(device, 'BitonicSorter.stepInfo', schedule.length, (slot) => {
+      const [blockSize, stride, flip, twoSteps] = schedule[slot]!.info;
+      return { blockSize, stride, flip, twoSteps };
     });
-    const words = new Uint32Array(this.stepInfo.getMappedRange());
-    schedule.forEach((s, slot) => words.set(s.info, (slot * this.stepInfoStride) / 4));
-    this.stepInfo.unmap();
+    this.own(table.buffer);
+    this.stepInfoStride = table.stride;
     const maxPerDim = device.limits.maxComputeWorkgroupsPerDimension;
     this.dispatches = schedule.map((s, slot) => ({ kernel: s.kernel, slot, grid: grid2d(Math.ceil(s.invocations / wg), maxPerDim) }));
 
     this.stepGroup = device.createBindGroup({
       label: 'BitonicSorter.stepGroup',
-      layout: this.kernels.stepLayout,
+      layout: k.stepLayout,
       entries: [
-        { binding: 0, resource: { buffer: this.stepInfo, size: BITONIC_STEP_INFO_BYTES } },
+        { binding: 0, resource: { buffer: table.buffer, size: k.stepInfo.size } },
         { binding: 1, resource: { buffer: this.params } },
       ],
     });
@@ -156,10 +124,7 @@ export class BitonicSorter implements GpuSorter {
     checkKeyBits('BitonicSorter', keyBits);
     const jb = this.bindingsFor(job);
     const k = this.kernels;
-    const pass = encoder.beginComputePass({
-      label: 'BitonicSorter.computePass',
-      timestampWrites: passTimestampWrites(timestamps),
-    });
+    const pass = this.beginPass(encoder, timestamps);
     pass.setPipeline(k.prepare);
     pass.setBindGroup(0, jb.prepare);
     pass.dispatchWorkgroups(1);
@@ -176,47 +141,41 @@ export class BitonicSorter implements GpuSorter {
     pass.end();
   }
 
-  destroy(): void {
-    for (const b of [this.keysB, this.valuesB, this.params, this.stepInfo]) b.destroy();
-    this.jobs.clear();
-  }
-
   private bindingsFor(job: SortJob): JobBindings {
-    return this.jobs.get(job, () => {
-      const d = this.device;
-      const bytes = this.capacity * 4;
-      const { countOffset, windowOffset, windowSize, countIndex } = jobCountWindow('BitonicSorter', d, job, this.capacity);
-      // PrepareInfo (bitonic_prepare.wgsl): countIndex, capacity, keyMask, _pad.
-      const mask = job.keyBits >= 32 ? 0xffffffff : 2 ** job.keyBits - 1;
-      const info = uniformWords(d, 'BitonicSorter.prepareInfo', [countIndex, this.capacity, mask, 0]);
-      return {
-        keys: job.keys,
-        values: job.values,
-        count: job.count,
-        countOffset,
-        keyBits: job.keyBits,
-        info,
-        prepare: d.createBindGroup({
-          label: 'BitonicSorter.prepareGroup',
-          layout: this.kernels.prepareLayout,
-          entries: [
-            { binding: 0, resource: { buffer: job.count, offset: windowOffset, size: windowSize } },
-            { binding: 1, resource: { buffer: info } },
-            { binding: 2, resource: { buffer: this.params } },
-          ],
-        }),
-        data: d.createBindGroup({
-          label: 'BitonicSorter.dataGroup',
-          layout: this.kernels.dataLayout,
-          entries: [
-            { binding: 0, resource: { buffer: job.keys, size: bytes } },
-            { binding: 1, resource: { buffer: job.values, size: bytes } },
-            { binding: 2, resource: { buffer: this.keysB } },
-            { binding: 3, resource: { buffer: this.valuesB } },
-          ],
-        }),
-      };
-    });
+    return this.jobBindings(
+      job,
+      ({ windowOffset, windowSize, countIndex }) => {
+        const d = this.device;
+        const bytes = this.capacity * 4;
+        const keyMask = job.keyBits >= 32 ? 0xffffffff : 2 ** job.keyBits - 1;
+        const info = this.kernels.prepareInfo.uniform(d, 'BitonicSorter.prepareInfo', { countIndex, capacity: this.capacity, keyMask });
+        return {
+          info,
+          bindings: {
+            prepare: d.createBindGroup({
+              label: 'BitonicSorter.prepareGroup',
+              layout: this.kernels.prepareLayout,
+              entries: [
+                { binding: 0, resource: { buffer: job.count, offset: windowOffset, size: windowSize } },
+                { binding: 1, resource: { buffer: info } },
+                { binding: 2, resource: { buffer: this.params } },
+              ],
+            }),
+            data: d.createBindGroup({
+              label: 'BitonicSorter.dataGroup',
+              layout: this.kernels.dataLayout,
+              entries: [
+                { binding: 0, resource: { buffer: job.keys, size: bytes } },
+                { binding: 1, resource: { buffer: job.values, size: bytes } },
+                { binding: 2, resource: { buffer: this.keysB } },
+                { binding: 3, resource: { buffer: this.valuesB } },
+              ],
+            }),
+          },
+        };
+      },
+      true,
+    );
   }
 }
 
@@ -226,24 +185,17 @@ function bitonicName(options: BitonicOptions): string {
 
 /** A bitonic factory; options set the chunk size (tests, benchmarks). */
 export function createBitonicFactory(options: BitonicOptions = {}): SorterFactory {
-  return {
+  return sorterFactory({
     name: bitonicName(options),
     description: 'Bitonic sorting network, padded to a power of two (chunks sorted in workgroup memory, large strides in global memory), after Intel\'s tutorial; NOT stable',
     stable: false,
-    supported(device: GPUDevice): boolean {
-      const l = device.limits;
-      const localSize = options.localSize ?? bitonicLocalSize(device);
-      return (
-        l.maxComputeInvocationsPerWorkgroup >= BITONIC_CONSTANTS.WG_SIZE &&
-        l.maxComputeWorkgroupSizeX >= BITONIC_CONSTANTS.WG_SIZE &&
-        l.maxStorageBuffersPerShaderStage >= 4 &&
-        l.maxComputeWorkgroupStorageSize >= localSize * 8
-      );
-    },
-    create(device: GPUDevice, capacity: number): GpuSorter {
-      return new BitonicSorter(device, capacity, options);
-    },
-  };
+    needs: (device) => ({
+      workgroupSize: BITONIC_CONSTANTS.WG_SIZE,
+      storageBuffers: 4,
+      workgroupBytes: (options.localSize ?? bitonicLocalSize(device)) * 8,
+    }),
+    create: (device, capacity) => new BitonicSorter(device, capacity, options),
+  });
 }
 
 /** The product's bitonic strategy, with the default options. */

@@ -1,16 +1,16 @@
 /**
  * The onesweep compute pipelines, their shared bind group layouts, and the constants
- * the kernels are specialised with. Built once per device and configuration, cached in
- * a WeakMap keyed by the device.
+ * the kernels are specialised with. Built once per device and configuration
+ * (DeviceCache).
  *
- * A kernel module is `[primitives] + [generated const] + onesweep_common.wgsl +
- * onesweep_<stage>.wgsl`: the primitives file is onesweep_subgroups.wgsl (it starts
- * with `enable subgroups;`) or onesweep_portable.wgsl, both defining `struct WgIds`,
- * `matchDigit`, `fromLeader` and `wgExclusiveScan2`. The generated lines are
- * `const KEYS_PER_THREAD: u32 = N;` (it sizes per-invocation arrays, which WGSL allows
- * only with a const, not an override) and `const STAGE_PAIRS: bool = B;` (it picks the
- * pass kernel's workgroup arrays). Every other number reaches WGSL as a
- * pipeline-overridable constant.
+ * A kernel module is sortModule([primitives, onesweep_common.wgsl, onesweep_<stage>.wgsl],
+ * generated constants): the sort prelude first, then the primitives file,
+ * onesweep_subgroups.wgsl or onesweep_portable.wgsl, both defining `struct WgIds`,
+ * `matchDigit`, `fromLeader` and `wgExclusiveScan2`. The generated `const` lines are
+ * ONESWEEP_CONSTS (the digit width, the pass count the globals buffer holds, the "no
+ * region" marker: the host sizes buffers and fills the pass table with the same numbers)
+ * and KEYS_PER_THREAD (it sizes per-invocation arrays, which WGSL allows only with a
+ * const). Every other number reaches WGSL as a pipeline-overridable constant.
  */
 import subgroupsWgsl from '../shaders/sort/onesweep_subgroups.wgsl?raw';
 import portableWgsl from '../shaders/sort/onesweep_portable.wgsl?raw';
@@ -18,28 +18,46 @@ import commonWgsl from '../shaders/sort/onesweep_common.wgsl?raw';
 import prepareWgsl from '../shaders/sort/onesweep_prepare.wgsl?raw';
 import histogramWgsl from '../shaders/sort/onesweep_histogram.wgsl?raw';
 import passWgsl from '../shaders/sort/onesweep_pass.wgsl?raw';
+import { DeviceCache, layoutEntry, pipelineMaker, sortModule, wgslStruct, type WgslStruct } from './kernel-kit.ts';
 
-/** Invocations per workgroup: the pass kernel gives one to each of the 256 digits. */
-export const ONESWEEP_WG_SIZE = 256;
-/** Digit values per pass (8 bits). */
-export const ONESWEEP_RADIX = 256;
-/** Passes the globals buffer has histograms and tile counters for (32-bit keys). */
-export const ONESWEEP_MAX_PASSES = 4;
+/** Constants both sides need, generated into every onesweep module as WGSL `const` lines. */
+export const ONESWEEP_CONSTS = {
+  /** Bits of a digit: one pass sorts by 8 bits. */
+  RADIX_BITS: 8,
+  /** Digit values per pass. */
+  RADIX: 256,
+  /** Passes the globals buffer has histograms and tile counters for (32-bit keys). */
+  MAX_PASSES: 4,
+  /** PassInfo.clearOffset of the last pass: no next region to clear. */
+  NO_REGION: 0xffffffff,
+} as const;
+
 /**
- * Keys per invocation of the pass kernel where workgroup memory allows (tile 4096).
- * H200, 2026-11-22: 16 keeps two workgroups on each SM (as 12..15 do; 18 drops to one
- * and is 35% slower), and 1M keys make 256 tiles, one wave of them (at 15, 273 tiles:
- * 9 wait for a second wave): 1M pairs 0.108 ms against 0.125 at 15, 8M 0.556 against
- * 0.566, 16M 1.038 against 1.061.
+ * The globals buffer (onesweep_common.wgsl): u32 [ hist: MAX_PASSES x RADIX |
+ * tileCounters: MAX_PASSES | done ], offsets generated into WGSL beside ONESWEEP_CONSTS.
+ */
+export const ONESWEEP_GLOBALS = {
+  COUNTERS_OFFSET: ONESWEEP_CONSTS.MAX_PASSES * ONESWEEP_CONSTS.RADIX,
+  DONE_OFFSET: ONESWEEP_CONSTS.MAX_PASSES * ONESWEEP_CONSTS.RADIX + ONESWEEP_CONSTS.MAX_PASSES,
+  GLOBALS_WORDS: ONESWEEP_CONSTS.MAX_PASSES * ONESWEEP_CONSTS.RADIX + ONESWEEP_CONSTS.MAX_PASSES + 1,
+} as const;
+
+/** Invocations per workgroup: the pass kernel gives one to each digit. */
+export const ONESWEEP_WG_SIZE = ONESWEEP_CONSTS.RADIX;
+export const ONESWEEP_RADIX = ONESWEEP_CONSTS.RADIX;
+export const ONESWEEP_MAX_PASSES = ONESWEEP_CONSTS.MAX_PASSES;
+/**
+ * Keys per invocation of the pass kernel where workgroup memory allows (tile 4096): on
+ * an H200 16 keeps two workgroups on each SM and 1M keys make one wave of 256 tiles
+ * (measured: docs/PERFORMANCE.md, "onesweep keys a thread").
  */
 export const ONESWEEP_MAX_KEYS_PER_THREAD = 16;
 /**
  * Keys per invocation of the histogram kernel (HIST_BLOCK = 256 x this per workgroup),
  * by capacity: 8192-key blocks from ONESWEEP_HIST_LARGE_CAPACITY keys up (fewer global
  * atomics to merge), 2048-key blocks below, where 8192-key blocks would leave most of a
- * large GPU idle (262,144 keys: 32 workgroups, each walking its block in turn). H200,
- * 2026-11-22, whole sort, 32-bit pairs, 2048- vs 8192-key blocks: 262,144 keys 0.067 vs
- * 0.073 ms, 1M 0.105 vs 0.107, 2M 0.182 vs 0.178, 8M 0.550 vs 0.532.
+ * large GPU idle (262,144 keys: 32 workgroups, each walking its block in turn; measured:
+ * docs/PERFORMANCE.md, "onesweep histogram blocks").
  */
 export function onesweepHistKeysPerThread(capacity: number): number {
   return capacity >= ONESWEEP_HIST_LARGE_CAPACITY ? 32 : 8;
@@ -47,19 +65,16 @@ export function onesweepHistKeysPerThread(capacity: number): number {
 export const ONESWEEP_HIST_LARGE_CAPACITY = 2_097_152;
 /**
  * Copies of the histogram kernel's workgroup histograms: they spread the atomics of keys
- * with few distinct digits (splat depths). H200, random 32-bit keys, 4 keys in flight:
- * 8M pairs 0.555 ms with 1 copy, 0.559 with 2, 0.570 with 4: 2 keeps some relief for
- * skewed keys at little cost.
+ * with few distinct digits (splat depths); 2 keeps some relief for skewed keys at little
+ * cost (measured: docs/PERFORMANCE.md, "onesweep histogram copies").
  */
 export const ONESWEEP_HIST_COPIES = 2;
-/** Default predecessors' look-back words read per poll (at most 4: a vec4 in WGSL). */
-export const ONESWEEP_DEFAULT_LOOKBACK_BATCH = 4;
+/** Predecessors' look-back words read per poll (at most 4: a vec4 in WGSL). */
+export const ONESWEEP_LOOKBACK_BATCH = 4;
 /** Default look-back patience: consecutive not-ready polls of one word before the fallback. */
 export const ONESWEEP_DEFAULT_SPIN_LIMIT = 4096;
-/** Bytes of one PassInfo (onesweep_common.wgsl): eight u32. */
-export const ONESWEEP_PASS_INFO_BYTES = 32;
-/** u32 entries of the globals buffer: 4 x 256 histogram bins, 4 tile counters, the done counter. */
-export const ONESWEEP_GLOBALS_ENTRIES = ONESWEEP_MAX_PASSES * ONESWEEP_RADIX + ONESWEEP_MAX_PASSES + 1;
+/** u32 entries of the globals buffer: the histogram bins of every pass, the tile counters, the done counter. */
+export const ONESWEEP_GLOBALS_ENTRIES = ONESWEEP_GLOBALS.GLOBALS_WORDS;
 /** Status words hold 30-bit values: the sort's element count must stay below 2^30. */
 export const ONESWEEP_MAX_CAPACITY = 2 ** 30 - 1;
 
@@ -71,16 +86,18 @@ export interface OnesweepKernelConfig {
   rowMin: number;
   /** SG_WORDS: u32 words of a ballot that can be non-zero (1..4). */
   sgWords: number;
-  /** STAGE_PAIRS: values staged in workgroup memory beside the keys (else after them, in the same array). */
-  stagePairs: boolean;
-  /** LOOKBACK_BATCH: predecessors' words read per look-back poll (1..4). */
-  lookbackBatch: number;
   /** HIST_KEYS_PER_THREAD: keys per invocation of the histogram kernel. */
   histKeysPerThread: number;
 }
 
 export interface OnesweepKernels {
   readonly config: OnesweepKernelConfig;
+  /** PassInfo (onesweep_common.wgsl): one per (key width, pass). */
+  readonly passInfo: WgslStruct;
+  /** PrepareInfo (onesweep_common.wgsl): one per job. */
+  readonly prepareInfo: WgslStruct;
+  /** Params (onesweep_common.wgsl), written by the histogram (and prepare) kernel. */
+  readonly params: WgslStruct;
   /** prepare: count (read), info (uniform), params, dispatchArgs, globals (write). */
   readonly prepareLayout: GPUBindGroupLayout;
   /** group 0 of pass: passInfo (uniform, dynamic offset), params (uniform). */
@@ -99,103 +116,70 @@ export interface OnesweepKernels {
 
 /**
  * Workgroup bytes the pass kernel declares for a configuration (rank counters, the
- * stage for keys and maybe values, a per-digit array, scan scratch, a few words),
- * as Dawn counts them against maxComputeWorkgroupStorageSize.
+ * stage, a per-digit array, scan scratch, a few words), as Dawn counts them against
+ * maxComputeWorkgroupStorageSize: onesweep_pass.wgsl's arrays from the same constants.
  */
-export function onesweepPassWorkgroupBytes(keysPerThread: number, rowMin: number, subgroups: boolean, stagePairs: boolean): number {
+export function onesweepPassWorkgroupBytes(keysPerThread: number, rowMin: number, subgroups: boolean): number {
   const table = Math.max((ONESWEEP_WG_SIZE / rowMin) * (ONESWEEP_RADIX / 2), ONESWEEP_RADIX) * 4;
   const stage = ONESWEEP_WG_SIZE * keysPerThread * 4;
-  const values = stagePairs ? stage : 4;
   const digits = ONESWEEP_RADIX * 4;
   const scan = subgroups ? (ONESWEEP_WG_SIZE / 4) * 8 : (ONESWEEP_WG_SIZE + ONESWEEP_WG_SIZE / 16) * 8;
-  return table + stage + values + digits + scan + 64; // + tile id, stuck flags, alignment
+  return table + stage + digits + scan + 68; // + tile id, stuck flags, last flag, alignment: an upper bound
 }
 
-const cache = new WeakMap<GPUDevice, Map<string, OnesweepKernels>>();
+const cache = new DeviceCache<OnesweepKernels>();
 
 /** The kernels for `device` and `config`. */
 export function getOnesweepKernels(device: GPUDevice, config: OnesweepKernelConfig): OnesweepKernels {
-  let perDevice = cache.get(device);
-  if (!perDevice) {
-    perDevice = new Map();
-    cache.set(device, perDevice);
-  }
-  const key = JSON.stringify(config);
-  let kernels = perDevice.get(key);
-  if (!kernels) {
-    kernels = createKernels(device, config);
-    perDevice.set(key, kernels);
-  }
-  return kernels;
+  return cache.get(device, JSON.stringify(config), () => createKernels(device, config));
 }
 
 function createKernels(device: GPUDevice, config: OnesweepKernelConfig): OnesweepKernels {
-  const variant = `${config.subgroups ? 'subgroups' : 'portable'},kpt=${config.keysPerThread},rowMin=${config.rowMin},pairs=${config.stagePairs},lb=${config.lookbackBatch},hist=${config.histKeysPerThread}`;
-  const C = GPUShaderStage.COMPUTE;
-  const storage = (binding: number, type: GPUBufferBindingType): GPUBindGroupLayoutEntry => ({ binding, visibility: C, buffer: { type } });
+  const variant = `${config.subgroups ? 'subgroups' : 'portable'},kpt=${config.keysPerThread},rowMin=${config.rowMin},hist=${config.histKeysPerThread}`;
+  const { storage, read, uniform, dynamicUniform } = layoutEntry;
+  const passInfo = wgslStruct(commonWgsl, 'PassInfo');
 
   const prepareLayout = device.createBindGroupLayout({
     label: 'OnesweepSorter.prepareLayout',
-    entries: [
-      storage(0, 'read-only-storage'),
-      { binding: 1, visibility: C, buffer: { type: 'uniform' } },
-      storage(2, 'storage'),
-      storage(3, 'storage'),
-      storage(4, 'storage'),
-    ],
+    entries: [read(0), uniform(1), storage(2), storage(3), storage(4)],
   });
   const passLayout = device.createBindGroupLayout({
     label: 'OnesweepSorter.passLayout',
-    entries: [
-      { binding: 0, visibility: C, buffer: { type: 'uniform', hasDynamicOffset: true, minBindingSize: ONESWEEP_PASS_INFO_BYTES } },
-      { binding: 1, visibility: C, buffer: { type: 'uniform' } },
-    ],
+    entries: [dynamicUniform(0, passInfo.size), uniform(1)],
   });
   const histogramLayout = device.createBindGroupLayout({
     label: 'OnesweepSorter.histogramLayout',
-    entries: [
-      { binding: 0, visibility: C, buffer: { type: 'uniform', hasDynamicOffset: true, minBindingSize: ONESWEEP_PASS_INFO_BYTES } },
-      storage(1, 'read-only-storage'),
-      { binding: 2, visibility: C, buffer: { type: 'uniform' } },
-      storage(3, 'storage'),
-    ],
+    entries: [dynamicUniform(0, passInfo.size), read(1), uniform(2), storage(3)],
   });
   const dataLayout = device.createBindGroupLayout({
     label: 'OnesweepSorter.dataLayout',
-    entries: [storage(0, 'read-only-storage'), storage(1, 'read-only-storage'), storage(2, 'storage'), storage(3, 'storage')],
+    entries: [read(0), read(1), storage(2), storage(3)],
   });
   const lookbackLayout = device.createBindGroupLayout({
     label: 'OnesweepSorter.lookbackLayout',
-    entries: [storage(0, 'storage'), storage(1, 'storage')],
+    entries: [storage(0), storage(1)],
   });
   const passPipelineLayout = device.createPipelineLayout({
     label: 'OnesweepSorter.passPipelineLayout',
     bindGroupLayouts: [passLayout, dataLayout, lookbackLayout],
   });
 
-  const constants: Record<string, number> = {
+  const pipeline = pipelineMaker(device, 'OnesweepSorter', variant, {
     WG_SIZE: ONESWEEP_WG_SIZE,
     HIST_KEYS_PER_THREAD: config.histKeysPerThread,
     HIST_COPIES: ONESWEEP_HIST_COPIES,
     ROW_MIN: config.rowMin,
     SG_WORDS: config.sgWords,
-    LOOKBACK_BATCH: config.lookbackBatch,
-    MAX_WORKGROUPS_PER_DIM: device.limits.maxComputeWorkgroupsPerDimension,
-  };
-  const head = `${config.subgroups ? subgroupsWgsl : portableWgsl}\nconst KEYS_PER_THREAD: u32 = ${config.keysPerThread}u;\nconst STAGE_PAIRS: bool = ${config.stagePairs};\n${commonWgsl}`;
-  const pipeline = (name: string, code: string, layout: GPUPipelineLayout) =>
-    device.createComputePipeline({
-      label: `OnesweepSorter.${name}Pipeline(${variant})`,
-      layout,
-      compute: {
-        module: device.createShaderModule({ label: `OnesweepSorter.${name}Module(${variant})`, code }),
-        entryPoint: 'main',
-        constants,
-      },
-    });
+    LOOKBACK_BATCH: ONESWEEP_LOOKBACK_BATCH,
+  });
+  const module = (stage: string) =>
+    sortModule([config.subgroups ? subgroupsWgsl : portableWgsl, commonWgsl, stage], { ...ONESWEEP_CONSTS, ...ONESWEEP_GLOBALS, KEYS_PER_THREAD: config.keysPerThread });
 
   return {
     config,
+    passInfo,
+    prepareInfo: wgslStruct(commonWgsl, 'PrepareInfo'),
+    params: wgslStruct(commonWgsl, 'Params'),
     prepareLayout,
     passLayout,
     histogramLayout,
@@ -203,14 +187,14 @@ function createKernels(device: GPUDevice, config: OnesweepKernelConfig): Oneswee
     lookbackLayout,
     prepare: pipeline(
       'prepare',
-      head + prepareWgsl,
+      module(prepareWgsl),
       device.createPipelineLayout({ label: 'OnesweepSorter.preparePipelineLayout', bindGroupLayouts: [prepareLayout] }),
     ),
     histogram: pipeline(
       'histogram',
-      head + histogramWgsl,
+      module(histogramWgsl),
       device.createPipelineLayout({ label: 'OnesweepSorter.histogramPipelineLayout', bindGroupLayouts: [histogramLayout, dataLayout, lookbackLayout] }),
     ),
-    pass: pipeline('pass', head + passWgsl, passPipelineLayout),
+    pass: pipeline('pass', module(passWgsl), passPipelineLayout),
   };
 }

@@ -32,11 +32,12 @@
  * Only the low `keyBits` bits of a key decide its place; the higher bits are ignored
  * by the sort and kept in the output.
  */
-import { checkKeyBits, type Grid, grid2d, JobCache, jobCountWindow, passTimestampWrites, pingPongGroups, uniformWords } from './sort-job.ts';
-import type { GpuSorter, SorterFactory, SortJob, SortTimestamps } from './types.ts';
+import { checkKeyBits, type Grid, grid2d, pingPongGroups } from './sort-job.ts';
+import { checkCapacity, SorterBase, sorterFactory } from './sorter-base.ts';
+import type { SorterFactory, SortJob, SortTimestamps } from './types.ts';
 import {
   getOnesweepKernels,
-  ONESWEEP_DEFAULT_LOOKBACK_BATCH,
+  ONESWEEP_CONSTS,
   ONESWEEP_DEFAULT_SPIN_LIMIT,
   ONESWEEP_GLOBALS_ENTRIES,
   ONESWEEP_HIST_LARGE_CAPACITY,
@@ -44,7 +45,6 @@ import {
   ONESWEEP_MAX_CAPACITY,
   ONESWEEP_MAX_KEYS_PER_THREAD,
   ONESWEEP_MAX_PASSES,
-  ONESWEEP_PASS_INFO_BYTES,
   ONESWEEP_RADIX,
   ONESWEEP_WG_SIZE,
   onesweepPassWorkgroupBytes,
@@ -61,10 +61,10 @@ export interface OnesweepOptions {
   /**
    * 'direct' (default): grids sized for the capacity, surplus workgroups leave at once.
    * 'indirect': grids written on the GPU from the live count. Dawn validates every
-   * indirect dispatch with a hidden dispatch of its own (~2.8 us each on an H200).
+   * indirect dispatch with a hidden dispatch of its own (docs/PERFORMANCE.md).
    */
   dispatch?: 'direct' | 'indirect';
-  /** Keys per invocation of the pass kernel (tile = 256 x this); default: up to 15, as workgroup memory allows. */
+  /** Keys per invocation of the pass kernel (tile = 256 x this); default: up to ONESWEEP_MAX_KEYS_PER_THREAD, as workgroup memory allows. */
   keysPerThread?: number;
   /**
    * Consecutive not-ready polls of one predecessor's word before the look-back counts
@@ -78,16 +78,6 @@ export interface OnesweepOptions {
    * least 8, with subgroups; 16 portable. Smaller rows, more workgroup memory.
    */
   rowMin?: number;
-  /**
-   * How the pass kernel stages the sorted tile in workgroup memory. 'keys' (default):
-   * one array, the keys then the values (two more barriers, half the memory: more
-   * workgroups resident). 'pairs': keys and values in two arrays at once.
-   */
-  stage?: 'keys' | 'pairs';
-  /** Predecessors' look-back words read per poll, 1..4 (default 4). */
-  lookbackBatch?: number;
-  /** Keys per invocation of the histogram kernel, 1..64; default by capacity (onesweepHistKeysPerThread). */
-  histKeysPerThread?: number;
 }
 
 /** Passes for a key width: 8 bits each. */
@@ -110,38 +100,24 @@ export function onesweepConfig(device: GPUDevice, options: OnesweepOptions = {},
     throw new RangeError(`OnesweepSorter: rowMin must be a power of two in ${subgroups ? 8 : 1}..256, got ${rowMin}`);
   }
   const sgWords = subgroups ? Math.min(4, Math.max(1, Math.ceil(sgMax / 32))) : 1;
-  const stagePairs = options.stage === 'pairs';
-  const lookbackBatch = options.lookbackBatch ?? ONESWEEP_DEFAULT_LOOKBACK_BATCH;
-  if (!Number.isInteger(lookbackBatch) || lookbackBatch < 1 || lookbackBatch > 4) {
-    throw new RangeError(`OnesweepSorter: lookbackBatch must be an integer in 1..4, got ${lookbackBatch}`);
-  }
   const limit = device.limits.maxComputeWorkgroupStorageSize;
   let keysPerThread = options.keysPerThread;
   if (keysPerThread === undefined) {
     keysPerThread = ONESWEEP_MAX_KEYS_PER_THREAD;
-    while (keysPerThread > 1 && onesweepPassWorkgroupBytes(keysPerThread, rowMin, subgroups, stagePairs) > limit) keysPerThread--;
+    while (keysPerThread > 1 && onesweepPassWorkgroupBytes(keysPerThread, rowMin, subgroups) > limit) keysPerThread--;
   }
   if (!Number.isInteger(keysPerThread) || keysPerThread < 1 || keysPerThread > 64) {
     throw new RangeError(`OnesweepSorter: keysPerThread must be an integer in 1..64, got ${keysPerThread}`);
   }
-  const bytes = onesweepPassWorkgroupBytes(keysPerThread, rowMin, subgroups, stagePairs);
+  const bytes = onesweepPassWorkgroupBytes(keysPerThread, rowMin, subgroups);
   if (bytes > limit) {
     throw new RangeError(`OnesweepSorter: keysPerThread ${keysPerThread} with rowMin ${rowMin} needs ${bytes} bytes of workgroup memory, the device has ${limit}`);
   }
-  const histKeysPerThread = options.histKeysPerThread ?? onesweepHistKeysPerThread(capacity);
-  if (!Number.isInteger(histKeysPerThread) || histKeysPerThread < 1 || histKeysPerThread > 64) {
-    throw new RangeError(`OnesweepSorter: histKeysPerThread must be an integer in 1..64, got ${histKeysPerThread}`);
-  }
-  return { subgroups, keysPerThread, rowMin, sgWords, stagePairs, lookbackBatch, histKeysPerThread };
+  return { subgroups, keysPerThread, rowMin, sgWords, histKeysPerThread: onesweepHistKeysPerThread(capacity) };
 }
 
 /** The bind groups of one job's buffers, kept while the job stays the same. */
 interface JobBindings {
-  keys: GPUBuffer;
-  values: GPUBuffer;
-  count: GPUBuffer;
-  countOffset: number;
-  info: GPUBuffer;
   prepare: GPUBindGroup;
   /** group 0 of the histogram: passInfo, the count window, info, params. */
   histogram: GPUBindGroup;
@@ -154,12 +130,9 @@ interface JobBindings {
 /** passInfo slot of pass p of a key width. */
 const passSlot = (keyBits: number, p: number) => (keyBits - 1) * ONESWEEP_MAX_PASSES + p;
 const SLOTS = 32 * ONESWEEP_MAX_PASSES;
-const NO_REGION = 0xffffffff;
 
 /** A onesweep sorter of up to `capacity` pairs; see the module comment. */
-export class OnesweepSorter implements GpuSorter {
-  readonly name: string;
-  readonly capacity: number;
+export class OnesweepSorter extends SorterBase<JobBindings> {
   /** Whether the subgroup kernels run. */
   readonly usesSubgroups: boolean;
   readonly dispatchMode: 'direct' | 'indirect';
@@ -169,10 +142,7 @@ export class OnesweepSorter implements GpuSorter {
   /** Look-back polls of a not-ready word before the fallback (a uniform, not a pipeline constant). */
   readonly spinLimit: number;
 
-  private readonly device: GPUDevice;
   private readonly kernels: OnesweepKernels;
-  private readonly keysB: GPUBuffer;
-  private readonly valuesB: GPUBuffer;
   private readonly globals: GPUBuffer;
   private readonly status: GPUBuffer;
   private readonly params: GPUBuffer;
@@ -183,77 +153,62 @@ export class OnesweepSorter implements GpuSorter {
   private readonly lookbackGroup: GPUBindGroup;
   /** Direct mode: the capacity's grids, histogram then pass. */
   private readonly directGrids: [Grid, Grid];
-  private readonly jobs = new JobCache<JobBindings>();
 
   constructor(device: GPUDevice, capacity: number, options: OnesweepOptions = {}) {
     if (!Number.isInteger(capacity) || capacity < 1 || capacity > ONESWEEP_MAX_CAPACITY) {
       throw new RangeError(`OnesweepSorter: capacity must be an integer in 1..${ONESWEEP_MAX_CAPACITY}, got ${capacity}`);
     }
-    const maxBytes = Math.min(device.limits.maxStorageBufferBindingSize, device.limits.maxBufferSize);
-    if (capacity * 4 > maxBytes) {
-      throw new RangeError(`OnesweepSorter: capacity ${capacity} needs ${capacity * 4} bytes per buffer; this device binds at most ${maxBytes}`);
+    checkCapacity('OnesweepSorter', device, capacity);
+    const config = onesweepConfig(device, options, capacity);
+    const spinLimit = options.spinLimit ?? ONESWEEP_DEFAULT_SPIN_LIMIT;
+    if (!Number.isInteger(spinLimit) || spinLimit < 0 || spinLimit > 0xffffffff) {
+      throw new RangeError(`OnesweepSorter: spinLimit must be a u32, got ${spinLimit}`);
     }
-    this.device = device;
-    this.capacity = capacity;
-    this.config = onesweepConfig(device, options, capacity);
-    this.spinLimit = options.spinLimit ?? ONESWEEP_DEFAULT_SPIN_LIMIT;
-    if (!Number.isInteger(this.spinLimit) || this.spinLimit < 0 || this.spinLimit > 0xffffffff) {
-      throw new RangeError(`OnesweepSorter: spinLimit must be a u32, got ${this.spinLimit}`);
-    }
-    this.usesSubgroups = this.config.subgroups;
+    super(device, 'OnesweepSorter', onesweepName(options), capacity);
+    this.config = config;
+    this.spinLimit = spinLimit;
+    this.usesSubgroups = config.subgroups;
     this.dispatchMode = options.dispatch ?? 'direct';
-    this.name = onesweepName(options);
-    this.kernels = getOnesweepKernels(device, this.config);
-    this.tileSize = ONESWEEP_WG_SIZE * this.config.keysPerThread;
+    this.kernels = getOnesweepKernels(device, config);
+    this.tileSize = ONESWEEP_WG_SIZE * config.keysPerThread;
+    const k = this.kernels;
 
     const maxTiles = Math.ceil(capacity / this.tileSize);
     const regionWords = maxTiles * ONESWEEP_RADIX;
-    const buffer = (member: string, size: number, usage: GPUBufferUsageFlags) =>
-      device.createBuffer({ label: `OnesweepSorter.${member}`, size, usage });
     const S = GPUBufferUsage.STORAGE;
-    this.keysB = buffer('keysB', capacity * 4, S);
-    this.valuesB = buffer('valuesB', capacity * 4, S);
-    this.globals = buffer('globals', ONESWEEP_GLOBALS_ENTRIES * 4, S);
-    this.status = buffer('status', 2 * regionWords * 4, S);
-    this.params = buffer('params', 16, S | GPUBufferUsage.UNIFORM);
-    this.dispatchArgs = buffer('dispatchArgs', 32, S | GPUBufferUsage.INDIRECT);
+    this.globals = this.buffer('globals', ONESWEEP_GLOBALS_ENTRIES * 4, S);
+    this.status = this.buffer('status', 2 * regionWords * 4, S);
+    this.params = this.buffer('params', k.params.size, S | GPUBufferUsage.UNIFORM);
+    this.dispatchArgs = this.buffer('dispatchArgs', 32, S | GPUBufferUsage.INDIRECT);
 
     // One PassInfo (onesweep_common.wgsl) per (key width, pass), written once.
-    this.passInfoStride = Math.max(256, device.limits.minUniformBufferOffsetAlignment);
-    this.passInfo = device.createBuffer({
-      label: 'OnesweepSorter.passInfo',
-      size: SLOTS * this.passInfoStride,
-      usage: GPUBufferUsage.UNIFORM,
-      mappedAtCreation: true,
-    });
-    const words = new Uint32Array(this.passInfo.getMappedRange());
-    for (let keyBits = 1; keyBits <= 32; keyBits++) {
+    const table = k.passInfo.slots(device, 'OnesweepSorter.passInfo', SLOTS, (slot) => {
+      const keyBits = Math.floor(slot / ONESWEEP_MAX_PASSES) + 1;
+      const p = slot % ONESWEEP_MAX_PASSES;
       const passes = onesweepPasses(keyBits);
-      const lastBits = keyBits - 8 * (passes - 1);
-      const lastMask = 2 ** lastBits - 1;
-      for (let p = 0; p < passes; p++) {
-        const last = p === passes - 1;
-        const info = [
-          8 * p, // shift
-          last ? lastMask : 0xff, // digitMask
-          p, // pass
-          passes,
-          lastMask,
-          (p % 2) * regionWords, // statusOffset
-          last ? NO_REGION : ((p + 1) % 2) * regionWords, // clearOffset
-          this.spinLimit,
-        ];
-        words.set(info, (passSlot(keyBits, p) * this.passInfoStride) / 4);
-      }
-    }
-    this.passInfo.unmap();
+      if (p >= passes) return undefined;
+      const { RADIX_BITS, NO_REGION } = ONESWEEP_CONSTS;
+      const lastMask = 2 ** (keyBits - RADIX_BITS * (passes - 1)) - 1;
+      const last = p === passes - 1;
+      return {
+        shift: RADIX_BITS * p,
+        digitMask: last ? lastMask : ONESWEEP_RADIX - 1,
+        passIndex: p,
+        passes,
+        lastMask,
+        statusOffset: (p % 2) * regionWords,
+        clearOffset: last ? NO_REGION : ((p + 1) % 2) * regionWords,
+        spinLimit: this.spinLimit,
+      };
+    });
+    this.passInfo = this.own(table.buffer);
+    this.passInfoStride = table.stride;
 
-    const k = this.kernels;
     this.passGroup = device.createBindGroup({
       label: 'OnesweepSorter.passGroup',
       layout: k.passLayout,
       entries: [
-        { binding: 0, resource: { buffer: this.passInfo, size: ONESWEEP_PASS_INFO_BYTES } },
+        { binding: 0, resource: { buffer: this.passInfo, size: k.passInfo.size } },
         { binding: 1, resource: { buffer: this.params } },
       ],
     });
@@ -267,7 +222,7 @@ export class OnesweepSorter implements GpuSorter {
     });
     const maxPerDim = device.limits.maxComputeWorkgroupsPerDimension;
     this.directGrids = [
-      grid2d(Math.ceil(capacity / (ONESWEEP_WG_SIZE * this.config.histKeysPerThread)), maxPerDim),
+      grid2d(Math.ceil(capacity / (ONESWEEP_WG_SIZE * config.histKeysPerThread)), maxPerDim),
       grid2d(maxTiles, maxPerDim),
     ];
   }
@@ -279,10 +234,7 @@ export class OnesweepSorter implements GpuSorter {
     const k = this.kernels;
     const passes = onesweepPasses(keyBits);
 
-    const pass = encoder.beginComputePass({
-      label: 'OnesweepSorter.computePass',
-      timestampWrites: passTimestampWrites(timestamps),
-    });
+    const pass = this.beginPass(encoder, timestamps);
     if (this.dispatchMode === 'indirect') {
       // The grids come from the live count: prepare writes them (and zeroes globals,
       // which a direct-mode sort finds zeroed by the previous sort's last pass).
@@ -307,11 +259,6 @@ export class OnesweepSorter implements GpuSorter {
     pass.end();
   }
 
-  destroy(): void {
-    for (const b of [this.keysB, this.valuesB, this.globals, this.status, this.params, this.dispatchArgs, this.passInfo]) b.destroy();
-    this.jobs.clear();
-  }
-
   /** Grid `index`: 0 = histogram, 1 = pass. */
   private dispatch(pass: GPUComputePassEncoder, index: 0 | 1): void {
     if (this.dispatchMode === 'indirect') {
@@ -323,41 +270,37 @@ export class OnesweepSorter implements GpuSorter {
   }
 
   private bindingsFor(job: SortJob): JobBindings {
-    return this.jobs.get(job, () => {
+    return this.jobBindings(job, ({ windowOffset, windowSize, countIndex }) => {
       const d = this.device;
       const k = this.kernels;
-      const { countOffset, windowOffset, windowSize, countIndex } = jobCountWindow('OnesweepSorter', d, job, this.capacity);
-      // PrepareInfo (onesweep_common.wgsl): countIndex, capacity.
-      const info = uniformWords(d, 'OnesweepSorter.prepareInfo', [countIndex, this.capacity]);
+      const info = k.prepareInfo.uniform(d, 'OnesweepSorter.prepareInfo', { countIndex, capacity: this.capacity });
       const countWindow = { buffer: job.count, offset: windowOffset, size: windowSize };
       return {
-        keys: job.keys,
-        values: job.values,
-        count: job.count,
-        countOffset,
         info,
-        prepare: d.createBindGroup({
-          label: 'OnesweepSorter.prepareGroup',
-          layout: k.prepareLayout,
-          entries: [
-            { binding: 0, resource: countWindow },
-            { binding: 1, resource: { buffer: info } },
-            { binding: 2, resource: { buffer: this.params } },
-            { binding: 3, resource: { buffer: this.dispatchArgs } },
-            { binding: 4, resource: { buffer: this.globals } },
-          ],
-        }),
-        histogram: d.createBindGroup({
-          label: 'OnesweepSorter.histogramGroup',
-          layout: k.histogramLayout,
-          entries: [
-            { binding: 0, resource: { buffer: this.passInfo, size: ONESWEEP_PASS_INFO_BYTES } },
-            { binding: 1, resource: countWindow },
-            { binding: 2, resource: { buffer: info } },
-            { binding: 3, resource: { buffer: this.params } },
-          ],
-        }),
-        ...pingPongGroups(d, k.dataLayout, 'OnesweepSorter', job, this.keysB, this.valuesB, this.capacity * 4),
+        bindings: {
+          prepare: d.createBindGroup({
+            label: 'OnesweepSorter.prepareGroup',
+            layout: k.prepareLayout,
+            entries: [
+              { binding: 0, resource: countWindow },
+              { binding: 1, resource: { buffer: info } },
+              { binding: 2, resource: { buffer: this.params } },
+              { binding: 3, resource: { buffer: this.dispatchArgs } },
+              { binding: 4, resource: { buffer: this.globals } },
+            ],
+          }),
+          histogram: d.createBindGroup({
+            label: 'OnesweepSorter.histogramGroup',
+            layout: k.histogramLayout,
+            entries: [
+              { binding: 0, resource: { buffer: this.passInfo, size: k.passInfo.size } },
+              { binding: 1, resource: countWindow },
+              { binding: 2, resource: { buffer: info } },
+              { binding: 3, resource: { buffer: this.params } },
+            ],
+          }),
+          ...pingPongGroups(d, k.dataLayout, 'OnesweepSorter', job, this.keysB, this.valuesB, this.capacity * 4),
+        },
       };
     });
   }
@@ -368,31 +311,30 @@ function onesweepName(options: OnesweepOptions): string {
   if (options.subgroups === 'off') name += '-portable';
   if (options.dispatch === 'indirect') name += '-indirect';
   if (options.keysPerThread !== undefined) name += `-k${options.keysPerThread}`;
-  if (options.stage === 'pairs') name += '-pairs';
-  if (options.lookbackBatch !== undefined) name += `-lb${options.lookbackBatch}`;
-  if (options.histKeysPerThread !== undefined) name += `-h${options.histKeysPerThread}`;
   return name;
 }
 
 /** A onesweep factory; options choose the kernel variant and the dispatch mode (tests, benchmarks). */
 export function createOnesweepFactory(options: OnesweepOptions = {}): SorterFactory {
-  return {
+  return sorterFactory({
     name: onesweepName(options),
     description: 'Onesweep LSD radix sort (8 bits a pass, one kernel a pass, decoupled look-back with a recounting fallback), after Adinets & Merrill 2022',
     stable: true,
-    supported(device: GPUDevice): boolean {
-      const l = device.limits;
-      return (
-        l.maxComputeInvocationsPerWorkgroup >= ONESWEEP_WG_SIZE &&
-        l.maxComputeWorkgroupSizeX >= ONESWEEP_WG_SIZE &&
-        l.maxStorageBuffersPerShaderStage >= 6 &&
-        l.maxComputeWorkgroupStorageSize >= 16384
-      );
+    needs: (device) => {
+      let config: OnesweepKernelConfig;
+      try {
+        config = onesweepConfig(device, options);
+      } catch (err) {
+        return err instanceof Error ? err.message : String(err);
+      }
+      return {
+        workgroupSize: ONESWEEP_WG_SIZE,
+        storageBuffers: 6,
+        workgroupBytes: Math.max(16384, onesweepPassWorkgroupBytes(config.keysPerThread, config.rowMin, config.subgroups)),
+      };
     },
-    create(device: GPUDevice, capacity: number): GpuSorter {
-      return new OnesweepSorter(device, capacity, options);
-    },
-  };
+    create: (device, capacity) => new OnesweepSorter(device, capacity, options),
+  });
 }
 
 /** The product's onesweep strategy, with the default options. */

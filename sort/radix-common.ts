@@ -6,8 +6,10 @@
  * buffers and the sorter's own. `RadixSorter` is that machinery; a sorter supplies a
  * `RadixSpec`: its kernels, tile size, scan-level layout and passInfo table.
  */
-import { checkKeyBits, grid2d, JobCache, jobCountWindow, passTimestampWrites, pingPongGroups, uniformWords, type Grid } from './sort-job.ts';
-import type { GpuSorter, SortJob, SortTimestamps } from './types.ts';
+import { layoutEntry, type WgslStruct } from './kernel-kit.ts';
+import { SorterBase } from './sorter-base.ts';
+import { checkKeyBits, grid2d, pingPongGroups, type Grid } from './sort-job.ts';
+import type { SortJob, SortTimestamps } from './types.ts';
 
 /** Sizes of the count buffers and of the scan levels, for a capacity. */
 export interface ScanLayout {
@@ -28,6 +30,12 @@ export const LEVEL_ALIGN_ENTRIES = 64;
 
 /** The pipelines and layouts both radix kernels sets have (radix4-kernels.ts, radix16-kernels.ts). */
 export interface RadixKernelSet {
+  /** PassInfo (the sorter's common file): one per pass slot and scan level. */
+  readonly passInfo: WgslStruct;
+  /** PrepareInfo (the sorter's prepare file): one per job. */
+  readonly prepareInfo: WgslStruct;
+  /** Params (the sorter's common file), written by the prepare kernel. */
+  readonly params: WgslStruct;
   /** prepare: count (read), info (uniform), params (write), dispatchArgs (write). */
   readonly prepareLayout: GPUBindGroupLayout;
   /** group 0 of count/scan/scatter: passInfo (uniform, dynamic offset), params (uniform). */
@@ -54,12 +62,10 @@ export interface RadixSpec {
   tile: number;
   scanBlock: number;
   layout: ScanLayout;
-  maxScanLevels: number;
-  passInfoBytes: number;
   /** passInfo slots of radix passes; scan level l uses slot passSlots + l. */
   passSlots: number;
-  /** The PassInfo words (shift, digitMask, nextDigitMask, level) of radix slot s. */
-  passInfo(slot: number): [number, number, number, number];
+  /** The PassInfo (shift, digitMask, nextDigitMask) of radix slot s. */
+  passInfo(slot: number): { shift: number; digitMask: number; nextDigitMask: number };
   passes(keyBits: number): number;
   /** The passInfo slot of radix pass p of `passes`. */
   passSlot(p: number, passes: number, keyBits: number): number;
@@ -67,11 +73,6 @@ export interface RadixSpec {
 
 /** The bind groups of one job's buffers, kept while the job stays the same. */
 interface JobBindings {
-  keys: GPUBuffer;
-  values: GPUBuffer;
-  count: GPUBuffer;
-  countOffset: number;
-  info: GPUBuffer;
   prepare: GPUBindGroup;
   /** src = the job's buffers, dst = the sorter's. */
   jobToOwn: GPUBindGroup;
@@ -79,42 +80,24 @@ interface JobBindings {
   ownToJob: GPUBindGroup;
 }
 
-/** Throws unless `capacity` pairs fit this device's buffers. */
-export function checkCapacity(label: string, device: GPUDevice, capacity: number): void {
-  if (!Number.isInteger(capacity) || capacity < 1) {
-    throw new RangeError(`${label}: capacity must be a positive integer, got ${capacity}`);
-  }
-  const maxBytes = Math.min(device.limits.maxStorageBufferBindingSize, device.limits.maxBufferSize);
-  if (capacity * 4 > maxBytes) {
-    throw new RangeError(`${label}: capacity ${capacity} needs ${capacity * 4} bytes per buffer; this device binds at most ${maxBytes}`);
-  }
-}
-
-/** The shared sorter: buffers, bind groups, the pass sequence, the job cache. */
-export class RadixSorter implements GpuSorter {
-  readonly name: string;
-  readonly capacity: number;
+/** The shared sorter: buffers, bind groups, the pass sequence. */
+export class RadixSorter extends SorterBase<JobBindings> {
   /** Whether the subgroup kernels run. */
   readonly usesSubgroups: boolean;
   readonly dispatchMode: 'direct' | 'indirect';
 
-  private readonly device: GPUDevice;
   private readonly spec: RadixSpec;
-  private readonly keysB: GPUBuffer;
-  private readonly valuesB: GPUBuffer;
   /** The digit counts of three consecutive passes, rotating. */
   private readonly counts: GPUBuffer[];
   private readonly levels: GPUBuffer;
   private readonly params: GPUBuffer;
   private readonly dispatchArgs: GPUBuffer;
-  private readonly passInfo: GPUBuffer;
   private readonly passInfoStride: number;
   private readonly passGroup: GPUBindGroup;
   /** Bind group 2 of pass p is countsGroups[p % 3]. */
   private readonly countsGroups: GPUBindGroup[];
   /** Direct mode: the capacity's grids, tiles first, then one per scan level. */
   private readonly directGrids: Grid[];
-  private readonly jobs = new JobCache<JobBindings>();
 
   protected constructor(
     device: GPUDevice,
@@ -124,47 +107,35 @@ export class RadixSorter implements GpuSorter {
     dispatchMode: 'direct' | 'indirect',
     spec: RadixSpec,
   ) {
-    this.device = device;
-    this.capacity = capacity;
-    this.name = name;
+    super(device, spec.label, name, capacity);
     this.usesSubgroups = usesSubgroups;
     this.dispatchMode = dispatchMode;
     this.spec = spec;
-    const { label, layout } = spec;
-    if (layout.numLevels > spec.maxScanLevels) {
-      throw new RangeError(`${label}: capacity ${capacity} needs ${layout.numLevels} scan levels, at most ${spec.maxScanLevels}`);
+    const { label, layout, kernels: k } = spec;
+    // The prepare kernels' `levelOffset: vec4<u32>` describes 3 scanned levels + the top.
+    const maxScanLevels = k.prepareInfo.fieldWords('levelOffset') - 1;
+    if (layout.numLevels > maxScanLevels) {
+      throw new RangeError(`${label}: capacity ${capacity} needs ${layout.numLevels} scan levels, at most ${maxScanLevels}`);
     }
 
-    const buffer = (member: string, size: number, usage: GPUBufferUsageFlags) =>
-      device.createBuffer({ label: `${label}.${member}`, size, usage });
     const S = GPUBufferUsage.STORAGE;
-    this.keysB = buffer('keysB', capacity * 4, S);
-    this.valuesB = buffer('valuesB', capacity * 4, S);
-    this.counts = [0, 1, 2].map((i) => buffer(`counts${i}`, layout.countEntries * 4, S));
-    this.levels = buffer('levels', layout.levelEntries * 4, S);
-    this.params = buffer('params', 64, S | GPUBufferUsage.UNIFORM); // Params: at most 64 bytes
-    this.dispatchArgs = buffer('dispatchArgs', 16 * (1 + spec.maxScanLevels), S | GPUBufferUsage.INDIRECT);
+    this.counts = [0, 1, 2].map((i) => this.buffer(`counts${i}`, layout.countEntries * 4, S));
+    this.levels = this.buffer('levels', layout.levelEntries * 4, S);
+    this.params = this.buffer('params', k.params.size, S | GPUBufferUsage.UNIFORM);
+    this.dispatchArgs = this.buffer('dispatchArgs', 16 * (1 + maxScanLevels), S | GPUBufferUsage.INDIRECT);
 
-    // One PassInfo (shift, digitMask, nextDigitMask, level) per slot, written once.
-    this.passInfoStride = Math.max(256, device.limits.minUniformBufferOffsetAlignment);
-    this.passInfo = device.createBuffer({
-      label: `${label}.passInfo`,
-      size: (spec.passSlots + spec.maxScanLevels) * this.passInfoStride,
-      usage: GPUBufferUsage.UNIFORM,
-      mappedAtCreation: true,
-    });
-    const words = new Uint32Array(this.passInfo.getMappedRange());
-    const put = (slot: number, info: [number, number, number, number]) => words.set(info, (slot * this.passInfoStride) / 4);
-    for (let s = 0; s < spec.passSlots; s++) put(s, spec.passInfo(s));
-    for (let l = 0; l < spec.maxScanLevels; l++) put(spec.passSlots + l, [0, 0, 0, l]);
-    this.passInfo.unmap();
+    // One PassInfo per slot, written once: radix passes, then scan levels.
+    const passInfo = k.passInfo.slots(device, `${label}.passInfo`, spec.passSlots + maxScanLevels, (s) =>
+      s < spec.passSlots ? spec.passInfo(s) : { level: s - spec.passSlots },
+    );
+    this.own(passInfo.buffer);
+    this.passInfoStride = passInfo.stride;
 
-    const k = spec.kernels;
     this.passGroup = device.createBindGroup({
       label: `${label}.passGroup`,
       layout: k.passLayout,
       entries: [
-        { binding: 0, resource: { buffer: this.passInfo, size: spec.passInfoBytes } },
+        { binding: 0, resource: { buffer: passInfo.buffer, size: k.passInfo.size } },
         { binding: 1, resource: { buffer: this.params } },
       ],
     });
@@ -194,10 +165,7 @@ export class RadixSorter implements GpuSorter {
     const passes = this.spec.passes(keyBits);
     const odd = passes % 2 === 1;
 
-    const pass = encoder.beginComputePass({
-      label: `${label}.computePass`,
-      timestampWrites: passTimestampWrites(timestamps),
-    });
+    const pass = this.beginPass(encoder, timestamps);
     pass.setPipeline(k.prepare);
     pass.setBindGroup(0, jb.prepare);
     pass.dispatchWorkgroups(1);
@@ -229,11 +197,6 @@ export class RadixSorter implements GpuSorter {
     pass.end();
   }
 
-  destroy(): void {
-    for (const b of [this.keysB, this.valuesB, ...this.counts, this.levels, this.params, this.dispatchArgs, this.passInfo]) b.destroy();
-    this.jobs.clear();
-  }
-
   /** Grid `index`: 0 = one workgroup per tile, 1 + l = scan level l. */
   private dispatch(pass: GPUComputePassEncoder, index: number): void {
     if (this.dispatchMode === 'indirect') {
@@ -245,58 +208,56 @@ export class RadixSorter implements GpuSorter {
   }
 
   private bindingsFor(job: SortJob): JobBindings {
-    return this.jobs.get(job, () => {
+    return this.jobBindings(job, ({ windowOffset, windowSize, countIndex }) => {
       const { label, kernels: k, layout } = this.spec;
-      const { countOffset, windowOffset, windowSize, countIndex } = jobCountWindow(label, this.device, job, this.capacity);
-      // PrepareInfo (the prepare kernels): countIndex, capacity, numLevels, _pad, levelOffset: vec4<u32>.
       const levelOffset = [...layout.levelOffset, 0, 0, 0].slice(0, 4);
-      const info = uniformWords(this.device, `${label}.prepareInfo`, [countIndex, this.capacity, layout.numLevels, 0, ...levelOffset]);
+      const info = k.prepareInfo.uniform(this.device, `${label}.prepareInfo`, {
+        countIndex,
+        capacity: this.capacity,
+        numLevels: layout.numLevels,
+        levelOffset,
+      });
       return {
-        keys: job.keys,
-        values: job.values,
-        count: job.count,
-        countOffset,
         info,
-        prepare: this.device.createBindGroup({
-          label: `${label}.prepareGroup`,
-          layout: k.prepareLayout,
-          entries: [
-            { binding: 0, resource: { buffer: job.count, offset: windowOffset, size: windowSize } },
-            { binding: 1, resource: { buffer: info } },
-            { binding: 2, resource: { buffer: this.params } },
-            { binding: 3, resource: { buffer: this.dispatchArgs } },
-          ],
-        }),
-        ...pingPongGroups(this.device, k.dataLayout, label, job, this.keysB, this.valuesB, this.capacity * 4),
+        bindings: {
+          prepare: this.device.createBindGroup({
+            label: `${label}.prepareGroup`,
+            layout: k.prepareLayout,
+            entries: [
+              { binding: 0, resource: { buffer: job.count, offset: windowOffset, size: windowSize } },
+              { binding: 1, resource: { buffer: info } },
+              { binding: 2, resource: { buffer: this.params } },
+              { binding: 3, resource: { buffer: this.dispatchArgs } },
+            ],
+          }),
+          ...pingPongGroups(this.device, k.dataLayout, label, job, this.keysB, this.valuesB, this.capacity * 4),
+        },
       };
     });
   }
 }
 
 /**
- * The bind group layouts both kernel sets use (see RadixKernelSet), labelled `${label}.*`.
+ * The bind group layouts both kernel sets use (see RadixKernelSet), labelled `${label}.*`;
+ * passInfoBytes: the size of one PassInfo.
  */
 export function createRadixLayouts(device: GPUDevice, label: string, passInfoBytes: number) {
-  const C = GPUShaderStage.COMPUTE;
-  const storage = (binding: number, type: GPUBufferBindingType): GPUBindGroupLayoutEntry => ({ binding, visibility: C, buffer: { type } });
+  const { storage, read, uniform, dynamicUniform } = layoutEntry;
   const prepareLayout = device.createBindGroupLayout({
     label: `${label}.prepareLayout`,
-    entries: [storage(0, 'read-only-storage'), { binding: 1, visibility: C, buffer: { type: 'uniform' } }, storage(2, 'storage'), storage(3, 'storage')],
+    entries: [read(0), uniform(1), storage(2), storage(3)],
   });
   const passLayout = device.createBindGroupLayout({
     label: `${label}.passLayout`,
-    entries: [
-      { binding: 0, visibility: C, buffer: { type: 'uniform', hasDynamicOffset: true, minBindingSize: passInfoBytes } },
-      { binding: 1, visibility: C, buffer: { type: 'uniform' } },
-    ],
+    entries: [dynamicUniform(0, passInfoBytes), uniform(1)],
   });
   const dataLayout = device.createBindGroupLayout({
     label: `${label}.dataLayout`,
-    entries: [storage(0, 'read-only-storage'), storage(1, 'read-only-storage'), storage(2, 'storage'), storage(3, 'storage')],
+    entries: [read(0), read(1), storage(2), storage(3)],
   });
   const countsLayout = device.createBindGroupLayout({
     label: `${label}.countsLayout`,
-    entries: [storage(0, 'storage'), storage(1, 'storage'), storage(2, 'storage'), storage(3, 'storage')],
+    entries: [storage(0), storage(1), storage(2), storage(3)],
   });
   const passPipelineLayout = device.createPipelineLayout({
     label: `${label}.passPipelineLayout`,

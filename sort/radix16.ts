@@ -30,17 +30,15 @@
  * bits are ignored by the sort and kept in the output. Pairs past the live count are
  * neither read nor written.
  */
-import type { GpuSorter, SorterFactory } from './types.ts';
-import { checkCapacity, LEVEL_ALIGN_ENTRIES, RadixSorter, type ScanLayout } from './radix-common.ts';
+import type { SorterFactory } from './types.ts';
+import { LEVEL_ALIGN_ENTRIES, RadixSorter, type ScanLayout } from './radix-common.ts';
+import { checkCapacity, sorterFactory } from './sorter-base.ts';
 import {
   getRadix16Kernels,
   radix16DigitStride,
   radix16MaxSubgroups,
   radix16WorkgroupBytes,
   RADIX16_CONSTANTS,
-  radix16KeysPerThread,
-  RADIX16_MAX_SCAN_LEVELS,
-  RADIX16_PASS_INFO_BYTES,
   RADIX16_RADIX,
   RADIX16_SCAN_BLOCK,
 } from './radix16-kernels.ts';
@@ -59,8 +57,6 @@ export interface Radix16Options {
    * is far below the capacity.
    */
   dispatch?: 'direct' | 'indirect';
-  /** Keys per invocation in count and scatter, 1..15 (tile = WG_SIZE x this); default radix16KeysPerThread(). */
-  keysPerThread?: number;
 }
 
 /** Passes for a key width: 4 bits each. */
@@ -84,7 +80,7 @@ function scanLayout(capacity: number, TILE: number): ScanLayout {
   return { countEntries: RADIX16_RADIX * radix16DigitStride(tiles), numLevels: levelSize.length, levelOffset, levelSize, levelEntries: Math.max(levelEntries, 1) };
 }
 
-const MAX_PASSES = 8;
+const MAX_PASSES = radix16Passes(32);
 /**
  * passInfo slots. Radix pass p: slot KINDS * p + kind; with b = the bits of the last pass
  * (1..4) and m(b) = 2^b - 1, kind b - 1 = (digit mask 15, next m(b)) and kind 3 + b =
@@ -107,12 +103,8 @@ export class Radix16Sorter extends RadixSorter {
   constructor(device: GPUDevice, capacity: number, options: Radix16Options = {}) {
     checkCapacity('Radix16Sorter', device, capacity);
     const usesSubgroups = options.subgroups !== 'off' && device.features.has('subgroups');
-    const kpt = options.keysPerThread ?? radix16KeysPerThread(usesSubgroups);
-    if (!Number.isInteger(kpt) || kpt < 1 || kpt > 15) {
-      throw new RangeError(`Radix16Sorter: keysPerThread must be an integer in 1..15 (4-bit counters), got ${kpt}`);
-    }
-    const tile = RADIX16_CONSTANTS.WG_SIZE * kpt;
-    const kernels = getRadix16Kernels(device, usesSubgroups, kpt);
+    const kernels = getRadix16Kernels(device, usesSubgroups);
+    const tile = RADIX16_CONSTANTS.WG_SIZE * kernels.keysPerThread;
     const layout = scanLayout(capacity, tile);
     super(device, capacity, radix16Name(options), usesSubgroups, options.dispatch ?? 'direct', {
       label: 'Radix16Sorter',
@@ -121,13 +113,13 @@ export class Radix16Sorter extends RadixSorter {
       tile,
       scanBlock: RADIX16_SCAN_BLOCK,
       layout,
-      maxScanLevels: RADIX16_MAX_SCAN_LEVELS,
-      passInfoBytes: RADIX16_PASS_INFO_BYTES,
       passSlots: SLOT_SCAN,
       passInfo: (slot) => {
-        const p = Math.floor(slot / KINDS);
+        const shift = 4 * Math.floor(slot / KINDS);
         const kind = slot % KINDS;
-        return kind < 4 ? [4 * p, 15, (1 << (kind + 1)) - 1, 0] : [4 * p, (1 << (kind - 3)) - 1, 0, 0];
+        return kind < 4
+          ? { shift, digitMask: 15, nextDigitMask: (1 << (kind + 1)) - 1 }
+          : { shift, digitMask: (1 << (kind - 3)) - 1, nextDigitMask: 0 };
       },
       passes: radix16Passes,
       passSlot,
@@ -141,30 +133,25 @@ function radix16Name(options: Radix16Options): string {
   let name = 'radix16';
   if (options.subgroups === 'off') name += '-portable';
   if (options.dispatch === 'indirect') name += '-indirect';
-  if (options.keysPerThread !== undefined) name += `-k${options.keysPerThread}`;
   return name;
 }
 
 /** A radix16 factory; options choose the kernel variant and the dispatch mode (tests, benchmarks). */
 export function createRadix16Factory(options: Radix16Options = {}): SorterFactory {
-  return {
+  return sorterFactory({
     name: radix16Name(options),
     description: 'LSD radix sort, 4 bits a pass (2048-key tiles with subgroups, 1536 without; 16-bin tile histograms, hierarchical scan, ranked stable scatter), after AMD\'s radix-16 slides',
     stable: true,
-    supported(device: GPUDevice): boolean {
-      const l = device.limits;
+    needs: (device) => {
       const subgroups = options.subgroups !== 'off' && device.features.has('subgroups');
-      return (
-        l.maxComputeInvocationsPerWorkgroup >= RADIX16_CONSTANTS.WG_SIZE &&
-        l.maxComputeWorkgroupSizeX >= RADIX16_CONSTANTS.WG_SIZE &&
-        l.maxStorageBuffersPerShaderStage >= 8 &&
-        l.maxComputeWorkgroupStorageSize >= radix16WorkgroupBytes(subgroups, options.keysPerThread ?? radix16KeysPerThread(subgroups), radix16MaxSubgroups(device))
-      );
+      return {
+        workgroupSize: RADIX16_CONSTANTS.WG_SIZE,
+        storageBuffers: 8,
+        workgroupBytes: radix16WorkgroupBytes(subgroups, radix16MaxSubgroups(device)),
+      };
     },
-    create(device: GPUDevice, capacity: number): GpuSorter {
-      return new Radix16Sorter(device, capacity, options);
-    },
-  };
+    create: (device, capacity) => new Radix16Sorter(device, capacity, options),
+  });
 }
 
 /** The product's radix16 strategy, with the default options. */

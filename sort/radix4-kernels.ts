@@ -1,15 +1,13 @@
 /**
  * The radix4 compute pipelines, their shared bind group layouts, and the constants
- * the kernels are specialised with. Built once per device and variant, cached in a
- * WeakMap keyed by the device.
+ * the kernels are specialised with. Built once per device and variant (DeviceCache).
  *
- * A kernel module is `[workgroup primitives] + radix4_common.wgsl + <stage>.wgsl`: the
- * primitives are wg_scan_subgroups.wgsl (it starts with `enable subgroups;`) +
- * radix4_wg_subgroups.wgsl, or wg_scan_portable.wgsl + radix4_wg_portable.wgsl
+ * A kernel module is sortModule([workgroup primitives, radix4_common.wgsl, <stage>.wgsl]):
+ * the sort prelude first, then the primitives, wg_scan_subgroups.wgsl +
+ * radix4_wg_subgroups.wgsl or wg_scan_portable.wgsl + radix4_wg_portable.wgsl
  * (`struct WgIds`, `fn wgScan`, `fn wgSum4`); the scan stage is radix_scan.wgsl, shared
- * with radix16. The prepare
- * kernel uses no primitives. Nothing is templated: every number reaches WGSL as a
- * pipeline-overridable constant from RADIX4_CONSTANTS.
+ * with radix16. The prepare kernel uses no primitives. Nothing is templated: every
+ * number reaches WGSL as a pipeline-overridable constant from RADIX4_CONSTANTS.
  */
 import wgScanSubgroupsWgsl from '../shaders/sort/wg_scan_subgroups.wgsl?raw';
 import wgScanPortableWgsl from '../shaders/sort/wg_scan_portable.wgsl?raw';
@@ -19,8 +17,9 @@ import commonWgsl from '../shaders/sort/radix4_common.wgsl?raw';
 import prepareWgsl from '../shaders/sort/radix4_prepare.wgsl?raw';
 import countWgsl from '../shaders/sort/radix4_count.wgsl?raw';
 import scanWgsl from '../shaders/sort/radix_scan.wgsl?raw';
-import { createRadixLayouts, type RadixKernelSet } from './radix-common.ts';
 import scatterWgsl from '../shaders/sort/radix4_scatter.wgsl?raw';
+import { DeviceCache, pipelineMaker, sortModule, wgslStruct } from './kernel-kit.ts';
+import { createRadixLayouts, type RadixKernelSet } from './radix-common.ts';
 
 /** The one place the radix4 kernel sizes are set. */
 export const RADIX4_CONSTANTS = {
@@ -45,86 +44,42 @@ export const RADIX4_CHUNK = RADIX4_CONSTANTS.WG_SIZE * RADIX4_CONSTANTS.KEYS_PER
 export const RADIX4_SCAN_BLOCK = RADIX4_CONSTANTS.WG_SIZE * RADIX4_CONSTANTS.SCAN_ITEMS;
 if (RADIX4_CHUNK >= 1024) throw new Error('radix4: CHUNK must stay below 1024 (10-bit packed counts)');
 
-/** Bytes of one PassInfo (radix4_common.wgsl): four u32. */
-export const RADIX4_PASS_INFO_BYTES = 16;
-
-/** Levels the `levelOffset: vec4<u32>` of the kernels can describe: 3 scanned + the top total. */
-export const RADIX4_MAX_SCAN_LEVELS = 3;
-
 export interface Radix4Kernels extends RadixKernelSet {
   readonly subgroups: boolean;
-  /** prepare: count (read), info (uniform), params (write), dispatchArgs (write). */
-  readonly prepareLayout: GPUBindGroupLayout;
-  /** group 0 of count/scan/scatter: passInfo (uniform, dynamic offset), params (uniform). */
-  readonly passLayout: GPUBindGroupLayout;
-  /** group 1: srcKeys, srcValues (read), dstKeys, dstValues (read-write). */
-  readonly dataLayout: GPUBindGroupLayout;
-  /** group 2: counts, nextCounts, clearCounts (the rotating count buffers), levels. */
-  readonly countsLayout: GPUBindGroupLayout;
-  readonly prepare: GPUComputePipeline;
-  readonly count: GPUComputePipeline;
-  /** count that also copies its input to dst: the first pass of an odd pass count. */
-  readonly countCopy: GPUComputePipeline;
-  readonly scan: GPUComputePipeline;
   /** scatter after the scan dispatches. */
   readonly scatter: GPUComputePipeline;
   /** scatter that sums the raw counts itself (no scan dispatches). */
   readonly scatterFromCounts: GPUComputePipeline;
 }
 
-const cache = new WeakMap<GPUDevice, Map<boolean, Radix4Kernels>>();
+const cache = new DeviceCache<Radix4Kernels>();
 
 /** The kernels for `device`, with subgroup operations or without. */
 export function getRadix4Kernels(device: GPUDevice, subgroups: boolean): Radix4Kernels {
-  let perDevice = cache.get(device);
-  if (!perDevice) {
-    perDevice = new Map();
-    cache.set(device, perDevice);
-  }
-  let kernels = perDevice.get(subgroups);
-  if (!kernels) {
-    kernels = createKernels(device, subgroups);
-    perDevice.set(subgroups, kernels);
-  }
-  return kernels;
+  return cache.get(device, String(subgroups), () => createKernels(device, subgroups));
 }
 
 function createKernels(device: GPUDevice, subgroups: boolean): Radix4Kernels {
-  const variant = subgroups ? 'subgroups' : 'portable';
-  const wg = subgroups ? wgScanSubgroupsWgsl + wgSubgroupsWgsl : wgScanPortableWgsl + wgPortableWgsl;
-  const { prepareLayout, passLayout, dataLayout, countsLayout, passPipelineLayout, preparePipelineLayout } = createRadixLayouts(device, 'Radix4Sorter', RADIX4_PASS_INFO_BYTES);
-
-  const constants: Record<string, number> = {
-    ...RADIX4_CONSTANTS,
-    MAX_WORKGROUPS_PER_DIM: device.limits.maxComputeWorkgroupsPerDimension,
-  };
-  const pipeline = (name: string, code: string, layout: GPUPipelineLayout, extra: Record<string, number> = {}) =>
-    device.createComputePipeline({
-      label: `Radix4Sorter.${name}Pipeline(${variant})`,
-      layout,
-      compute: {
-        module: device.createShaderModule({ label: `Radix4Sorter.${name}Module(${variant})`, code }),
-        entryPoint: 'main',
-        constants: { ...constants, ...extra },
-      },
-    });
-
-  const countCode = wg + commonWgsl + countWgsl;
+  const wg = subgroups ? [wgScanSubgroupsWgsl, wgSubgroupsWgsl] : [wgScanPortableWgsl, wgPortableWgsl];
+  const passInfo = wgslStruct(commonWgsl, 'PassInfo');
+  const { prepareLayout, passLayout, dataLayout, countsLayout, passPipelineLayout, preparePipelineLayout } = createRadixLayouts(device, 'Radix4Sorter', passInfo.size);
+  const pipeline = pipelineMaker(device, 'Radix4Sorter', subgroups ? 'subgroups' : 'portable', RADIX4_CONSTANTS);
+  const countCode = sortModule([...wg, commonWgsl, countWgsl]);
+  const scatterCode = sortModule([...wg, commonWgsl, scatterWgsl]);
   return {
     subgroups,
+    passInfo,
+    prepareInfo: wgslStruct(commonWgsl + prepareWgsl, 'PrepareInfo'),
+    params: wgslStruct(commonWgsl, 'Params'),
     prepareLayout,
     passLayout,
     dataLayout,
     countsLayout,
-    prepare: pipeline(
-      'prepare',
-      commonWgsl + prepareWgsl,
-      preparePipelineLayout,
-    ),
+    prepare: pipeline('prepare', sortModule([commonWgsl, prepareWgsl]), preparePipelineLayout),
     count: pipeline('count', countCode, passPipelineLayout),
     countCopy: pipeline('countCopy', countCode, passPipelineLayout, { COPY_INPUT: 1 }),
-    scan: pipeline('scan', wg + commonWgsl + scanWgsl, passPipelineLayout),
-    scatter: pipeline('scatter', wg + commonWgsl + scatterWgsl, passPipelineLayout),
-    scatterFromCounts: pipeline('scatterFromCounts', wg + commonWgsl + scatterWgsl, passPipelineLayout, { BASES_FROM_COUNTS: 1 }),
+    scan: pipeline('scan', sortModule([...wg, commonWgsl, scanWgsl]), passPipelineLayout),
+    scatter: pipeline('scatter', scatterCode, passPipelineLayout),
+    scatterFromCounts: pipeline('scatterFromCounts', scatterCode, passPipelineLayout, { BASES_FROM_COUNTS: 1 }),
   };
 }

@@ -23,14 +23,14 @@
  * Only the low `keyBits` bits of a key decide its place; the higher bits are ignored
  * by the sort and kept in the output.
  */
-import type { GpuSorter, SorterFactory } from './types.ts';
-import { checkCapacity, LEVEL_ALIGN_ENTRIES, RadixSorter, type ScanLayout } from './radix-common.ts';
+import type { SorterFactory } from './types.ts';
+import { LEVEL_ALIGN_ENTRIES, RadixSorter, type ScanLayout } from './radix-common.ts';
+import { checkCapacity, sorterFactory } from './sorter-base.ts';
 import {
   getRadix4Kernels,
   RADIX4_BASES_FROM_COUNTS_MAX_CHUNKS,
   RADIX4_CHUNK,
-  RADIX4_MAX_SCAN_LEVELS,
-  RADIX4_PASS_INFO_BYTES,
+  RADIX4_CONSTANTS,
   RADIX4_SCAN_BLOCK,
 } from './radix4-kernels.ts';
 
@@ -45,9 +45,9 @@ export interface Radix4Options {
    * 'direct' (default): grids sized for the capacity; workgroups past the live count
    * exit at once. 'indirect': grids written on the GPU by the prepare kernel from the
    * live count (dispatchWorkgroupsIndirect). Dawn validates every indirect dispatch
-   * with a hidden dispatch of its own: on an H200 a chain of tiny dispatches cost
-   * 4.7 us each indirect against 1.9 us direct, more than the empty workgroups of a
-   * direct grid cost unless the live count is far below the capacity.
+   * with a hidden dispatch of its own, which costs more than the empty workgroups of a
+   * direct grid unless the live count is far below the capacity (docs/PERFORMANCE.md,
+   * "What bounds them now").
    */
   dispatch?: 'direct' | 'indirect';
 }
@@ -76,7 +76,7 @@ function scanLayout(capacity: number): ScanLayout {
   return { countEntries: 4 * chunks, numLevels: levelSize.length, levelOffset, levelSize, levelEntries: Math.max(levelEntries, 1) };
 }
 
-const MAX_PASSES = 16;
+const MAX_PASSES = radix4Passes(32);
 /**
  * passInfo slots. Radix pass p: slot 4p + kind, kind = the digit masks of (this pass,
  * next pass): 0 = (3, 3), 1 = (3, 1), 2 = (3, none: last), 3 = (1, none: last).
@@ -107,12 +107,10 @@ export class Radix4Sorter extends RadixSorter {
       tile: RADIX4_CHUNK,
       scanBlock: RADIX4_SCAN_BLOCK,
       layout,
-      maxScanLevels: RADIX4_MAX_SCAN_LEVELS,
-      passInfoBytes: RADIX4_PASS_INFO_BYTES,
       passSlots: SLOT_SCAN,
       passInfo: (slot) => {
-        const [mask, next] = kinds[slot % 4]!;
-        return [2 * Math.floor(slot / 4), mask, next, 0];
+        const [digitMask, nextDigitMask] = kinds[slot % 4]!;
+        return { shift: 2 * Math.floor(slot / 4), digitMask, nextDigitMask };
       },
       passes: radix4Passes,
       passSlot,
@@ -129,23 +127,13 @@ function radix4Name(options: Radix4Options): string {
 
 /** A radix4 factory; options choose the kernel variant and the dispatch mode (tests, benchmarks). */
 export function createRadix4Factory(options: Radix4Options = {}): SorterFactory {
-  return {
+  return sorterFactory({
     name: radix4Name(options),
     description: 'Quaternary LSD radix sort (2 bits a pass, 512-key chunks, hierarchical scan), after WebGPU Unleashed ch. 4.1',
     stable: true,
-    supported(device: GPUDevice): boolean {
-      const l = device.limits;
-      return (
-        l.maxComputeInvocationsPerWorkgroup >= 256 &&
-        l.maxComputeWorkgroupSizeX >= 256 &&
-        l.maxStorageBuffersPerShaderStage >= 8 &&
-        l.maxComputeWorkgroupStorageSize >= 16384
-      );
-    },
-    create(device: GPUDevice, capacity: number): GpuSorter {
-      return new Radix4Sorter(device, capacity, options);
-    },
-  };
+    needs: () => ({ workgroupSize: RADIX4_CONSTANTS.WG_SIZE, storageBuffers: 8, workgroupBytes: 16384 }),
+    create: (device, capacity) => new Radix4Sorter(device, capacity, options),
+  });
 }
 
 /** The product's radix4 strategy, with the default options. */

@@ -56,7 +56,11 @@ export interface Grid {
   y: number;
 }
 
-/** A grid of w workgroups as x * y within the per-dimension limit (the rule the sorters' prepare kernels follow on the GPU). */
+/**
+ * A grid of w workgroups as x * y within the per-dimension limit: the rule of `fn grid` in
+ * shaders/sort/sort_prelude.wgsl, which the prepare kernels follow on the GPU
+ * (test/gpu/sort-prelude.test.ts runs both and compares).
+ */
 export function grid2d(w: number, maxPerDim: number): Grid {
   if (w === 0) return { x: 0, y: 1 };
   const y = Math.ceil(w / maxPerDim);
@@ -64,7 +68,7 @@ export function grid2d(w: number, maxPerDim: number): Grid {
 }
 
 /** What a sorter keeps per job: bindings made for the job's buffers and count offset. */
-export interface JobEntry {
+export interface JobEntry<B> {
   keys: GPUBuffer;
   values: GPUBuffer;
   count: GPUBuffer;
@@ -73,6 +77,7 @@ export interface JobEntry {
   keyBits?: number;
   /** The uniform buffer made for the job (destroyed with the cache). */
   info: GPUBuffer;
+  bindings: B;
 }
 
 /**
@@ -80,13 +85,13 @@ export interface JobEntry {
  * buffers creates nothing per frame. An entry matches a job with the same buffers and
  * count offset (and key width, where the entry records one).
  */
-export class JobCache<T extends JobEntry> {
-  private entries: T[] = [];
+export class JobCache<B> {
+  private entries: JobEntry<B>[] = [];
 
   constructor(private readonly size = 4) {}
 
   /** The entry for `job`, made by `make` when there is none. */
-  get(job: SortJob, make: () => T): T {
+  get(job: SortJob, make: () => JobEntry<B>): JobEntry<B> {
     const countOffset = job.countOffset ?? 0;
     const hit = this.entries.find(
       (e) =>
@@ -109,14 +114,6 @@ export class JobCache<T extends JobEntry> {
     for (const e of this.entries) e.info.destroy();
     this.entries = [];
   }
-}
-
-/** A uniform buffer holding `words` (u32), padded to 16 bytes. */
-export function uniformWords(device: GPUDevice, label: string, words: readonly number[]): GPUBuffer {
-  const buffer = device.createBuffer({ label, size: Math.ceil(words.length / 4) * 16, usage: GPUBufferUsage.UNIFORM, mappedAtCreation: true });
-  new Uint32Array(buffer.getMappedRange()).set(words);
-  buffer.unmap();
-  return buffer;
 }
 
 /**

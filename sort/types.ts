@@ -44,6 +44,8 @@ export interface SorterFactory {
   readonly stable: boolean;
   /** Whether this adapter/device can run it (features, limits). */
   supported(device: GPUDevice): boolean;
+  /** Why this device cannot run it (one line), or undefined where `supported` is true. */
+  unsupportedReason?(device: GPUDevice): string | undefined;
   create(device: GPUDevice, capacity: number): GpuSorter;
 }
 

@@ -17,7 +17,6 @@
 
 override WG_SIZE: u32;                 // invocations per workgroup
 override LOCAL_SIZE: u32;              // pairs a workgroup sorts in workgroup memory (power of two)
-override MAX_WORKGROUPS_PER_DIM: u32;  // the device's maxComputeWorkgroupsPerDimension
 
 const PAD: u32 = 0xffffffffu;
 
@@ -56,11 +55,6 @@ fn after(ka: u32, va: u32, kb: u32, vb: u32, mask: u32) -> bool {
 // the i-th pair of a stride-j step.
 fn insertZero(i: u32, j: u32) -> u32 {
   return ((i & ~(j - 1u)) << 1u) | (i & (j - 1u));
-}
-
-// Large grids are 2D (x * y workgroups, at most MAX_WORKGROUPS_PER_DIM each way).
-fn linearWorkgroup(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
-  return wid.x + wid.y * nwg.x;
 }
 
 var<workgroup> localKeys: array<u32, LOCAL_SIZE>;

@@ -1,7 +1,11 @@
 // onesweep common declarations: the constants (set once, from the host, through the
-// pipelines' `constants`; KEYS_PER_THREAD and STAGE_PAIRS are generated `const` lines in
-// front of this file, because they size per-invocation and workgroup arrays), the structures the stages share,
-// and small helpers. Included in every onesweep module after the primitives file.
+// pipelines' `constants`), the structures the stages share, and small helpers. Included
+// in every onesweep module after the sort prelude and the primitives file. The host also
+// generates `const` lines in front of the module (sort/onesweep-kernels.ts,
+// ONESWEEP_CONSTS, ONESWEEP_GLOBALS): RADIX_BITS, RADIX, MAX_PASSES, NO_REGION and the
+// globals layout below, which TS sizes its buffers and fills its pass table with too,
+// and KEYS_PER_THREAD, which sizes per-invocation arrays (WGSL wants a `const` there,
+// not an `override`).
 //
 // Buffers shared by the stages (bind group 2 of histogram and pass):
 //   globals  u32 [ hist: 4 x 256 (pass p's digit d at p * 256 + d) | tileCounters: 4 | done ]
@@ -26,20 +30,14 @@ override HIST_COPIES: u32;             // copies of the workgroup histograms (at
 override ROW_MIN: u32;                 // fewest invocations sharing one row of rank counters
 override SG_WORDS: u32;                // u32 words of a subgroup ballot that can be non-zero (1..4)
 override LOOKBACK_BATCH: u32;          // predecessors' look-back words read per poll (1..4)
-override MAX_WORKGROUPS_PER_DIM: u32;  // the device's maxComputeWorkgroupsPerDimension
 override TILE: u32 = WG_SIZE * KEYS_PER_THREAD;
 override HIST_BLOCK: u32 = WG_SIZE * HIST_KEYS_PER_THREAD;
 
-const RADIX_BITS: u32 = 8u;
-const RADIX: u32 = 256u;
-const MAX_PASSES: u32 = 4u;
-const COUNTERS_OFFSET: u32 = MAX_PASSES * RADIX;  // tileCounters in globals
-const DONE_OFFSET: u32 = COUNTERS_OFFSET + MAX_PASSES;  // finished workgroups of the last pass
-const GLOBALS_WORDS: u32 = DONE_OFFSET + 1u;
+// Generated from ONESWEEP_GLOBALS too: COUNTERS_OFFSET (tileCounters in globals),
+// DONE_OFFSET (finished workgroups of the last pass), GLOBALS_WORDS (the buffer's size).
 const FLAG_AGGREGATE: u32 = 0x40000000u;
 const FLAG_INCLUSIVE: u32 = 0x80000000u;
 const VALUE_MASK: u32 = 0x3fffffffu;
-const NO_REGION: u32 = 0xffffffffu;
 
 // Written by onesweep_histogram (and onesweep_prepare in indirect mode) for the live
 // count (storage there), read by the pass kernel as a uniform.
@@ -76,9 +74,4 @@ struct PassInfo {
 
 fn digitOf(key: u32, info: PassInfo) -> u32 {
   return (key >> info.shift) & info.digitMask;
-}
-
-// Large grids are 2D (x * y workgroups, at most MAX_WORKGROUPS_PER_DIM each way).
-fn linearWorkgroup(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
-  return wid.x + wid.y * nwg.x;
 }

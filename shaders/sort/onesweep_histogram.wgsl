@@ -19,9 +19,8 @@
 //   job's (a uniform branch rather than a second pipeline: one compile less).
 // Workgroup memory starts zeroed (WGSL zero-initialises it), hence no clearing pass.
 
-// Keys an invocation has in flight: 4 measured best on an H200 (2026-11-22, with 2 copies,
-// 32-bit pairs, whole sort: 8M 0.559 ms, 16M 1.032; 8 keys 0.573 / 1.066, 16 keys
-// 0.630 / 1.178, 32 keys 0.605 / 1.126): more keys, more registers, fewer workgroups.
+// Keys an invocation has in flight: 4 measured best (docs/PERFORMANCE.md, "onesweep
+// histogram keys in flight"): more keys, more registers, fewer workgroups.
 const HIST_BATCH: u32 = 4u;
 
 @group(0) @binding(0) var<uniform> passInfo: PassInfo;

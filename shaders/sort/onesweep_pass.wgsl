@@ -40,9 +40,9 @@
 //      + t back (coalesced digit runs), then the values the same way (plain stores: the
 //      stage is not atomic). Sorted keys and values end in registers. (A second stage
 //      for the values, or values staged through the atomic counter table, costs
-//      workgroup memory: fewer workgroups per SM, measurably slower on an H200.) Doing
-//      this before the look-back rather than after: H200, 1M pairs 0.127 ms against
-//      0.134 (the look-back's latency hides behind the staging), 8M 0.575 against 0.582.
+//      workgroup memory: fewer workgroups per SM, measurably slower.) Done before the
+//      look-back rather than after, so that the look-back's latency hides behind the
+//      staging (docs/PERFORMANCE.md, "onesweep pass kernel").
 //   6. Look-back, invocation d for digit d: walk back over predecessors' words adding
 //      values, past aggregates, until an inclusive word (or past tile 0: + base),
 //      LOOKBACK_BATCH words loaded per poll (used up to the first not ready).
@@ -55,13 +55,8 @@
 //      aggregate (atomicMax: never lowers an inclusive word), and goes on walking.
 //      Every round either ends the look-back or moves at least one invocation one tile
 //      back, so it ends after at most 256 * tile rounds whatever the scheduler does.
-//      Cost (H200, 2026-11-22, 32-bit pairs, median ms at 1M / 8M / 16M; the kernel of
-//      then, 0.135 / 0.583 / 1.084): skipping the look-back altogether (wrong output, a
-//      timing probe) gave 0.122 / 0.521 / 0.941, so it is ~11% of the sort. 8 words a
-//      poll instead of 4, 0.132 / 0.584 / 1.079; the counts published by the
-//      column-scan invocations themselves, one barrier sooner, 0.135 / 0.586 / 1.089;
-//      published before the ranking from a workgroup-atomic histogram of the tile,
-//      0.132 / 0.599 / 1.122 (the extra atomics cost more than successors save).
+//      The look-back is ~11% of the sort; what else was tried: docs/PERFORMANCE.md,
+//      "onesweep pass kernel".
 //   7. Publish the inclusive words (exclusive + count); clear this tile's words of the
 //      next pass's status region; offset[d] = exclusive - start[d]; the sorted pair at
 //      place e goes to dst[offset[d] + e].
@@ -86,9 +81,8 @@ const ROW_WORDS: u32 = RADIX / 2u;
 // Workgroup memory is what bounds the workgroups an SM holds (on an H200 through Vulkan,
 // ~64 KB an SM): arrays are reused across steps where their lives do not overlap.
 var<workgroup> wgTable: array<atomic<u32>, max((WG_SIZE / ROW_MIN) * ROW_WORDS, RADIX)>;
-// The tile sorted by digit (step 5): keys, then values unless STAGE_PAIRS (values apart).
+// The tile sorted by digit (step 5): keys, then values.
 var<workgroup> wgStage: array<u32, TILE>;
-var<workgroup> wgValues: array<u32, select(1u, TILE, STAGE_PAIRS)>;
 // Per digit: the tile's count, then its tile-local start (steps 3-5); then zeroed, the
 // look-back fallback's digit counters (step 6).
 var<workgroup> wgDigit: array<atomic<u32>, RADIX>;
@@ -167,7 +161,7 @@ fn main(ids: WgIds, wg: WgUniform) {
       let d = digitOf(keys[j], info);
       let m = matchDigit(d, valid, lane);
       // Every lane adds, 0 unless it leads its peers: no divergent branch around the
-      // atomic (H200, 8M pairs: 0.568 ms against 0.582 with `if (leader)`).
+      // atomic (faster than `if (leader)`: docs/PERFORMANCE.md, "onesweep pass kernel").
       let add = select(0u, m.count << (16u * (d & 1u)), valid && m.before == 0u);
       let old = fromLeader(atomicAdd(&wgTable[rowBase + d / 2u], add), m);
       if (valid) {
@@ -179,10 +173,8 @@ fn main(ids: WgIds, wg: WgUniform) {
     }
   }
   workgroupBarrier();
-  // The values are staged in step 5: their loads fly during steps 3 and 4. (Loaded after
-  // the look-back, in the kernel that staged after it, to free registers: 0.628 ms against
-  // 0.583 at 8M, 1.171 against 1.086 at 16M, H200, 2026-11-22: the latency hiding is
-  // worth more.)
+  // The values are staged in step 5: their loads fly during steps 3 and 4 (loading them
+  // later to free registers was slower: docs/PERFORMANCE.md, "onesweep pass kernel").
   var values: array<u32, KEYS_PER_THREAD>;
   for (var j = 0u; j < KEYS_PER_THREAD; j++) {
     let e = first + j * sg;
@@ -226,8 +218,8 @@ fn main(ids: WgIds, wg: WgUniform) {
   //    wgStage and come back in place order (invocation t takes places e = i * WG_SIZE +
   //    t), then the values the same way: both end in registers, sorted. (Adding the
   //    starts to every row of the table first, to look up one word a key instead of
-  //    two, costs a barrier and a serial loop: H200, 32-bit pairs, 8M 0.528 ms against
-  //    0.526, 16M 0.980 against 0.972.)
+  //    two, costs a barrier and a serial loop: docs/PERFORMANCE.md, "onesweep pass
+  //    kernel".)
   var k = tile;  // the next predecessor is tile k - 1; k == 0: done
   let region = info.statusOffset;
   var firstPoll: vec4<u32>;
@@ -241,9 +233,6 @@ fn main(ids: WgIds, wg: WgUniform) {
       let d = digitOf(keys[j], info);
       place[j] = rank[j] + half16(atomicLoad(&wgTable[rowBase + d / 2u]), d) + atomicLoad(&wgDigit[d]);
       wgStage[place[j]] = keys[j];
-      if (STAGE_PAIRS) {
-        wgValues[place[j]] = values[j];
-      }
     }
   }
   workgroupBarrier();
@@ -252,21 +241,16 @@ fn main(ids: WgIds, wg: WgUniform) {
   var sortedValues: array<u32, KEYS_PER_THREAD>;
   for (var i = 0u; i < KEYS_PER_THREAD; i++) {
     sortedKeys[i] = wgStage[i * WG_SIZE + lid];
-    if (STAGE_PAIRS) {
-      sortedValues[i] = wgValues[i * WG_SIZE + lid];
+  }
+  workgroupBarrier();
+  for (var j = 0u; j < KEYS_PER_THREAD; j++) {
+    if (first + j * sg < live) {
+      wgStage[place[j]] = values[j];
     }
   }
-  if (!STAGE_PAIRS) {
-    workgroupBarrier();
-    for (var j = 0u; j < KEYS_PER_THREAD; j++) {
-      if (first + j * sg < live) {
-        wgStage[place[j]] = values[j];
-      }
-    }
-    workgroupBarrier();
-    for (var i = 0u; i < KEYS_PER_THREAD; i++) {
-      sortedValues[i] = wgStage[i * WG_SIZE + lid];
-    }
+  workgroupBarrier();
+  for (var i = 0u; i < KEYS_PER_THREAD; i++) {
+    sortedValues[i] = wgStage[i * WG_SIZE + lid];
   }
 
   // 6. Look-back, with the fallback (see the header). Two barriers a round.

@@ -19,14 +19,6 @@
 @group(0) @binding(3) var<storage, read_write> dispatchArgs: array<vec4<u32>>;
 @group(0) @binding(4) var<storage, read_write> globals: array<u32>;
 
-fn grid(w: u32) -> vec4<u32> {
-  if (w == 0u) {
-    return vec4<u32>(0u, 1u, 1u, 0u);
-  }
-  let y = (w + MAX_WORKGROUPS_PER_DIM - 1u) / MAX_WORKGROUPS_PER_DIM;
-  return vec4<u32>((w + y - 1u) / y, y, 1u, 0u);
-}
-
 @compute @workgroup_size(WG_SIZE)
 fn main(@builtin(local_invocation_index) lid: u32) {
   if (lid == 0u) {

@@ -1,7 +1,7 @@
 // onesweep primitives, subgroup variant (device feature 'subgroups').
-// A onesweep kernel module is this file (or onesweep_portable.wgsl, same API), a
-// generated `const KEYS_PER_THREAD` line, onesweep_common.wgsl and the kernel's own
-// file, concatenated in that order: `enable` must come first in a module.
+// A onesweep kernel module is the generated constants, sort_prelude.wgsl, this file (or
+// onesweep_portable.wgsl, same API), onesweep_common.wgsl and the kernel's own file
+// (sort/kernel-kit.ts sortModule, which moves the `enable` below to the front).
 //
 // The invocation ids come in two structs, as entry-point parameters: WgIds (varies per
 // invocation) and WgUniform (the same across the workgroup). WGSL's uniformity analysis

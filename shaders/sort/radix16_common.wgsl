@@ -1,8 +1,9 @@
 // radix16 common declarations: the sizes (pipeline-overridable constants set from
-// RADIX16_CONSTANTS in sort/radix16-kernels.ts, except KEYS_PER_THREAD, a generated
-// `const` there because it sizes private arrays), the structures the stages share, and
-// small helpers. Included in every radix16 module after the workgroup-primitives file
-// and the generated constants.
+// RADIX16_CONSTANTS in sort/radix16-kernels.ts), the structures the stages share, and
+// small helpers. Included in every radix16 module after the sort prelude and the
+// workgroup-primitives file. The host generates `const` lines in front of the module:
+// RADIX (bins a pass, which TS sizes the count buffers with too) and KEYS_PER_THREAD
+// (it sizes private arrays, which WGSL wants sized by a `const`).
 //
 // A pass sorts by one 4-bit digit (16 bins). The digit counts of a pass are digit-major
 // over the TILE-key tiles, digitStride entries a digit:
@@ -11,17 +12,14 @@
 // first output index of its keys (the padding entries are kept at 0). digitStride is
 // numTiles while the counts fit one scan block, else numTiles rounded up to an ODD
 // multiple of STRIDE_ALIGN, meant to keep the 16 counters of a tile off one L2 slice
-// when numTiles is a power of two. Measured on an H200, it changed nothing (8M pairs at
-// 2048-key tiles: 2.33 ms either way): kept as harmless, a candidate for removal.
+// when numTiles is a power of two. Measured, it changed nothing (docs/PERFORMANCE.md,
+// "radix16 digit stride"): kept as harmless, a candidate for removal.
 
 override WG_SIZE: u32;                 // invocations per workgroup
 override SCAN_ITEMS: u32;              // entries per invocation in radix16_scan
-override MAX_WORKGROUPS_PER_DIM: u32;  // the device's maxComputeWorkgroupsPerDimension
 override STRIDE_ALIGN: u32;            // digitStride granule (entries)
 override TILE: u32 = WG_SIZE * KEYS_PER_THREAD;
 override SCAN_BLOCK: u32 = WG_SIZE * SCAN_ITEMS;
-
-const RADIX: u32 = 16u;
 
 // Written by radix16_prepare for the live count (storage there), read by every other
 // stage as a uniform.
@@ -47,7 +45,8 @@ struct PassInfo {
   level: u32,          // scan level (radix16_scan)
 }
 
-// digitStride for numTiles tiles (the host's radix16DigitStride follows the same rule).
+// digitStride for numTiles tiles. The host's radix16DigitStride follows the same rule
+// with the same constants; test/gpu/sort-prelude.test.ts runs both and compares.
 fn digitStrideFor(numTiles: u32) -> u32 {
   if (RADIX * numTiles <= SCAN_BLOCK) {
     return numTiles;
@@ -64,9 +63,4 @@ fn padEntry(d: u32, tile: u32) -> u32 {
 
 fn digitOf(key: u32, info: PassInfo) -> u32 {
   return (key >> info.shift) & info.digitMask;
-}
-
-// Large grids are 2D (x * y workgroups, at most MAX_WORKGROUPS_PER_DIM each way).
-fn linearWorkgroup(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
-  return wid.x + wid.y * nwg.x;
 }

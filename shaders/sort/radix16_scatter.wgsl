@@ -121,7 +121,7 @@ fn main(ids: WgIds, wg: WgUniform) {
   //    tileKeys/tileValues, coalesced. Then the digit bases; every load they need is
   //    issued before the first barrier (the entries after the scanned top-level prefix
   //    included), so that one memory latency, not three, stands before the ranking
-  //    (H200, 8M pairs: skipping these loads altogether took 85 of 203 us off a scatter).
+  //    (docs/PERFORMANCE.md, "radix16 scatter": these loads were ~40% of a scatter).
   let sgs = subgroupSizeOf(wg);
   let lane = laneOf(ids);
   let warp = lid / sgs;
@@ -171,8 +171,8 @@ fn main(ids: WgIds, wg: WgUniform) {
     topIndex = i;
   }
   // Every load below has an address known up front and a fixed trip count, so that the
-  // loads issue together: a loop bounded by topIndex waited for each entry in turn (0.4 ms
-  // of a 3.0 ms sort of 8M pairs on an H200).
+  // loads issue together: a loop bounded by topIndex waited for each entry in turn
+  // (docs/PERFORMANCE.md, "radix16 scatter").
   let topSize = params.topSize;
   let chunk = topIndex / SCAN_ITEMS;
   var partial = 0u;  // digit lid: the top-level entries from its chunk's start up to topIndex

@@ -6,8 +6,8 @@
 //   lane adds 1. Skewed keys (all-equal, or the near-constant high bits of depth keys) put
 //   one slot in a subgroup, and 32 same-address workgroup atomics serialise on a GPU;
 //   random keys spread over many slots, where the atomics barely conflict. Three cheap
-//   subgroup operations: on an H200 the earlier two-round min/ballot election cost 0.6 ms
-//   of a 3.0 ms sort of 8M pairs (bench:sort), more than the conflicts it saved.
+//   subgroup operations: an earlier two-round min/ballot election cost more than the
+//   conflicts it saved (docs/PERFORMANCE.md, "radix16 scatter").
 // Must be called in workgroup-uniform control flow by all WG_SIZE invocations.
 
 fn wgAggregate(slot: u32, valid: bool, ids: WgIds, wg: WgUniform) -> u32 {

@@ -11,7 +11,6 @@
 override WG_SIZE: u32;                 // invocations per workgroup
 override KEYS_PER_THREAD: u32;         // keys per invocation in count and scatter
 override SCAN_ITEMS: u32;              // entries per invocation in radix4_scan
-override MAX_WORKGROUPS_PER_DIM: u32;  // the device's maxComputeWorkgroupsPerDimension
 override CHUNK: u32 = WG_SIZE * KEYS_PER_THREAD;
 override SCAN_BLOCK: u32 = WG_SIZE * SCAN_ITEMS;
 
@@ -62,9 +61,4 @@ fn rankInDigit(before: u32, pos: u32, d: u32) -> u32 {
   let r1 = packedField(before, 1u);
   let r2 = packedField(before, 2u);
   return select(select(select(pos - r0 - r1 - r2, r2, d == 2u), r1, d == 1u), r0, d == 0u);
-}
-
-// Large grids are 2D (x * y workgroups, at most MAX_WORKGROUPS_PER_DIM each way).
-fn linearWorkgroup(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
-  return wid.x + wid.y * nwg.x;
 }

@@ -24,14 +24,6 @@ struct PrepareInfo {
 @group(0) @binding(2) var<storage, read_write> params: Params;
 @group(0) @binding(3) var<storage, read_write> dispatchArgs: array<vec4<u32>>;
 
-fn grid(w: u32) -> vec4<u32> {
-  if (w == 0u) {
-    return vec4<u32>(0u, 1u, 1u, 0u);
-  }
-  let y = (w + MAX_WORKGROUPS_PER_DIM - 1u) / MAX_WORKGROUPS_PER_DIM;
-  return vec4<u32>((w + y - 1u) / y, y, 1u, 0u);
-}
-
 @compute @workgroup_size(1)
 fn main() {
   let n = min(countBuf[info.countIndex], info.capacity);

@@ -1,7 +1,8 @@
 // Workgroup scan on subgroup operations (device feature 'subgroups'), shared by the
-// radix4 and radix16 kernels. A kernel module is this file (or wg_scan_portable.wgsl, same
-// API), the sorter's own primitives file, its common file and the kernel's file,
-// concatenated in that order: `enable` must come first in a module, so it lives here.
+// radix4 and radix16 kernels. A kernel module is the generated constants,
+// sort_prelude.wgsl, this file (or wg_scan_portable.wgsl, same API), the sorter's own
+// primitives file, its common file and the kernel's file (sort/kernel-kit.ts sortModule,
+// which moves the `enable` below to the front).
 //
 // The invocation ids come in two structs, as entry-point parameters: WgIds (varies per
 // invocation) and WgUniform (the same across the workgroup). WGSL's uniformity analysis
