@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SceneLoadError } from './errors';
+import { EmptySceneError, SceneLoadError } from './errors';
 import { loadScene } from './load';
 import { buildPly, floatProps, inriaNames, type FixtureElement } from './ply-fixtures';
 
@@ -81,13 +81,12 @@ describe('loadScene dispatch', () => {
     await expect(loadScene(buildPly('ascii', [noXyz]), 'uv.ply')).rejects.toMatchObject({ code: 'missing-property', property: 'x' });
   });
 
-  it('an empty vertex element gives an empty cloud on every route', async () => {
-    for (const format of ['binary_little_endian', 'ascii'] as const) {
-      const empty = await loadScene(buildPly(format, [{ ...splats(), rows: [] }]), 'empty.ply');
-      expect(empty.count).toBe(0);
-      expect(empty.sh.length).toBe(0);
-      const none = await loadScene(buildPly(format, [{ name: 'vertex', properties: floatProps(['x', 'y', 'z']), rows: [] }]), 'none.ply');
-      expect(none.count).toBe(0);
+  it('an empty vertex element is an EmptySceneError on every route (nothing to draw)', async () => {
+    for (const format of ['binary_little_endian', 'ascii', 'binary_big_endian'] as const) {
+      await expect(loadScene(buildPly(format, [{ ...splats(), rows: [] }]), 'empty.ply')).rejects.toBeInstanceOf(EmptySceneError);
+      await expect(loadScene(buildPly(format, [{ name: 'vertex', properties: floatProps(['x', 'y', 'z']), rows: [] }]), 'none.ply')).rejects.toThrow(
+        'none.ply: empty-scene: the file declares 0 splats: nothing to draw',
+      );
     }
   });
 
