@@ -134,6 +134,10 @@ function parseSpzGzip(bytes: Uint8Array, name: string): SplatCloud {
     for (let at = 0; at < bytes.length; at += step) gunzip.push(bytes.subarray(at, at + step), at + step >= bytes.length);
   } catch (e) {
     if (e instanceof SpzFormatError || e instanceof UnsupportedError) throw e;
+    // fflate's code 0 is "unexpected EOF": the file was cut short.
+    if ((e as { code?: number }).code === 0) {
+      throw new TruncatedError(name, `the gzip stream ends early (${bytes.length} bytes, ${total} bytes decompressed)`, { byteOffset: bytes.length, cause: e });
+    }
     throw new DecompressError(name, `corrupt gzip data (${e instanceof Error ? e.message : String(e)})`, { cause: e });
   }
   if (!ended) throw new TruncatedError(name, `the gzip stream ends early (${bytes.length} bytes, ${total} bytes decompressed)`, { byteOffset: bytes.length });
