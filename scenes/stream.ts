@@ -60,9 +60,9 @@ const INITIAL_ROWS = 1 << 16;
  */
 export async function loadSceneStream(name: string, source: ByteSource, options: LoadStreamOptions = {}): Promise<SplatCloud> {
   const { signal, onProgress, totalBytes } = options;
+  let received = 0;
   const aborted = (): LoadAbortedError => new LoadAbortedError(name, `load cancelled after ${received} bytes`, { byteOffset: received });
   if (signal?.aborted) throw aborted();
-  let received = 0;
   const progress = (splats: number): void => onProgress?.({ bytes: received, ...(totalBytes === undefined ? {} : { totalBytes }), splats });
 
   const chunks = readChunks(source, name, signal, () => aborted());
