@@ -18,7 +18,7 @@ import { BadValueError, ExtraDataError, MissingElementError, MissingPropertyErro
 import { locateElements, rowsNoun, type PlyElement, type PlyHeader, type PlyScalarType } from './ply-header';
 import { decodeSplatRows, looksLikeSplats, resolveSplatProperties, SH_C0 } from './ply-decode';
 import { rejectVertexLists, rowsAsFloats } from './ply';
-import { MAX_ABS_POSITION, R_COLOUR, R_POS_NONFINITE, R_POS_RANGE, SplatSink, Tally } from './sanitize';
+import { MAX_ABS_POSITION, MAX_SCALE, R_COLOUR, R_POS_NONFINITE, R_POS_RANGE, R_SCALE_OVERFLOW, SplatSink, Tally } from './sanitize';
 import { computeBounds, type SplatCloud } from './splat-cloud';
 
 /**
@@ -125,7 +125,13 @@ export function pointsFromRows(rows: Float32Array, vertex: PlyElement, name: str
   const { min, max } = computeBounds(cloud.positions);
   const diagonal = Math.hypot(max[0] - min[0], max[1] - min[1], max[2] - min[2]);
   // A single point, or all points in one place, has no spacing to go by.
-  const size = diagonal > 0 ? (diagonal / Math.cbrt(cloud.count)) * POINT_SPLAT_SPACING_FRACTION : 0.01;
+  let size = diagonal > 0 ? (diagonal / Math.cbrt(cloud.count)) * POINT_SPLAT_SPACING_FRACTION : 0.01;
+  if (size > MAX_SCALE) {
+    // Points spread over more than ~10^5 units: every splat's derived size is clamped.
+    size = MAX_SCALE;
+    for (let i = 0; i < cloud.count; i++) tally.clamp(1 << R_SCALE_OVERFLOW);
+    cloud.sanitized = tally.report();
+  }
   cloud.scales.fill(size);
   return cloud;
 }

@@ -68,10 +68,12 @@ export async function loadSceneStream(name: string, source: ByteSource, options:
   const chunks = readChunks(source, name, signal, () => aborted());
   try {
     // The head: enough bytes to know the format, and for PLY the whole header.
+    // The header is re-parsed only each time the head has doubled, so that
+    // tiny chunks (or a 1 MB header) cost linear time, not quadratic.
     const head: Uint8Array[] = [];
     let headBytes = 0;
     let header: PlyHeader | null = null;
-    let kind: ReturnType<typeof detectKind> | null = null;
+    let nextParse = 64;
     let ended = false;
     while (true) {
       const r = await chunks.next();
@@ -83,12 +85,12 @@ export async function loadSceneStream(name: string, source: ByteSource, options:
       headBytes += r.value.length;
       received = headBytes;
       progress(0);
-      if (headBytes < 4) continue;
+      if (headBytes < nextParse && headBytes < MAX_HEADER_BYTES) continue;
+      nextParse = headBytes * 2;
       const bytes = concat(head, headBytes);
       head.length = 0;
       head.push(bytes);
-      kind ??= detectKind(bytes);
-      if (kind !== 'ply') break;
+      if (detectKind(bytes) !== 'ply') break;
       header = tryParsePlyHeader(bytes, name, false);
       if (header !== null || headBytes >= MAX_HEADER_BYTES) break;
     }
