@@ -358,8 +358,16 @@ export interface CaseResult {
   detail: string;
 }
 
-/** Loads a case whole and as a stream and classifies it. */
+/** Loads a case whole and as a stream and classifies it (an error of the oracle itself is `untyped`). */
 export async function runCase(k: FuzzCase): Promise<CaseResult> {
+  try {
+    return await classify(k);
+  } catch (e) {
+    return { index: k.index, family: k.family, outcome: 'untyped', base: k.base, what: k.what, detail: `error outside the loader's calls: ${e instanceof Error ? e.message : String(e)}` };
+  }
+}
+
+async function classify(k: FuzzCase): Promise<CaseResult> {
   const name = `case-${k.index}`;
   const r = (outcome: Outcome, detail: string): CaseResult => ({ index: k.index, family: k.family, outcome, base: k.base, what: k.what, detail });
   let cloud: SplatCloud;

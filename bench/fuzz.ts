@@ -73,10 +73,12 @@ if (!isMainThread) {
       const worker = new Worker(self, { workerData: { seed, from, to: cases } satisfies Job });
       let timer: NodeJS.Timeout | undefined;
       let started = false;
+      let dead = false; // after a hang or crash: late messages of this worker are ignored
       const arm = (ms: number): void => {
         clearTimeout(timer);
         timer = setTimeout(() => {
           // The case now running is `next`: a hang.
+          dead = true;
           results.push({ index: next, family: familyOf(seed, next), outcome: 'hang', base: '?', what: '?', detail: `no result after ${ms} ms` });
           next++;
           void worker.terminate().then(() => resolve());
@@ -84,8 +86,9 @@ if (!isMainThread) {
       };
       arm(120_000); // corpus building
       worker.on('message', (m: { ready?: boolean; result?: CaseResult }) => {
+        if (dead) return;
         if (m.ready) started = true;
-        if (m.result) {
+        if (m.result && m.result.index === next) {
           results.push(m.result);
           next = m.result.index + 1;
           if (!values.json && next % 500 === 0) process.stderr.write(`fuzz: ${next}/${cases} cases, ${((performance.now() - t0) / 1000).toFixed(0)} s\n`);
@@ -98,6 +101,8 @@ if (!isMainThread) {
       });
       worker.on('error', (e) => {
         clearTimeout(timer);
+        if (dead) return;
+        dead = true;
         // A crash of the worker itself (e.g. out of memory) counts against the running case.
         results.push({ index: next, family: familyOf(seed, next), outcome: 'untyped', base: '?', what: '?', detail: `worker died: ${e.message}` });
         next++;

@@ -114,9 +114,11 @@ function parseSpzGzip(bytes: Uint8Array, name: string): SplatCloud {
   let header: SpzHeader | null = null;
   let expected = 0;
   let ended = false;
+  let crc = 0xffffffff;
   const onData = (data: Uint8Array, final: boolean): void => {
     chunks.push(data);
     total += data.length;
+    crc = crc32Update(crc, data);
     if (header === null && total >= 16) {
       header = readHeader16(concat(chunks, 16), name, 'the gunzipped data');
       checkHeader(header, name, [2, 3]);
@@ -141,6 +143,13 @@ function parseSpzGzip(bytes: Uint8Array, name: string): SplatCloud {
     throw new DecompressError(name, `corrupt gzip data (${e instanceof Error ? e.message : String(e)})`, { cause: e });
   }
   if (!ended) throw new TruncatedError(name, `the gzip stream ends early (${bytes.length} bytes, ${total} bytes decompressed)`, { byteOffset: bytes.length });
+  // fflate's stream does not check the member's trailer: CRC-32 and size of the data, the file's last 8 bytes.
+  const tv = new DataView(bytes.buffer, bytes.byteOffset + bytes.length - 8, 8);
+  if (bytes.length < 18 || tv.getUint32(0, true) !== (crc ^ 0xffffffff) >>> 0 || tv.getUint32(4, true) !== total % 2 ** 32) {
+    throw new DecompressError(name, `the gzip trailer (CRC-32 and size in the last 8 bytes) does not match the ${total} bytes decompressed: the file is cut short or corrupt`, {
+      byteOffset: Math.max(0, bytes.length - 8),
+    });
+  }
   if (header === null) throw new TruncatedError(name, `the gunzipped data holds ${total} bytes, less than the 16-byte SPZ header`, { byteOffset: bytes.length });
   const h: SpzHeader = header;
   if (total < expected) {
@@ -207,8 +216,51 @@ function u64(v: DataView, at: number, name: string): number {
   return hi * 2 ** 32 + lo;
 }
 
+/** Largest ZSTD window accepted beyond the stream's own size (the decoder allocates the window). */
+const MAX_EXTRA_WINDOW = 1 << 23;
+
+/**
+ * Checks a ZSTD frame header against the size the table of contents
+ * declares, before the decoder allocates anything from it: a declared
+ * content size must match, and the window (which the decoder allocates) may
+ * not be far larger than the stream.
+ */
+function checkZstdFrame(src: Uint8Array, size: number, name: string, stream: number, at: number): void {
+  const bad = (why: string): never => {
+    throw new SpzFormatError(name, `ZSTD stream ${stream} at byte ${at}: ${why}`, { byteOffset: at });
+  };
+  if (src.length < 6) {
+    if (size === 0 && src.length === 0) return;
+    bad(`${src.length} bytes cannot hold a frame header`);
+  }
+  if (src[0] !== 0x28 || src[1] !== 0xb5 || src[2] !== 0x2f || src[3] !== 0xfd) bad('no ZSTD frame magic');
+  const fhd = src[4]!;
+  const single = (fhd >> 5) & 1;
+  const fcsFlag = fhd >> 6;
+  const dictBytes = [0, 1, 2, 4][fhd & 3]!;
+  if (fhd & 8) bad('reserved frame header bit set');
+  const fcsBytes = fcsFlag === 0 ? single : 1 << fcsFlag;
+  let p = 5 + (single ? 0 : 1) + dictBytes;
+  if (src.length < p + fcsBytes) bad('frame header cut short');
+  let window = 0;
+  if (!single) {
+    const wd = src[5]!;
+    const base = 2 ** (10 + (wd >> 3));
+    window = base + (base / 8) * (wd & 7);
+  }
+  if (fcsBytes > 0) {
+    let fcs = 0;
+    for (let k = fcsBytes - 1; k >= 0; k--) fcs = fcs * 256 + src[p + k]!;
+    if (fcsBytes === 2) fcs += 256;
+    if (fcs !== size) bad(`the frame declares ${fcs} bytes, the table of contents ${size}`);
+    if (single) window = fcs;
+  }
+  if (window > size + MAX_EXTRA_WINDOW) bad(`a ${window}-byte window for ${size} bytes of data`);
+}
+
 /** One ZSTD stream into exactly `size` bytes; more or less is an error. */
 function unzstd(src: Uint8Array, size: number, name: string, stream: number, at: number): Uint8Array {
+  checkZstdFrame(src, size, name, stream, at);
   const out = new Uint8Array(size);
   let filled = 0;
   let ended = false;
@@ -228,6 +280,23 @@ function unzstd(src: Uint8Array, size: number, name: string, stream: number, at:
     throw new TruncatedError(name, `ZSTD stream ${stream} at byte ${at} gives ${filled} bytes, its table of contents declares ${size}`, { byteOffset: at });
   }
   return out;
+}
+
+const CRC_TABLE = (() => {
+  const t = new Uint32Array(256);
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    t[n] = c >>> 0;
+  }
+  return t;
+})();
+
+/** CRC-32 (IEEE, as gzip uses it) of `data` continued from `crc` (start with 0xffffffff, finish with ^ 0xffffffff). */
+function crc32Update(crc: number, data: Uint8Array): number {
+  let c = crc;
+  for (let i = 0; i < data.length; i++) c = CRC_TABLE[(c ^ data[i]!) & 0xff]! ^ (c >>> 8);
+  return c >>> 0;
 }
 
 function concat(chunks: Uint8Array[], length: number): Uint8Array {
