@@ -144,8 +144,9 @@ function parseSpzGzip(bytes: Uint8Array, name: string): SplatCloud {
   }
   if (!ended) throw new TruncatedError(name, `the gzip stream ends early (${bytes.length} bytes, ${total} bytes decompressed)`, { byteOffset: bytes.length });
   // fflate's stream does not check the member's trailer: CRC-32 and size of the data, the file's last 8 bytes.
-  const tv = new DataView(bytes.buffer, bytes.byteOffset + bytes.length - 8, 8);
-  if (bytes.length < 18 || tv.getUint32(0, true) !== (crc ^ 0xffffffff) >>> 0 || tv.getUint32(4, true) !== total % 2 ** 32) {
+  if (bytes.length < 18) throw new TruncatedError(name, `a gzip stream is at least 18 bytes (header and trailer); this file has ${bytes.length}`, { byteOffset: bytes.length });
+  const tv = bytes.length >= 18 ? new DataView(bytes.buffer, bytes.byteOffset + bytes.length - 8, 8) : null;
+  if (tv === null || tv.getUint32(0, true) !== (crc ^ 0xffffffff) >>> 0 || tv.getUint32(4, true) !== total % 2 ** 32) {
     throw new DecompressError(name, `the gzip trailer (CRC-32 and size in the last 8 bytes) does not match the ${total} bytes decompressed: the file is cut short or corrupt`, {
       byteOffset: Math.max(0, bytes.length - 8),
     });
