@@ -142,12 +142,14 @@ export function decodeSplatRows(src: Float32Array, at: number, stride: number, r
   const shIx = ix.sh;
   const first = sink.count;
   let j = first;
+  // Limits as locals, so the hot loop compares against constants.
+  const maxP = MAX_ABS_POSITION, maxS = MAX_SCALE, maxSh = MAX_ABS_SH;
 
   for (let i = 0; i < rows; i++) {
     const b = at + i * stride;
     const x = src[b + ox]!, y = src[b + oy]!, z = src[b + oz]!;
     // One comparison chain per axis is false for NaN as well as for too large values.
-    if (!(x <= MAX_ABS_POSITION && x >= -MAX_ABS_POSITION && y <= MAX_ABS_POSITION && y >= -MAX_ABS_POSITION && z <= MAX_ABS_POSITION && z >= -MAX_ABS_POSITION)) {
+    if (!(x <= maxP && x >= -maxP && y <= maxP && y >= -maxP && z <= maxP && z >= -maxP)) {
       tally.drop(x - x + (y - y) + (z - z) === 0 ? R_POS_RANGE : R_POS_NONFINITE);
       continue;
     }
@@ -158,10 +160,10 @@ export function decodeSplatRows(src: Float32Array, at: number, stride: number, r
     }
     let flags = 0;
     let s0 = Math.exp(l0), s1 = Math.exp(l1), s2 = Math.exp(l2);
-    if (!(s0 <= MAX_SCALE && s1 <= MAX_SCALE && s2 <= MAX_SCALE)) {
-      if (!(s0 <= MAX_SCALE)) s0 = MAX_SCALE;
-      if (!(s1 <= MAX_SCALE)) s1 = MAX_SCALE;
-      if (!(s2 <= MAX_SCALE)) s2 = MAX_SCALE;
+    if (!(s0 <= maxS && s1 <= maxS && s2 <= maxS)) {
+      if (!(s0 <= maxS)) s0 = maxS;
+      if (!(s1 <= maxS)) s1 = maxS;
+      if (!(s2 <= maxS)) s2 = maxS;
       flags |= 1 << R_SCALE_OVERFLOW;
     }
     positions[j * 3] = x;
@@ -199,7 +201,7 @@ export function decodeSplatRows(src: Float32Array, at: number, stride: number, r
     const d = j * K3;
     for (let k = 0; k < K3; k++) {
       const v = src[b + shIx[k]!]!;
-      if (v <= MAX_ABS_SH && v >= -MAX_ABS_SH) {
+      if (v <= maxSh && v >= -maxSh) {
         sh[d + k] = v;
       } else {
         sh[d + k] = clampSh(v);
