@@ -19,7 +19,7 @@ describe('loadScene dispatch', () => {
     expect(c.source).toEqual({ name: 'le.ply', format: 'ply' });
   });
 
-  it('ASCII and big-endian splat PLYs (via @loaders.gl/ply) give the same cloud as little-endian', async () => {
+  it('ASCII and big-endian splat PLYs (the general reader) give the same cloud as little-endian', async () => {
     const reference = await loadScene(buildPly('binary_little_endian', [splats()]), 'le.ply');
     const be = await loadScene(buildPly('binary_big_endian', [splats()]), 'be.ply');
     expect(be).toEqual({ ...reference, source: { name: 'be.ply', format: 'ply-big-endian' } });
@@ -64,7 +64,7 @@ describe('loadScene dispatch', () => {
     expect(Array.from(c.sh)).toEqual([0, 0, 0, 0, 0, 0]);
   });
 
-  it('errors on the loaders.gl route: truncated big-endian, short ASCII body, list vertex property, no x/y/z', async () => {
+  it('errors on the general route: truncated big-endian, short ASCII body, list vertex property, no x/y/z', async () => {
     const be = buildPly('binary_big_endian', [splats()]);
     await expect(loadScene(be.subarray(0, be.length - 4), 'be.ply')).rejects.toMatchObject({ code: 'truncated' });
 

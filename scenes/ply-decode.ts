@@ -1,7 +1,7 @@
 /**
  * From raw 3DGS vertex properties to the activated, structure-of-arrays
  * SplatCloud: property lookup by name, SH layout, and the per-splat kernel
- * shared by every PLY route (binary fast path, DataView path, loaders.gl).
+ * shared by every route (binary fast path, DataView and ASCII readers, .splat, .spz).
  */
 import { BadShError, MissingPropertyError } from './errors';
 import { clampSh, MAX_ABS_POSITION, MAX_ABS_SH, MAX_SCALE, R_OPACITY, R_POS_NONFINITE, R_POS_RANGE, R_ROTATION, R_SCALE_NONFINITE, R_SCALE_OVERFLOW, R_SH_NONFINITE, R_SH_RANGE, type SplatSink, type Tally } from './sanitize';

@@ -2,8 +2,8 @@
  * Fast reader for binary little-endian 3D Gaussian Splatting PLY files
  * (the INRIA layout and its reorderings).
  *
- * Why this exists next to @loaders.gl/ply (which load.ts still uses for
- * ASCII, big-endian and plain point-cloud PLYs): loaders.gl decodes the whole
+ * Why not @loaders.gl/ply (which read every PLY before issue 10; see
+ * ply-general.ts for why it no longer reads any): loaders.gl decodes the whole
  * file into one string (so it cannot read files over ~512 MB, V8's maximum
  * string length), then reads every property of every row through a switch
  * on the type name into a fresh object and pushes the values into growing
@@ -13,7 +13,8 @@
  * faster than linearly, so 1M SH3 splats (248 MB) would take 30 s or more
  * (others report ~35 s and 2.4 GB). This reader looks the properties up
  * once by name and reads a Float32Array view of the body in place: 1M SH3
- * splats in about 0.5 s (400-500 MB/s) on the same machine.
+ * splats in about 0.5 s (400-500 MB/s) on the same machine. The same row
+ * decoding serves loadSceneStream (stream.ts), a chunk at a time.
  */
 import { MissingElementError, UnsupportedError } from './errors';
 import { asBytes, copyBytes, locateElements, parsePlyHeader, type ElementSpan, type PlyElement, type PlyHeader, type PlyScalarType } from './ply-header';
