@@ -292,7 +292,8 @@ export function makeCase(seed: number, index: number, corpus: BaseFile[]): FuzzC
       return c('trailing blanks after end_header', joinPly(lines, body), original);
     }
     case 'giant-header': {
-      const op = rng.int(3);
+      const op = rng.int(4);
+      if (op === 3) return c('a 500,000-digit ASCII value', enc(`ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\nproperty float z\nend_header\n${'7'.repeat(500_000)}${rng.pick(['x', '', '.5', 'e'])} 2 3\n`));
       if (op === 0) {
         const props = Array.from({ length: 45_000 }, (_, j) => `property float p${j}`).join('\n');
         return c('45,000 properties (a header just under 1 MB)', enc(`ply\nformat binary_little_endian 1.0\nelement vertex 1\n${props}\nend_header\n`));

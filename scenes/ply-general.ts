@@ -138,7 +138,11 @@ export function pointsFromRows(rows: Float32Array, vertex: PlyElement, name: str
 
 // A PLY ASCII number: decimal with optional fraction and exponent, or
 // inf / infinity / nan (any case, optional sign) as C's printf writes them.
-const FLOAT_TOKEN = /^[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity|nan)$/i;
+// Written so that no two parts can match the same digits: the test stays
+// linear on long tokens (which are refused anyway past MAX_TOKEN_LENGTH).
+const FLOAT_TOKEN = /^[+-]?(?:(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity|nan)$/i;
+/** Longest ASCII value accepted: "%.17g" of any double is far shorter. */
+const MAX_TOKEN_LENGTH = 64;
 const INT_RANGE: Readonly<Record<PlyScalarType, [number, number]>> = {
   char: [-128, 127], uchar: [0, 255], short: [-32768, 32767], ushort: [0, 65535],
   int: [-2147483648, 2147483647], uint: [0, 4294967295], float: [-Infinity, Infinity], double: [-Infinity, Infinity],
@@ -186,7 +190,7 @@ export function readAsciiVertexRows(bytes: Uint8Array, name: string, header: Ply
         element: el.name, property: prop, byteOffset: base + tokenAt,
       });
     };
-    if (!FLOAT_TOKEN.test(t)) badToken('not a number:');
+    if (t.length > MAX_TOKEN_LENGTH || !FLOAT_TOKEN.test(t)) badToken('not a number:');
     const lower = t.toLowerCase();
     const v = lower.endsWith('inf') || lower.endsWith('infinity') ? (t[0] === '-' ? -Infinity : Infinity) : lower.endsWith('nan') ? NaN : Number(t);
     if (type !== 'float' && type !== 'double') {

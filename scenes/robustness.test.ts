@@ -227,6 +227,8 @@ describe('typed errors, one class per cause', () => {
     expect(bad(text.replace('\n0 0 0 1 2 3', '\n0 0 0 1 2 300')).property).toBe('blue');
     expect(bad(text.replace('\n0 0 0 1 2 3', '\n0 0 0 1 2 3.5'))).toBeInstanceOf(BadValueError);
     expect(bad(`${text}4 5 6\n`)).toBeInstanceOf(ExtraDataError);
+    // A 900,000-digit token: refused at once (a backtracking number pattern would take hours).
+    expect(bad(text.replace('\n0 0 0 1 2 3', `\n${'1'.repeat(900_000)}x 0 0 1 2 3`))).toBeInstanceOf(BadValueError);
     expect(bad(text.replace('\n0 0 0 1 2 3', '\n0 0 0 1 2'))).toBeInstanceOf(TruncatedError);
   });
 

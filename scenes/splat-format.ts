@@ -10,11 +10,10 @@
  * "ply"), not gzip (1f 8b) and not NGSP, whose size is a positive multiple
  * of 32, is read as .splat.
  */
-import { canonicalRowIndex, SH_C0 } from './ply-decode';
-import { decodeSplatRows } from './ply-decode';
+import { TruncatedError } from './errors';
+import { canonicalRowIndex, decodeSplatRows, SH_C0 } from './ply-decode';
 import { SplatSink, Tally } from './sanitize';
 import type { SplatCloud } from './splat-cloud';
-import { TruncatedError } from './errors';
 
 /** Bytes per splat. */
 export const SPLAT_ROW_BYTES = 32;
