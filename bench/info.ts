@@ -2,62 +2,87 @@
  * npm run info -- FILE [--json]
  *
  * Loads a scene file on the CPU (no GPU needed) and prints its format, splat
- * count, SH degree and bounds: a table for people, or with --json exactly one
- * JSON object on stdout for scripts:
- *   { "format", "count", "shDegree", "bounds": { "min": [x,y,z], "max": [x,y,z] } }
- * A file that cannot be read exits 1 with a one-line reason on stderr; a usage
- * error exits 2.
+ * count, SH degree, bounds and what the loader dropped or clamped: a table
+ * for people, or with --json exactly one JSON object on stdout for scripts:
+ *   { "format", "count", "shDegree", "bounds": { "min": [x,y,z], "max": [x,y,z] },
+ *     "sanitized": { "dropped", "clamped", "reasons": { REASON: splats } } }
+ * The file is read as a stream (scenes/stream.ts), so a binary splat PLY
+ * never sits whole in memory next to its arrays.
+ * Every failure prints exactly one line on stderr: a file problem (a
+ * SceneLoadError) exits 1, any other error exits 3 ("internal error"), a
+ * usage error exits 2. Nothing but the JSON reaches stdout with --json:
+ * console output of libraries is sent to stderr while loading.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadScene, SceneLoadError } from '../scenes/load';
+import { SceneLoadError } from '../scenes/errors';
+import { describeSanitized } from '../scenes/sanitize';
+import { loadSceneStream } from '../scenes/stream';
 
 const USAGE = 'usage: npm run info -- FILE [--json]';
 
 function fail(code: number, message: string): never {
-  console.error(message.replace(/\s*[\r\n]+\s*/g, ' '));
+  process.stderr.write(`${message.replace(/\s*[\r\n]+\s*/g, ' ')}\n`);
   process.exit(code);
 }
 
-let parsed;
-try {
-  parsed = parseArgs({ options: { json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false } }, allowPositionals: true, strict: true });
-} catch (e) {
-  fail(2, `info: ${e instanceof Error ? e.message : String(e)}; ${USAGE}`);
-}
-const { values, positionals } = parsed;
-if (values.help) {
-  console.log(USAGE);
-  process.exit(0);
-}
-if (positionals.length !== 1) fail(2, `info: expected one FILE, got ${positionals.length}; ${USAGE}`);
-const file = positionals[0]!;
+async function main(): Promise<void> {
+  let parsed;
+  try {
+    parsed = parseArgs({ options: { json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false } }, allowPositionals: true, strict: true });
+  } catch (e) {
+    fail(2, `info: ${e instanceof Error ? e.message : String(e)}; ${USAGE}`);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  if (positionals.length !== 1) fail(2, `info: expected one FILE, got ${positionals.length}; ${USAGE}`);
+  const file = positionals[0]!;
 
-let bytes: Buffer;
-try {
-  bytes = fs.readFileSync(file);
-} catch (e) {
-  fail(1, `${file}: cannot read: ${e instanceof Error ? e.message : String(e)}`);
-}
-
-try {
-  const cloud = await loadScene(bytes, path.basename(file));
+  let size: number;
+  try {
+    size = fs.statSync(file).size;
+  } catch (e) {
+    fail(1, `${file}: cannot read: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+  }
+  // Libraries' console output must not mix into stdout (the JSON): send it to stderr while loading.
+  const saved = { log: console.log, info: console.info, debug: console.debug, warn: console.warn };
+  const toStderr = (...args: unknown[]): void => void process.stderr.write(`${args.map(String).join(' ').replace(/[\r\n]+/g, ' ')}\n`);
+  Object.assign(console, { log: toStderr, info: toStderr, debug: toStderr, warn: toStderr });
+  let cloud;
+  try {
+    cloud = await loadSceneStream(path.basename(file), fs.createReadStream(file, { highWaterMark: 1 << 20 }), { totalBytes: size });
+  } finally {
+    Object.assign(console, saved);
+  }
   const { format } = cloud.source;
   const { min, max } = cloud.bounds;
+  const sanitized = cloud.sanitized ?? { dropped: 0, clamped: 0, reasons: {} };
   if (values.json) {
-    console.log(JSON.stringify({ format, count: cloud.count, shDegree: cloud.shDegree, bounds: { min, max } }));
+    process.stdout.write(`${JSON.stringify({ format, count: cloud.count, shDegree: cloud.shDegree, bounds: { min, max }, sanitized })}\n`);
   } else {
     const f = (v: number): string => v.toPrecision(6).padStart(12);
-    console.log(`file       ${file}`);
-    console.log(`format     ${format}`);
-    console.log(`splats     ${cloud.count.toLocaleString('en-US')}`);
-    console.log(`SH degree  ${cloud.shDegree}`);
-    console.log(`bounds     ${'x'.padStart(12)} ${'y'.padStart(12)} ${'z'.padStart(12)}`);
-    console.log(`  min      ${min.map(f).join(' ')}`);
-    console.log(`  max      ${max.map(f).join(' ')}`);
+    const lines = [
+      `file       ${file}`,
+      `format     ${format}`,
+      `splats     ${cloud.count.toLocaleString('en-US')}`,
+      `SH degree  ${cloud.shDegree}`,
+      `bounds     ${'x'.padStart(12)} ${'y'.padStart(12)} ${'z'.padStart(12)}`,
+      `  min      ${min.map(f).join(' ')}`,
+      `  max      ${max.map(f).join(' ')}`,
+      `sanitized  ${describeSanitized(sanitized)}`,
+    ];
+    process.stdout.write(`${lines.join('\n')}\n`);
   }
-} catch (e) {
-  if (e instanceof SceneLoadError) fail(1, e.message);
-  throw e;
 }
+
+main().then(
+  () => process.exit(0),
+  (e: unknown) => {
+    if (e instanceof SceneLoadError) fail(1, e.message);
+    fail(3, `info: internal error: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`);
+  },
+);

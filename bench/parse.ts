@@ -5,8 +5,9 @@
  * file (default 1M splats, SH degree 3, 62 float properties = 248 bytes a
  * splat) written to the OS temp directory. The file is read once; each run
  * parses the in-memory bytes (what the browser does with a dropped file).
- * Runs: the aligned body (zero-copy Float32Array view) and the same bytes at
- * an odd address (one copy first). With --loadersgl N it first times
+ * Runs: the aligned body (zero-copy Float32Array view), the same bytes at
+ * an odd address (one copy first), and loadSceneStream reading the file in
+ * 1 MiB chunks (file reads included). With --loadersgl N it first times
  * @loaders.gl/ply alone on an N-splat file of the same layout, for comparison
  * (it is far slower, and the process's peak memory is sampled around it).
  */
@@ -15,6 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadScene } from '../scenes/load';
+import { loadSceneStream } from '../scenes/stream';
 import { writeSplatPly } from '../scenes/write-ply';
 import { computeBounds, shCoeffCount, type ShDegree, type SplatCloud } from '../scenes/splat-cloud';
 
@@ -137,6 +139,18 @@ for (const [label, input] of [['aligned (zero-copy view)', bytes], ['unaligned (
     if (cloud.count !== count) throw new Error(`parsed ${cloud.count} splats, expected ${count}`);
   }
   rows.push({ name: label, ...stats(times) });
+}
+
+{
+  // The streaming path as `npm run info` and the worker use it: 1 MiB chunks from the file.
+  const times: number[] = [];
+  for (let r = 0; r < runs; r++) {
+    const t0 = performance.now();
+    const cloud = await loadSceneStream(path.basename(file), fs.createReadStream(file, { highWaterMark: 1 << 20 }), { totalBytes: bytes.length });
+    times.push(performance.now() - t0);
+    if (cloud.count !== count) throw new Error(`streamed ${cloud.count} splats, expected ${count}`);
+  }
+  rows.push({ name: 'stream (1 MiB file chunks)', ...stats(times) });
 }
 
 console.log(`\n${'path'.padEnd(26)} ${'median ms'.padStart(10)} ${'min ms'.padStart(8)} ${'MB/s'.padStart(8)}  (${runs} runs each)`);

@@ -22,11 +22,12 @@
  *   channel-major like a 3DGS PLY, each a quantisation of [-4, 4].
  * An n-bit field v stands for v / (2^n - 1).
  */
-import { SceneLoadError } from './errors';
+import { BadShError, ChunkRangeError, HeaderSyntaxError, MissingElementError, MissingPropertyError, UnsupportedError } from './errors';
 import { asBytes, copyBytes, locateElements, parsePlyHeader, rowsNoun, type ElementSpan, type PlyElement, type PlyHeader } from './ply-header';
 import { SH_C0 } from './sh';
 import { elementRowsAsFloats } from './ply';
-import { computeBounds, shCoeffCount, type ShDegree, type SplatCloud } from './splat-cloud';
+import { clampSh, MAX_ABS_POSITION, MAX_ABS_SH, MAX_SCALE, R_SCALE_OVERFLOW, R_SH_RANGE, SplatSink, Tally } from './sanitize';
+import { shCoeffCount, type ShDegree, type SplatCloud } from './splat-cloud';
 
 /** Splats per chunk row. */
 export const COMPRESSED_CHUNK_SIZE = 256;
@@ -59,7 +60,7 @@ export function parseCompressedPly(data: ArrayBuffer | Uint8Array, name: string,
   const bytes = asBytes(data);
   const h = header ?? parsePlyHeader(bytes, name);
   if (h.format !== 'binary_little_endian') {
-    throw new SceneLoadError(name, 'unsupported', `compressed PLY must be binary_little_endian, not ${h.format}`);
+    throw new UnsupportedError(name, `compressed PLY must be binary_little_endian, not ${h.format}`);
   }
   const spans = locateElements(bytes, h, name);
   const chunkSpan = findSpan(spans, 'chunk', name);
@@ -76,12 +77,13 @@ export function parseCompressedPly(data: ArrayBuffer | Uint8Array, name: string,
   const ci = chunkNames.map((n) => propertyIndex(chunkEl, n, name));
   const neededChunks = Math.ceil(count / COMPRESSED_CHUNK_SIZE);
   if (chunkEl.count < neededChunks) {
-    throw new SceneLoadError(
+    throw new HeaderSyntaxError(
       name,
-      'bad-header',
       `header declares ${count} vertices, which need ${neededChunks} 'chunk' rows of ${COMPRESSED_CHUNK_SIZE} splats, but only ${chunkEl.count} 'chunk' rows`,
+      { element: 'chunk' },
     );
   }
+  checkChunkRanges(chunkRows, chunkStride, neededChunks, chunkNames, ci, chunkSpan, name);
 
   const packed = packedColumns(bytes, vertexSpan, name);
   const sh = shSpan === undefined ? null : shSource(bytes, shSpan, count, name);
@@ -89,11 +91,9 @@ export function parseCompressedPly(data: ArrayBuffer | Uint8Array, name: string,
   const K = shCoeffCount(shDegree);
   const K3 = K * 3;
 
-  const positions = new Float32Array(count * 3);
-  const scales = new Float32Array(count * 3);
-  const rotations = new Float32Array(count * 4);
-  const opacities = new Float32Array(count);
-  const shOut = new Float32Array(count * K3);
+  const sink = new SplatSink(shDegree, count, name);
+  const tally = new Tally();
+  const { positions, scales, rotations, opacities, sh: shOut } = sink;
   const q = [0, 0, 0, 0];
   const { position: pp, rotation: pr, scale: ps, color: pc } = packed;
 
@@ -116,9 +116,19 @@ export function parseCompressedPly(data: ArrayBuffer | Uint8Array, name: string,
       positions[i * 3 + 2] = lerp(minZ, maxZ, (p & 0x7ff) / 2047);
 
       const s = ps(i);
-      scales[i * 3] = Math.exp(lerp(minSX, maxSX, (s >>> 21) / 2047));
-      scales[i * 3 + 1] = Math.exp(lerp(minSY, maxSY, ((s >>> 11) & 0x3ff) / 1023));
-      scales[i * 3 + 2] = Math.exp(lerp(minSZ, maxSZ, (s & 0x7ff) / 2047));
+      let flags = 0;
+      let s0 = Math.exp(lerp(minSX, maxSX, (s >>> 21) / 2047));
+      let s1 = Math.exp(lerp(minSY, maxSY, ((s >>> 11) & 0x3ff) / 1023));
+      let s2 = Math.exp(lerp(minSZ, maxSZ, (s & 0x7ff) / 2047));
+      if (!(s0 <= MAX_SCALE && s1 <= MAX_SCALE && s2 <= MAX_SCALE)) {
+        s0 = Math.min(s0, MAX_SCALE);
+        s1 = Math.min(s1, MAX_SCALE);
+        s2 = Math.min(s2, MAX_SCALE);
+        flags |= 1 << R_SCALE_OVERFLOW;
+      }
+      scales[i * 3] = s0;
+      scales[i * 3 + 1] = s1;
+      scales[i * 3 + 2] = s2;
 
       unpackRotation(pr(i), q);
       rotations[i * 4] = q[0];
@@ -128,10 +138,15 @@ export function parseCompressedPly(data: ArrayBuffer | Uint8Array, name: string,
 
       const col = pc(i);
       const d = i * K3;
-      shOut[d] = (lerp(minR, maxR, (col >>> 24) / 255) - 0.5) / SH_C0;
-      shOut[d + 1] = (lerp(minG, maxG, ((col >>> 16) & 0xff) / 255) - 0.5) / SH_C0;
-      shOut[d + 2] = (lerp(minB, maxB, ((col >>> 8) & 0xff) / 255) - 0.5) / SH_C0;
+      const r = (lerp(minR, maxR, (col >>> 24) / 255) - 0.5) / SH_C0;
+      const g = (lerp(minG, maxG, ((col >>> 16) & 0xff) / 255) - 0.5) / SH_C0;
+      const b = (lerp(minB, maxB, ((col >>> 8) & 0xff) / 255) - 0.5) / SH_C0;
+      if (!(Math.abs(r) <= MAX_ABS_SH && Math.abs(g) <= MAX_ABS_SH && Math.abs(b) <= MAX_ABS_SH)) flags |= 1 << R_SH_RANGE;
+      shOut[d] = clampSh(r);
+      shOut[d + 1] = clampSh(g);
+      shOut[d + 2] = clampSh(b);
       opacities[i] = (col & 0xff) / 255;
+      if (flags !== 0) tally.clamp(flags);
     }
   }
 
@@ -149,11 +164,38 @@ export function parseCompressedPly(data: ArrayBuffer | Uint8Array, name: string,
     }
   }
 
-  return {
-    count, shDegree, positions, scales, rotations, opacities, sh: shOut,
-    bounds: computeBounds(positions),
-    source: { name, format: 'compressed-ply' },
-  };
+  sink.count = count;
+  return sink.finish('compressed-ply', tally, count);
+}
+
+/**
+ * Every chunk row that splats use must hold finite ranges with min <= max
+ * (positions within MAX_ABS_POSITION): a NaN or Inf bound would make every
+ * splat of the chunk NaN, and no writer produces an inverted range.
+ *
+ * @throws ChunkRangeError naming the chunk row, the property and its byte offset
+ */
+function checkChunkRanges(rows: Float32Array, stride: number, chunks: number, names: readonly string[], ci: number[], span: ElementSpan, file: string): void {
+  const pairs = names.length / 2 / 3; // 2 (position, scale) or 3 (with colour) groups of 6
+  for (let c = 0; c < chunks; c++) {
+    const r = c * stride;
+    for (let g = 0; g < pairs; g++) {
+      for (let a = 0; a < 3; a++) {
+        const iMin = g * 6 + a, iMax = g * 6 + 3 + a;
+        const lo = rows[r + ci[iMin]!]!, hi = rows[r + ci[iMax]!]!;
+        const limit = g === 0 ? MAX_ABS_POSITION : Number.MAX_VALUE;
+        const bad = !(lo >= -limit && lo <= limit) ? iMin : !(hi >= -limit && hi <= limit) ? iMax : lo > hi ? iMax : -1;
+        if (bad >= 0) {
+          const prop = names[bad]!;
+          const el = span.element;
+          const offset = span.start + c * (el.stride as number) + el.properties[ci[bad]!]!.offset;
+          throw new ChunkRangeError(file, `'chunk' row ${c} has ${prop} = ${rows[r + ci[bad]!]} (${names[iMin]} ${lo}, ${names[iMax]} ${hi}): not a finite range, at byte ${offset}`, {
+            element: 'chunk', property: prop, byteOffset: offset,
+          });
+        }
+      }
+    }
+  }
 }
 
 // Same blend as the writer's decoder, so values match converted files exactly.
@@ -184,14 +226,14 @@ function unpackRotation(v: number, out: number[]): void {
 
 function findSpan(spans: ElementSpan[], element: string, file: string): ElementSpan {
   const s = spans.find((x) => x.element.name === element);
-  if (s === undefined) throw new SceneLoadError(file, 'missing-element', `compressed PLY without a "${element}" element`);
+  if (s === undefined) throw new MissingElementError(file, `compressed PLY without a "${element}" element`);
   return s;
 }
 
 function propertyIndex(el: PlyElement, property: string, file: string): number {
   const i = el.properties.findIndex((p) => p.name === property);
   if (i < 0) {
-    throw new SceneLoadError(file, 'missing-property', `the '${el.name}' element of a compressed PLY has no property '${property}'`, { property });
+    throw new MissingPropertyError(file, `the '${el.name}' element of a compressed PLY has no property '${property}'`, { element: el.name, property });
   }
   return i;
 }
@@ -206,11 +248,11 @@ interface PackedColumns {
 function packedColumns(bytes: Uint8Array, span: ElementSpan, file: string): PackedColumns {
   const el = span.element;
   const stride = el.stride;
-  if (stride === null) throw new SceneLoadError(file, 'unsupported', 'list property on the vertex element of a compressed PLY');
+  if (stride === null) throw new UnsupportedError(file, 'list property on the vertex element of a compressed PLY', { element: 'vertex' });
   const offsets = PACKED_PROPERTIES.map((n) => {
     const p = el.properties[propertyIndex(el, n, file)];
     if (p.type !== 'uint' && p.type !== 'int') {
-      throw new SceneLoadError(file, 'unsupported', `'${n}' is ${p.type}; a compressed PLY packs it in a 32-bit uint`, { property: n });
+      throw new UnsupportedError(file, `'${n}' is ${p.type}; a compressed PLY packs it in a 32-bit uint`, { element: 'vertex', property: n });
     }
     return p.offset;
   });
@@ -252,18 +294,18 @@ interface ShSource {
 function shSource(bytes: Uint8Array, span: ElementSpan, count: number, file: string): ShSource {
   const el = span.element;
   if (el.count !== count) {
-    throw new SceneLoadError(file, 'bad-header', `the 'sh' element has ${el.count} rows but there are ${count} vertices`, { byteOffset: span.start });
+    throw new HeaderSyntaxError(file, `the 'sh' element has ${el.count} rows but there are ${count} vertices`, { element: 'sh', byteOffset: span.start });
   }
   const rest = el.properties.filter((p) => /^f_rest_\d+$/.test(p.name));
   const degree = SH_DEGREE_OF_REST_COUNT.get(rest.length);
   if (degree === undefined) {
-    throw new SceneLoadError(file, 'bad-sh', `the 'sh' element has ${rest.length} f_rest_* properties; expected 9, 24 or 45`, { property: 'f_rest_*' });
+    throw new BadShError(file, `the 'sh' element has ${rest.length} f_rest_* properties; expected 9, 24 or 45`, { element: 'sh', property: 'f_rest_*' });
   }
-  if (el.stride === null) throw new SceneLoadError(file, 'unsupported', `list property in ${rowsNoun(el)}`);
+  if (el.stride === null) throw new UnsupportedError(file, `list property in ${rowsNoun(el)}`, { element: 'sh' });
   const offsets = rest.map((_, j) => {
     const p = el.properties[propertyIndex(el, `f_rest_${j}`, file)];
     if (p.type !== 'uchar') {
-      throw new SceneLoadError(file, 'unsupported', `'sh' property '${p.name}' is ${p.type}; a compressed PLY stores uchar`, { property: p.name });
+      throw new UnsupportedError(file, `'sh' property '${p.name}' is ${p.type}; a compressed PLY stores uchar`, { element: 'sh', property: p.name });
     }
     return p.offset;
   });

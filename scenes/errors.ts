@@ -1,34 +1,63 @@
 /**
- * The one error type every scene loader throws for bad input, so that callers
+ * The error types every scene loader throws for bad input, so that callers
  * (the CLI, the GUI's file picker, tests) can report a file problem in one
  * line and tell it apart from a bug in the program.
+ *
+ * SceneLoadError is the base: `instanceof SceneLoadError` means "the file is
+ * bad", anything else is a bug. Each cause has its own subclass (and `code`),
+ * so that a caller can branch on the class or on the code.
  */
 
 /**
- * What went wrong, coarse enough to branch on:
- * - `not-ply`: the bytes do not start with the PLY magic line.
- * - `bad-header`: the header is malformed (no `end_header`, unknown keyword or
- *   type, bad count, duplicate property...).
+ * What went wrong, coarse enough to branch on (one per subclass below):
+ * - `not-ply` / `unknown-format`: the bytes are no format we read.
+ * - `bad-header`: the header is malformed (no `end_header`, unknown keyword,
+ *   bad count...).
+ * - `unknown-type`: a property type that PLY does not define.
+ * - `duplicate-name`: two elements or two properties of one element share a name.
+ * - `empty-element`: an element declares rows but no properties.
  * - `truncated`: the body is shorter than the header declares.
+ * - `extra-data`: an ASCII body holds more values than the header declares.
  * - `missing-element`: a required element (e.g. `vertex`) is not declared.
  * - `missing-property`: a required property is not declared.
  * - `bad-sh`: the `f_rest_*` properties do not make a whole SH degree 0..3.
- * - `unsupported`: valid PLY that this loader does not read (e.g. a list
- *   property on the vertex element).
- * - `bad-data`: the body could not be decoded (e.g. a malformed ASCII body).
+ * - `unsupported`: valid input that this loader does not read (e.g. a list
+ *   property on the vertex element, an SPZ version it does not know).
+ * - `bad-data`: a value in the body is malformed (e.g. a non-number in ASCII).
+ * - `bad-chunk`: a compressed PLY chunk's min/max range is not finite.
+ * - `empty-scene`: the file holds no splat that can be drawn.
+ * - `bad-spz`: an SPZ header or table of contents is inconsistent.
+ * - `decompress`: gzip or ZSTD data is corrupt or larger than declared.
+ * - `too-large`: the scene needs more memory than one array can hold.
+ * - `aborted`: the caller cancelled the load (AbortSignal).
+ * - `read-failed`: the byte source (file stream, fetch body) failed.
  */
 export type SceneLoadErrorCode =
   | 'not-ply'
+  | 'unknown-format'
   | 'bad-header'
+  | 'unknown-type'
+  | 'duplicate-name'
+  | 'empty-element'
   | 'truncated'
+  | 'extra-data'
   | 'missing-element'
   | 'missing-property'
   | 'bad-sh'
   | 'unsupported'
-  | 'bad-data';
+  | 'bad-data'
+  | 'bad-chunk'
+  | 'empty-scene'
+  | 'bad-spz'
+  | 'decompress'
+  | 'too-large'
+  | 'aborted'
+  | 'read-failed';
 
 /** Optional location details of a {@link SceneLoadError}. */
 export interface SceneLoadErrorDetails {
+  /** The element the problem is about, when there is one. */
+  element?: string;
   /** The property the problem is about, when there is one. */
   property?: string;
   /** Byte offset in the file where the problem is, when it is known. */
@@ -39,8 +68,8 @@ export interface SceneLoadErrorDetails {
 
 /**
  * A problem with a scene file (not a bug in the loader). Its message is one
- * line: `FILE: CODE: DETAIL`, where DETAIL names the property and byte offset
- * where they apply.
+ * line: `FILE: CODE: DETAIL`, where DETAIL names the element, property and
+ * byte offset where they apply.
  */
 export class SceneLoadError extends Error {
   override name = 'SceneLoadError';
@@ -48,6 +77,8 @@ export class SceneLoadError extends Error {
   readonly file: string;
   /** The kind of problem. */
   readonly code: SceneLoadErrorCode;
+  /** The element the problem is about, when there is one. */
+  readonly element?: string;
   /** The property the problem is about, when there is one. */
   readonly property?: string;
   /** Byte offset in the file where the problem is, when known. */
@@ -58,13 +89,174 @@ export class SceneLoadError extends Error {
    * @param code - the kind of problem
    * @param detail - what is wrong, naming the property and byte offset where
    *   they apply (newlines are folded so the message stays one line)
-   * @param details - structured property / byte offset / cause
+   * @param details - structured element / property / byte offset / cause
    */
   constructor(file: string, code: SceneLoadErrorCode, detail: string, details: SceneLoadErrorDetails = {}) {
     super(`${file}: ${code}: ${detail}`.replace(/\s*[\r\n]+\s*/g, ' '), details.cause === undefined ? undefined : { cause: details.cause });
     this.file = file;
     this.code = code;
+    if (details.element !== undefined) this.element = details.element;
     if (details.property !== undefined) this.property = details.property;
     if (details.byteOffset !== undefined) this.byteOffset = details.byteOffset;
+  }
+}
+
+/** The bytes start with no signature we know (PLY, gzip SPZ, NGSP) and are not a .splat either. */
+export class UnknownFormatError extends SceneLoadError {
+  override name = 'UnknownFormatError';
+  constructor(file: string, detail: string, details: SceneLoadErrorDetails = {}) {
+    super(file, 'unknown-format', detail, details);
+  }
+}
+
+/** The file starts with `ply` but not with the PLY magic line. */
+export class NotPlyError extends SceneLoadError {
+  override name = 'NotPlyError';
+  constructor(file: string, detail: string, details: SceneLoadErrorDetails = {}) {
+    super(file, 'not-ply', detail, details);
+  }
+}
+
+/** A malformed header line, a missing `format` or `end_header`. */
+export class HeaderSyntaxError extends SceneLoadError {
+  override name = 'HeaderSyntaxError';
+  constructor(file: string, detail: string, details: SceneLoadErrorDetails = {}) {
+    super(file, 'bad-header', detail, details);
+  }
+}
+
+/** A property type name PLY does not define (looked up in a Map, so `constructor` is unknown too). */
+export class UnknownTypeError extends SceneLoadError {
+  override name = 'UnknownTypeError';
+  constructor(file: string, detail: string, details: SceneLoadErrorDetails = {}) {
+    super(file, 'unknown-type', detail, details);
+  }
+}
+
+/** Two elements, or two properties of one element, with the same name. */
+export class DuplicateNameError extends SceneLoadError {
+  override name = 'DuplicateNameError';
+  constructor(file: string, detail: string, details: SceneLoadErrorDetails = {}) {
+    super(file, 'duplicate-name', detail, details);
+  }
+}
+
+/** An element that declares rows but no properties (rows of 0 bytes cannot be counted). */
+export class EmptyElementError extends SceneLoadError {
+  override name = 'EmptyElementError';
+  constructor(file: string, detail: string, details: SceneLoadErrorDetails = {}) {
+    super(file, 'empty-element', detail, details);
+  }
+}
+
+/** The body ends before the rows the header declares. */
+export class TruncatedError extends SceneLoadError {
+  override name = 'TruncatedError';
+  constructor(file: string, detail: string, details: SceneLoadErrorDetails = {}) {
+    super(file, 'truncated', detail, details);
+  }
+}
+
+/** An ASCII body holds values after the last declared row. */
+export class ExtraDataError extends SceneLoadError {
+  override name = 'ExtraDataError';
+  constructor(file: string, detail: string, details: SceneLoadErrorDetails = {}) {
+    super(file, 'extra-data', detail, details);
+  }
+}
+
+/** A required element is not declared. */
+export class MissingElementError extends SceneLoadError {
+  override name = 'MissingElementError';
+  constructor(file: string, detail: string, details: SceneLoadErrorDetails = {}) {
+    super(file, 'missing-element', detail, details);
+  }
+}
+
+/** A required property is not declared. */
+export class MissingPropertyError extends SceneLoadError {
+  override name = 'MissingPropertyError';
+  constructor(file: string, detail: string, details: SceneLoadErrorDetails = {}) {
+    super(file, 'missing-property', detail, details);
+  }
+}
+
+/** The SH properties do not make a whole degree. */
+export class BadShError extends SceneLoadError {
+  override name = 'BadShError';
+  constructor(file: string, detail: string, details: SceneLoadErrorDetails = {}) {
+    super(file, 'bad-sh', detail, details);
+  }
+}
+
+/** Valid input this loader does not read. */
+export class UnsupportedError extends SceneLoadError {
+  override name = 'UnsupportedError';
+  constructor(file: string, detail: string, details: SceneLoadErrorDetails = {}) {
+    super(file, 'unsupported', detail, details);
+  }
+}
+
+/** A malformed value in the body (ASCII token, negative list length...). */
+export class BadValueError extends SceneLoadError {
+  override name = 'BadValueError';
+  constructor(file: string, detail: string, details: SceneLoadErrorDetails = {}) {
+    super(file, 'bad-data', detail, details);
+  }
+}
+
+/** A compressed PLY chunk with a non-finite or inverted min/max range. */
+export class ChunkRangeError extends SceneLoadError {
+  override name = 'ChunkRangeError';
+  constructor(file: string, detail: string, details: SceneLoadErrorDetails = {}) {
+    super(file, 'bad-chunk', detail, details);
+  }
+}
+
+/** Nothing to draw: no rows, or every row dropped as undrawable. */
+export class EmptySceneError extends SceneLoadError {
+  override name = 'EmptySceneError';
+  constructor(file: string, detail: string, details: SceneLoadErrorDetails = {}) {
+    super(file, 'empty-scene', detail, details);
+  }
+}
+
+/** An SPZ header or table of contents that contradicts itself or the file size. */
+export class SpzFormatError extends SceneLoadError {
+  override name = 'SpzFormatError';
+  constructor(file: string, detail: string, details: SceneLoadErrorDetails = {}) {
+    super(file, 'bad-spz', detail, details);
+  }
+}
+
+/** Corrupt gzip / ZSTD data, or more data than the header declares. */
+export class DecompressError extends SceneLoadError {
+  override name = 'DecompressError';
+  constructor(file: string, detail: string, details: SceneLoadErrorDetails = {}) {
+    super(file, 'decompress', detail, details);
+  }
+}
+
+/** The scene would need arrays larger than the platform allows. */
+export class TooLargeError extends SceneLoadError {
+  override name = 'TooLargeError';
+  constructor(file: string, detail: string, details: SceneLoadErrorDetails = {}) {
+    super(file, 'too-large', detail, details);
+  }
+}
+
+/** The caller aborted the load. */
+export class LoadAbortedError extends SceneLoadError {
+  override name = 'LoadAbortedError';
+  constructor(file: string, detail: string, details: SceneLoadErrorDetails = {}) {
+    super(file, 'aborted', detail, details);
+  }
+}
+
+/** The byte source failed (I/O error, network error). */
+export class ReadFailedError extends SceneLoadError {
+  override name = 'ReadFailedError';
+  constructor(file: string, detail: string, details: SceneLoadErrorDetails = {}) {
+    super(file, 'read-failed', detail, details);
   }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SceneLoadError } from './errors';
+import { EmptySceneError, SceneLoadError } from './errors';
 import { loadScene } from './load';
 import { buildPly, floatProps, inriaNames, type FixtureElement } from './ply-fixtures';
 
@@ -19,7 +19,7 @@ describe('loadScene dispatch', () => {
     expect(c.source).toEqual({ name: 'le.ply', format: 'ply' });
   });
 
-  it('ASCII and big-endian splat PLYs (via @loaders.gl/ply) give the same cloud as little-endian', async () => {
+  it('ASCII and big-endian splat PLYs (the general reader) give the same cloud as little-endian', async () => {
     const reference = await loadScene(buildPly('binary_little_endian', [splats()]), 'le.ply');
     const be = await loadScene(buildPly('binary_big_endian', [splats()]), 'be.ply');
     expect(be).toEqual({ ...reference, source: { name: 'be.ply', format: 'ply-big-endian' } });
@@ -64,7 +64,7 @@ describe('loadScene dispatch', () => {
     expect(Array.from(c.sh)).toEqual([0, 0, 0, 0, 0, 0]);
   });
 
-  it('errors on the loaders.gl route: truncated big-endian, short ASCII body, list vertex property, no x/y/z', async () => {
+  it('errors on the general route: truncated big-endian, short ASCII body, list vertex property, no x/y/z', async () => {
     const be = buildPly('binary_big_endian', [splats()]);
     await expect(loadScene(be.subarray(0, be.length - 4), 'be.ply')).rejects.toMatchObject({ code: 'truncated' });
 
@@ -81,13 +81,12 @@ describe('loadScene dispatch', () => {
     await expect(loadScene(buildPly('ascii', [noXyz]), 'uv.ply')).rejects.toMatchObject({ code: 'missing-property', property: 'x' });
   });
 
-  it('an empty vertex element gives an empty cloud on every route', async () => {
-    for (const format of ['binary_little_endian', 'ascii'] as const) {
-      const empty = await loadScene(buildPly(format, [{ ...splats(), rows: [] }]), 'empty.ply');
-      expect(empty.count).toBe(0);
-      expect(empty.sh.length).toBe(0);
-      const none = await loadScene(buildPly(format, [{ name: 'vertex', properties: floatProps(['x', 'y', 'z']), rows: [] }]), 'none.ply');
-      expect(none.count).toBe(0);
+  it('an empty vertex element is an EmptySceneError on every route (nothing to draw)', async () => {
+    for (const format of ['binary_little_endian', 'ascii', 'binary_big_endian'] as const) {
+      await expect(loadScene(buildPly(format, [{ ...splats(), rows: [] }]), 'empty.ply')).rejects.toBeInstanceOf(EmptySceneError);
+      await expect(loadScene(buildPly(format, [{ name: 'vertex', properties: floatProps(['x', 'y', 'z']), rows: [] }]), 'none.ply')).rejects.toThrow(
+        'none.ply: empty-scene: the file declares 0 splats: nothing to draw',
+      );
     }
   });
 

@@ -1,13 +1,23 @@
 /**
- * The entry point for reading a scene file: sniffs the PLY flavour and hands
- * it to the reader that fits.
+ * The entry point for reading a scene file: detects the format from the
+ * content (never the file name) and hands the bytes to the reader that fits.
+ *
+ * Detection, in this order (the first bytes decide):
+ * - starts with "ply": PLY (a malformed magic line is a PLY error);
+ * - starts with 1f 8b (gzip): SPZ versions 2 and 3;
+ * - starts with "NGSP": SPZ version 4;
+ * - otherwise, a size that is a positive multiple of 32: .splat (it has no
+ *   magic; 32 bytes a splat);
+ * - anything else: UnknownFormatError.
  */
 import { isCompressedPlyHeader, parseCompressedPly } from './compressed-ply';
-import { SceneLoadError } from './errors';
+import { MissingElementError, UnknownFormatError } from './errors';
 import { looksLikeSplats } from './ply-decode';
-import { asBytes, parsePlyHeader } from './ply-header';
-import { parseWithLoadersGl } from './ply-loadersgl';
+import { parseGeneralPly } from './ply-general';
+import { asBytes, parsePlyHeader, type PlyHeader } from './ply-header';
 import { parseSplatPly } from './ply';
+import { parseSplatFile, SPLAT_ROW_BYTES } from './splat-format';
+import { hasGzipMagic, hasNgspMagic, parseSpz } from './spz';
 import type { SplatCloud } from './splat-cloud';
 
 export { SceneLoadError } from './errors';
@@ -16,9 +26,11 @@ export { SceneLoadError } from './errors';
  * Values of `SplatCloud.source.format` that loadScene produces:
  * - `ply`: binary little-endian 3DGS PLY (the fast path)
  * - `compressed-ply`: PlayCanvas/SuperSplat compressed PLY
- * - `ply-ascii`, `ply-big-endian`: 3DGS PLY in those encodings (loaders.gl)
+ * - `ply-ascii`, `ply-big-endian`: 3DGS PLY in those encodings
  * - `ply-points`, `ply-points-ascii`, `ply-points-big-endian`: a plain point
  *   cloud (x, y, z and optionally red, green, blue) shown as small splats
+ * - `splat`: the 32-byte-a-splat .splat format
+ * - `spz-v2`, `spz-v3`, `spz-v4`: Niantic's .spz
  */
 export type SceneFormat =
   | 'ply'
@@ -27,28 +39,68 @@ export type SceneFormat =
   | 'ply-big-endian'
   | 'ply-points'
   | 'ply-points-ascii'
-  | 'ply-points-big-endian';
+  | 'ply-points-big-endian'
+  | 'splat'
+  | 'spz-v2'
+  | 'spz-v3'
+  | 'spz-v4';
+
+/** The container a file's first bytes announce. */
+export type DetectedKind = 'ply' | 'spz' | 'splat' | 'unknown';
+
+/**
+ * What the first bytes say the file is (see the module comment). `size` is
+ * the whole file's size when known; without it a file with no signature is
+ * 'splat' (the caller checks the size when it has all bytes).
+ */
+export function detectKind(head: Uint8Array, size?: number): DetectedKind {
+  if (head.length >= 3 && head[0] === 0x70 && head[1] === 0x6c && head[2] === 0x79) return 'ply';
+  if (hasGzipMagic(head) || hasNgspMagic(head)) return 'spz';
+  if (size === undefined) return 'splat';
+  return size > 0 && size % SPLAT_ROW_BYTES === 0 ? 'splat' : 'unknown';
+}
 
 /**
  * Loads a scene file into a SplatCloud.
  *
- * Dispatch: a compressed PLY goes to the compressed reader; a binary
- * little-endian PLY with splat properties to the fast path; anything else
- * that is PLY (ASCII, big-endian, or a plain point cloud) to @loaders.gl/ply.
- *
  * @param bytes - the whole file
  * @param name - file name, shown in `source` and in error messages
- * @throws SceneLoadError (one-line message naming the file) for any problem
- *   with the file; other errors are bugs
+ * @throws SceneLoadError (a subclass per cause; one-line message naming the
+ *   file) for any problem with the file; other errors are bugs
  */
 export async function loadScene(bytes: ArrayBuffer | Uint8Array, name: string): Promise<SplatCloud> {
-  const data = asBytes(bytes);
-  const header = parsePlyHeader(data, name);
+  return loadSceneSync(asBytes(bytes), name);
+}
+
+/** loadScene without the promise (the fuzz program and the stream fallback use it). */
+export function loadSceneSync(data: Uint8Array, name: string): SplatCloud {
+  switch (detectKind(data, data.length)) {
+    case 'ply':
+      return loadPly(data, name, parsePlyHeader(data, name));
+    case 'spz':
+      return parseSpz(data, name);
+    case 'splat':
+      return parseSplatFile(data, name);
+    default:
+      throw new UnknownFormatError(
+        name,
+        `not a scene file we read: no PLY ("ply"), gzip SPZ (1f 8b) or NGSP signature, and ${data.length} bytes is not a positive multiple of 32 for .splat (first bytes ${hex(data.subarray(0, 4))})`,
+        { byteOffset: 0 },
+      );
+  }
+}
+
+/** A PLY whose header is parsed: the compressed, fast or general reader. */
+export function loadPly(data: Uint8Array, name: string, header: PlyHeader): SplatCloud {
   if (header.format === 'binary_little_endian') {
     if (isCompressedPlyHeader(header)) return parseCompressedPly(data, name, header);
     const vertex = header.elements.find((e) => e.name === 'vertex');
-    if (vertex === undefined) throw new SceneLoadError(name, 'missing-element', 'the header declares no "vertex" element');
+    if (vertex === undefined) throw new MissingElementError(name, 'the header declares no "vertex" element');
     if (looksLikeSplats(vertex.properties.map((p) => p.name))) return parseSplatPly(data, name, header);
   }
-  return parseWithLoadersGl(data, name, header);
+  return parseGeneralPly(data, name, header);
+}
+
+function hex(b: Uint8Array): string {
+  return Array.from(b, (x) => x.toString(16).padStart(2, '0')).join(' ') || 'none';
 }

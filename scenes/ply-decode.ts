@@ -1,10 +1,11 @@
 /**
  * From raw 3DGS vertex properties to the activated, structure-of-arrays
  * SplatCloud: property lookup by name, SH layout, and the per-splat kernel
- * shared by every PLY route (binary fast path, DataView path, loaders.gl).
+ * shared by every route (binary fast path, DataView and ASCII readers, .splat, .spz).
  */
-import { SceneLoadError } from './errors';
-import { shCoeffCount, type ShDegree, type SplatCloud } from './splat-cloud';
+import { BadShError, MissingPropertyError } from './errors';
+import { clampSh, MAX_ABS_POSITION, MAX_ABS_SH, MAX_SCALE, R_OPACITY, R_POS_NONFINITE, R_POS_RANGE, R_ROTATION, R_SCALE_NONFINITE, R_SCALE_OVERFLOW, R_SH_NONFINITE, R_SH_RANGE, type SplatSink, type Tally } from './sanitize';
+import { shCoeffCount, type ShDegree } from './splat-cloud';
 
 /** Properties every 3DGS splat PLY has (normals are optional and ignored). */
 export const REQUIRED_SPLAT_PROPERTIES = [
@@ -51,6 +52,19 @@ export interface SplatPropertyIndex {
 }
 
 /**
+ * The index of the loaders' own row layout, used by formats that are not
+ * PLY (.splat, .spz) to reach the shared kernel: x, y, z, log-scale x3,
+ * rotation w, x, y, z, opacity logit, then the SH coefficients in
+ * SplatCloud's coefficient-major order.
+ */
+export function canonicalRowIndex(shDegree: ShDegree): { index: SplatPropertyIndex; stride: number } {
+  const K3 = shCoeffCount(shDegree) * 3;
+  const sh = new Int32Array(K3);
+  for (let k = 0; k < K3; k++) sh[k] = 11 + k;
+  return { index: { shDegree, x: 0, y: 1, z: 2, scale: [3, 4, 5], rot: [6, 7, 8, 9], opacity: 10, sh }, stride: 11 + K3 };
+}
+
+/**
  * Finds the splat properties by name and the SH degree from the number of
  * `f_rest_*` properties.
  *
@@ -65,7 +79,7 @@ export function resolveSplatProperties(names: readonly string[], file: string): 
   const need = (name: string): number => {
     const i = index.get(name);
     if (i === undefined) {
-      throw new SceneLoadError(file, 'missing-property', `the vertex element has no property '${name}', which a Gaussian splat PLY needs`, { property: name });
+      throw new MissingPropertyError(file, `the vertex element has no property '${name}', which a Gaussian splat PLY needs`, { element: 'vertex', property: name });
     }
     return i;
   };
@@ -74,9 +88,8 @@ export function resolveSplatProperties(names: readonly string[], file: string): 
   const restCount = names.filter((n) => F_REST.test(n)).length;
   const shDegree = F_REST_COUNT_TO_DEGREE.get(restCount);
   if (shDegree === undefined) {
-    throw new SceneLoadError(
+    throw new BadShError(
       file,
-      'bad-sh',
       `the vertex element has ${restCount} f_rest_* properties; a whole SH degree 1, 2 or 3 needs 9, 24 or 45 (or none for degree 0)`,
       { property: 'f_rest_*' },
     );
@@ -97,84 +110,104 @@ export function resolveSplatProperties(names: readonly string[], file: string): 
   };
 }
 
-/** The arrays of a SplatCloud, before bounds and source are attached. */
-export type SplatArrays = Pick<SplatCloud, 'count' | 'shDegree' | 'positions' | 'scales' | 'rotations' | 'opacities' | 'sh'>;
-
 /**
  * The per-splat kernel: reads raw 3DGS values from interleaved float rows and
- * writes activated SoA arrays.
+ * appends activated SoA splats to `sink` (which must have room for `rows`).
  *
  * Activations: opacity = sigmoid(logit) (+Inf -> 1, -Inf -> 0); scale =
- * exp(log-scale); rotation normalised (zero or non-finite length -> identity).
- * Garbage never becomes NaN downstream: a non-finite position or scale turns
- * the splat invisible (opacity 0, value 0); a NaN opacity is 0; non-finite SH
- * values are 0.
+ * exp(log-scale); rotation normalised.
+ * What cannot be drawn is dropped or clamped and counted in `tally` (see
+ * sanitize.ts): a NaN/Inf or out-of-range position or a NaN log-scale drops
+ * the splat; a scale whose exp overflows MAX_SCALE (in float32 that is
+ * log-scale > ~88.7 already) is clamped; a NaN opacity becomes 0; a zero or
+ * non-finite quaternion becomes the identity; SH values are clamped to
+ * +-MAX_ABS_SH (NaN -> 0).
  *
  * @param src - rows of `stride` floats
+ * @param at - float index of the first row in `src`
  * @param stride - floats per row
- * @param count - number of rows
+ * @param rows - number of rows
  * @param ix - where each property sits in a row
+ * @returns the number of splats appended
  */
-export function decodeSplats(src: Float32Array, stride: number, count: number, ix: SplatPropertyIndex): SplatArrays {
-  const K3 = shCoeffCount(ix.shDegree) * 3;
-  const positions = new Float32Array(count * 3);
-  const scales = new Float32Array(count * 3);
-  const rotations = new Float32Array(count * 4);
-  const opacities = new Float32Array(count);
-  const sh = new Float32Array(count * K3);
+export function decodeSplatRows(src: Float32Array, at: number, stride: number, rows: number, ix: SplatPropertyIndex, sink: SplatSink, tally: Tally): number {
+  const K3 = sink.K3;
+  const { positions, scales, rotations, opacities, sh } = sink;
   const { x: ox, y: oy, z: oz, opacity: oo } = ix;
   const [os0, os1, os2] = ix.scale;
   const [or0, or1, or2, or3] = ix.rot;
   const shIx = ix.sh;
+  const first = sink.count;
+  let j = first;
+  // Limits as locals, so the hot loop compares against constants.
+  const maxP = MAX_ABS_POSITION, maxS = MAX_SCALE, maxSh = MAX_ABS_SH;
 
-  for (let i = 0; i < count; i++) {
-    const b = i * stride;
-    let visible = true;
-
-    let x = src[b + ox], y = src[b + oy], z = src[b + oz];
-    // x - x is 0 for finite x and NaN for NaN or +-Infinity.
-    if (x - x + (y - y) + (z - z) !== 0) {
-      if (x - x !== 0) x = 0;
-      if (y - y !== 0) y = 0;
-      if (z - z !== 0) z = 0;
-      visible = false;
+  for (let i = 0; i < rows; i++) {
+    const b = at + i * stride;
+    const x = src[b + ox]!, y = src[b + oy]!, z = src[b + oz]!;
+    // One comparison chain per axis is false for NaN as well as for too large values.
+    if (!(x <= maxP && x >= -maxP && y <= maxP && y >= -maxP && z <= maxP && z >= -maxP)) {
+      tally.drop(x - x + (y - y) + (z - z) === 0 ? R_POS_RANGE : R_POS_NONFINITE);
+      continue;
     }
-    positions[i * 3] = x;
-    positions[i * 3 + 1] = y;
-    positions[i * 3 + 2] = z;
-
-    let s0 = Math.exp(src[b + os0]), s1 = Math.exp(src[b + os1]), s2 = Math.exp(src[b + os2]);
-    if (!(s0 < Infinity && s1 < Infinity && s2 < Infinity)) {
-      if (!(s0 < Infinity)) s0 = 0;
-      if (!(s1 < Infinity)) s1 = 0;
-      if (!(s2 < Infinity)) s2 = 0;
-      visible = false;
+    const l0 = src[b + os0]!, l1 = src[b + os1]!, l2 = src[b + os2]!;
+    if (l0 !== l0 || l1 !== l1 || l2 !== l2) {
+      tally.drop(R_SCALE_NONFINITE);
+      continue;
     }
-    scales[i * 3] = s0;
-    scales[i * 3 + 1] = s1;
-    scales[i * 3 + 2] = s2;
+    let flags = 0;
+    let s0 = Math.exp(l0), s1 = Math.exp(l1), s2 = Math.exp(l2);
+    if (!(s0 <= maxS && s1 <= maxS && s2 <= maxS)) {
+      if (!(s0 <= maxS)) s0 = maxS;
+      if (!(s1 <= maxS)) s1 = maxS;
+      if (!(s2 <= maxS)) s2 = maxS;
+      flags |= 1 << R_SCALE_OVERFLOW;
+    }
+    positions[j * 3] = x;
+    positions[j * 3 + 1] = y;
+    positions[j * 3 + 2] = z;
+    scales[j * 3] = s0;
+    scales[j * 3 + 1] = s1;
+    scales[j * 3 + 2] = s2;
 
-    const qw = src[b + or0], qx = src[b + or1], qy = src[b + or2], qz = src[b + or3];
+    const qw = src[b + or0]!, qx = src[b + or1]!, qy = src[b + or2]!, qz = src[b + or3]!;
     const len2 = qw * qw + qx * qx + qy * qy + qz * qz;
     if (len2 > 0 && len2 < Infinity) {
       const inv = 1 / Math.sqrt(len2);
-      rotations[i * 4] = qw * inv;
-      rotations[i * 4 + 1] = qx * inv;
-      rotations[i * 4 + 2] = qy * inv;
-      rotations[i * 4 + 3] = qz * inv;
+      rotations[j * 4] = qw * inv;
+      rotations[j * 4 + 1] = qx * inv;
+      rotations[j * 4 + 2] = qy * inv;
+      rotations[j * 4 + 3] = qz * inv;
     } else {
-      rotations[i * 4] = 1; // the others stay 0: identity
+      rotations[j * 4] = 1;
+      rotations[j * 4 + 1] = 0;
+      rotations[j * 4 + 2] = 0;
+      rotations[j * 4 + 3] = 0;
+      flags |= 1 << R_ROTATION;
     }
 
     // exp(-(+Inf)) = 0 -> 1; exp(-(-Inf)) = Inf -> 0; only NaN needs a case.
-    const a = 1 / (1 + Math.exp(-src[b + oo]));
-    opacities[i] = visible && a === a ? a : 0;
-
-    const d = i * K3;
-    for (let j = 0; j < K3; j++) {
-      const v = src[b + shIx[j]];
-      sh[d + j] = v - v === 0 ? v : 0;
+    const a = 1 / (1 + Math.exp(-src[b + oo]!));
+    if (a === a) {
+      opacities[j] = a;
+    } else {
+      opacities[j] = 0;
+      flags |= 1 << R_OPACITY;
     }
+
+    const d = j * K3;
+    for (let k = 0; k < K3; k++) {
+      const v = src[b + shIx[k]!]!;
+      if (v <= maxSh && v >= -maxSh) {
+        sh[d + k] = v;
+      } else {
+        sh[d + k] = clampSh(v);
+        flags |= 1 << (v - v !== 0 ? R_SH_NONFINITE : R_SH_RANGE);
+      }
+    }
+    if (flags !== 0) tally.clamp(flags);
+    j++;
   }
-  return { count, shDegree: ix.shDegree, positions, scales, rotations, opacities, sh };
+  sink.count = j;
+  return j - first;
 }

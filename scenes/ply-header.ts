@@ -2,7 +2,7 @@
  * PLY header parsing and element layout, shared by the splat PLY fast path,
  * the compressed PLY reader and the dispatcher in load.ts.
  */
-import { SceneLoadError } from './errors';
+import { BadValueError, DuplicateNameError, EmptyElementError, HeaderSyntaxError, NotPlyError, TruncatedError, UnknownTypeError } from './errors';
 
 /** Scalar types of the PLY specification, by their canonical names. */
 export type PlyScalarType = 'char' | 'uchar' | 'short' | 'ushort' | 'int' | 'uint' | 'float' | 'double';
@@ -50,17 +50,18 @@ export const PLY_TYPE_SIZE: Readonly<Record<PlyScalarType, number>> = {
 };
 
 // The sized aliases (float32, uint8...) are common in files written by
-// numpy-based tools (plyfile), so both spellings are accepted.
-const TYPE_ALIASES: Readonly<Record<string, PlyScalarType>> = {
-  char: 'char', int8: 'char',
-  uchar: 'uchar', uint8: 'uchar',
-  short: 'short', int16: 'short',
-  ushort: 'ushort', uint16: 'ushort',
-  int: 'int', int32: 'int',
-  uint: 'uint', uint32: 'uint',
-  float: 'float', float32: 'float',
-  double: 'double', float64: 'double',
-};
+// numpy-based tools (plyfile), so both spellings are accepted. A Map, not an
+// object: a type named `constructor` or `__proto__` must be unknown.
+const TYPE_ALIASES: ReadonlyMap<string, PlyScalarType> = new Map([
+  ['char', 'char'], ['int8', 'char'],
+  ['uchar', 'uchar'], ['uint8', 'uchar'],
+  ['short', 'short'], ['int16', 'short'],
+  ['ushort', 'ushort'], ['uint16', 'ushort'],
+  ['int', 'int'], ['int32', 'int'],
+  ['uint', 'uint'], ['uint32', 'uint'],
+  ['float', 'float'], ['float32', 'float'],
+  ['double', 'double'], ['float64', 'double'],
+]);
 
 /**
  * How far to look for `end_header`. Real headers are a few KB (a 3DGS header
@@ -97,19 +98,38 @@ export function hasPlyMagic(bytes: Uint8Array): boolean {
  *
  * @param bytes - the whole file (or at least its header)
  * @param file - file name, for error messages
- * @throws SceneLoadError `not-ply` without the magic line, `bad-header` for a
+ * @throws NotPlyError without the magic line, HeaderSyntaxError for a
  *   malformed header or one without `end_header` in the first
- *   {@link MAX_HEADER_BYTES} bytes
+ *   {@link MAX_HEADER_BYTES} bytes, UnknownTypeError, DuplicateNameError,
+ *   EmptyElementError
  */
 export function parsePlyHeader(bytes: Uint8Array, file: string): PlyHeader {
+  return tryParsePlyHeader(bytes, file, true) as PlyHeader;
+}
+
+/**
+ * Parses a PLY header from the first bytes of a file, for streams: returns
+ * null when `bytes` ends before `end_header` but more bytes may follow
+ * (`complete` false) and the header limit is not reached yet.
+ *
+ * The body starts right after the first line whose only word is
+ * `end_header` (LF or CRLF); a `comment end_header` line is a comment, and
+ * `end_header` in the body is body. Lines are read as latin1, so multi-byte
+ * UTF-8 in comments keeps string indices equal to byte offsets. All checks
+ * are linear in the header size (names are checked against Sets).
+ */
+export function tryParsePlyHeader(bytes: Uint8Array, file: string, complete: boolean): PlyHeader | null {
+  if (!complete && bytes.length < 5 && (isPrefixOf(bytes, 'ply\n') || isPrefixOf(bytes, 'ply\r\n'))) return null;
   if (!hasPlyMagic(bytes)) {
-    throw new SceneLoadError(file, 'not-ply', 'the file does not start with the "ply" magic line', { byteOffset: 0 });
+    throw new NotPlyError(file, 'the file starts with "ply" but not with the PLY magic line ("ply" and a line break)', { byteOffset: 0 });
   }
   const scanned = Math.min(bytes.length, MAX_HEADER_BYTES);
   // latin1 maps bytes 1:1 to UTF-16 code units, so string indices are byte offsets.
   const text = new TextDecoder('latin1').decode(bytes.subarray(0, scanned));
 
   const header: PlyHeader = { format: 'ascii', version: '', elements: [], comments: [], dataOffset: -1 };
+  const elementNames = new Set<string>();
+  let propertyNames = new Set<string>();
   let sawFormat = false;
   let current: PlyElement | null = null;
   let pos = 0;
@@ -117,25 +137,29 @@ export function parsePlyHeader(bytes: Uint8Array, file: string): PlyHeader {
     const end = text.indexOf('\n', pos);
     if (end < 0) break; // a last line without newline cannot be end_header
     const lineStart = pos;
-    const line = text.slice(pos, end).replace(/\r$/, '');
+    const line = text.charCodeAt(end - 1) === 0x0d ? text.slice(pos, end - 1) : text.slice(pos, end);
     pos = end + 1;
     if (lineStart === 0) continue; // the magic line, checked above
-    const words = line.trim().split(/\s+/);
+    const trimmed = line.trim();
+    const words = trimmed === '' ? [] : trimmed.split(/\s+/);
     const keyword = words[0];
+    const where = `in header line "${trimmed.length > 80 ? trimmed.slice(0, 80) + '...' : trimmed}" at byte ${lineStart}`;
     const bad = (what: string): never => {
-      throw new SceneLoadError(file, 'bad-header', `${what} in header line "${line.trim()}" at byte ${lineStart}`, { byteOffset: lineStart });
+      throw new HeaderSyntaxError(file, `${what} ${where}`, { byteOffset: lineStart });
     };
-    if (keyword === '' || keyword === undefined) continue;
+    if (keyword === undefined) continue;
     if (keyword === END_HEADER) {
+      if (words.length !== 1) bad('words after end_header');
       if (!sawFormat) bad('no "format" line before end_header');
       header.dataOffset = pos;
-      return finishHeader(header);
+      return finishHeader(header, file);
     }
     switch (keyword) {
       case 'format': {
         const f = words[1];
         if (f !== 'binary_little_endian' && f !== 'binary_big_endian' && f !== 'ascii') bad(`unknown format "${f ?? ''}"`);
         if (sawFormat) bad('second "format" line');
+        if (words.length !== 3) bad('malformed format line (expected "format FORMAT VERSION")');
         header.format = f as PlyFormat;
         header.version = words[2] ?? '';
         sawFormat = true;
@@ -143,49 +167,77 @@ export function parsePlyHeader(bytes: Uint8Array, file: string): PlyHeader {
       }
       case 'comment':
       case 'obj_info':
-        header.comments.push(line.trim().slice(keyword.length).trim());
+        header.comments.push(trimmed.slice(keyword.length).trim());
         break;
       case 'element': {
-        const count = Number(words[2]);
-        if (words.length !== 3 || !Number.isSafeInteger(count) || count < 0 || !/^\d+$/.test(words[2] ?? '')) {
-          bad('malformed element declaration (expected "element NAME COUNT")');
+        const countText = words[2] ?? '';
+        const count = Number(countText);
+        if (words.length !== 3 || !/^\d+$/.test(countText) || !Number.isSafeInteger(count)) {
+          bad('malformed element declaration (expected "element NAME COUNT", COUNT a whole number below 2^53)');
         }
-        if (header.elements.some((e) => e.name === words[1])) bad(`duplicate element "${words[1]}"`);
-        current = { name: words[1] as string, count, properties: [], stride: 0 };
+        const name = words[1] as string;
+        if (elementNames.has(name)) {
+          throw new DuplicateNameError(file, `duplicate element "${name}" ${where}`, { element: name, byteOffset: lineStart });
+        }
+        elementNames.add(name);
+        propertyNames = new Set();
+        current = { name, count, properties: [], stride: 0 };
         header.elements.push(current);
+        (current as PlyElementWithLine).declaredAt = lineStart;
         break;
       }
       case 'property': {
         if (current === null) bad('property before any element');
         const el = current as PlyElement;
+        const typeOf = (word: string | undefined): PlyScalarType => {
+          const t = TYPE_ALIASES.get(word ?? '');
+          if (t === undefined) {
+            throw new UnknownTypeError(file, `unknown property type "${word ?? ''}" of element "${el.name}" ${where}`, { element: el.name, byteOffset: lineStart });
+          }
+          return t;
+        };
         let prop: PlyProperty;
         if (words[1] === 'list') {
-          const countType = TYPE_ALIASES[words[2] ?? ''];
-          const itemType = TYPE_ALIASES[words[3] ?? ''];
-          if (words.length !== 5 || countType === undefined || itemType === undefined) {
-            bad('malformed list property (expected "property list COUNT_TYPE ITEM_TYPE NAME")');
-          }
-          prop = { name: words[4] as string, type: itemType as PlyScalarType, listCountType: countType as PlyScalarType, offset: -1 };
+          if (words.length !== 5) bad('malformed list property (expected "property list COUNT_TYPE ITEM_TYPE NAME")');
+          const countType = typeOf(words[2]);
+          if (countType === 'float' || countType === 'double') bad(`list count type "${words[2]}" is not an integer type`);
+          prop = { name: words[4] as string, type: typeOf(words[3]), listCountType: countType, offset: -1 };
         } else {
-          const type = TYPE_ALIASES[words[1] ?? ''];
           if (words.length !== 3) bad('malformed property (expected "property TYPE NAME")');
-          if (type === undefined) bad(`unknown property type "${words[1] ?? ''}"`);
-          prop = { name: words[2] as string, type: type as PlyScalarType, offset: -1 };
+          prop = { name: words[2] as string, type: typeOf(words[1]), offset: -1 };
         }
-        if (el.properties.some((p) => p.name === prop.name)) bad(`duplicate property "${prop.name}" in element "${el.name}"`);
+        if (propertyNames.has(prop.name)) {
+          throw new DuplicateNameError(file, `duplicate property "${prop.name}" in element "${el.name}" ${where}`, { element: el.name, property: prop.name, byteOffset: lineStart });
+        }
+        propertyNames.add(prop.name);
         el.properties.push(prop);
         break;
       }
       default:
-        bad(`unknown keyword "${keyword}"`);
+        bad(`unknown keyword "${keyword.length > 40 ? keyword.slice(0, 40) + '...' : keyword}"`);
     }
   }
-  const where = scanned < bytes.length ? `in the first ${scanned} bytes` : `in the whole file (${bytes.length} bytes)`;
-  throw new SceneLoadError(file, 'bad-header', `no end_header line ${where}`, { byteOffset: scanned });
+  if (!complete && scanned < MAX_HEADER_BYTES) return null;
+  const where = scanned < bytes.length || scanned === MAX_HEADER_BYTES ? `in the first ${scanned} bytes (the header limit)` : `in the whole file (${bytes.length} bytes)`;
+  throw new HeaderSyntaxError(file, `no end_header line ${where}`, { byteOffset: scanned });
 }
 
-function finishHeader(header: PlyHeader): PlyHeader {
+function isPrefixOf(bytes: Uint8Array, text: string): boolean {
+  for (let i = 0; i < bytes.length; i++) if (i >= text.length || bytes[i] !== text.charCodeAt(i)) return false;
+  return true;
+}
+
+interface PlyElementWithLine extends PlyElement {
+  declaredAt?: number;
+}
+
+function finishHeader(header: PlyHeader, file: string): PlyHeader {
   for (const el of header.elements) {
+    if (el.count > 0 && el.properties.length === 0) {
+      const at = (el as PlyElementWithLine).declaredAt;
+      throw new EmptyElementError(file, `element "${el.name}" declares ${el.count} rows but no properties (declared at byte ${at})`, { element: el.name, byteOffset: at });
+    }
+    delete (el as PlyElementWithLine).declaredAt;
     let offset = 0;
     let fixed = true;
     for (const p of el.properties) {
@@ -232,19 +284,16 @@ export function locateElements(bytes: Uint8Array, header: PlyHeader, file: strin
   for (const el of header.elements) {
     const available = bytes.length - cursor;
     let byteLength: number;
-    if (el.stride !== null) {
-      byteLength = el.count * el.stride;
-      if (byteLength > available) {
-        throw new SceneLoadError(
-          file,
-          'truncated',
-          `header declares ${el.count} ${rowsNoun(el)} of ${el.stride} bytes (${byteLength} bytes) but only ${Math.max(0, available)} bytes follow ${previous} at byte ${cursor}`,
-          { byteOffset: cursor },
-        );
-      }
-    } else {
-      byteLength = walkListElement(bytes, cursor, el, littleEndian, file);
+    // Every row takes at least this many bytes: the row loop below is bounded by the bytes present.
+    const minRow = minRowBytes(el);
+    if (el.count * minRow > available) {
+      throw new TruncatedError(
+        file,
+        `header declares ${el.count} ${rowsNoun(el)} of ${el.stride ?? `at least ${minRow}`} bytes (${el.count * minRow} bytes) but only ${Math.max(0, available)} bytes follow ${previous} at byte ${cursor}`,
+        { element: el.name, byteOffset: cursor },
+      );
     }
+    byteLength = el.stride !== null ? el.count * el.stride : walkListElement(bytes, cursor, el, littleEndian, file);
     spans.push({ element: el, start: cursor, byteLength });
     cursor += byteLength;
     previous = `the '${el.name}' element`;
@@ -252,7 +301,14 @@ export function locateElements(bytes: Uint8Array, header: PlyHeader, file: strin
   return spans;
 }
 
-function readScalar(view: DataView, at: number, type: PlyScalarType, le: boolean): number {
+/** Smallest size of a binary row: the stride, or with lists the scalars plus every list's count. */
+export function minRowBytes(el: PlyElement): number {
+  let n = 0;
+  for (const p of el.properties) n += PLY_TYPE_SIZE[p.listCountType ?? p.type];
+  return n;
+}
+
+export function readScalar(view: DataView, at: number, type: PlyScalarType, le: boolean): number {
   switch (type) {
     case 'char': return view.getInt8(at);
     case 'uchar': return view.getUint8(at);
@@ -278,7 +334,7 @@ function walkListElement(bytes: Uint8Array, start: number, el: PlyElement, le: b
         if (at + countSize > end) throw listTruncated(file, el, row, p, end);
         const n = readScalar(view, at, p.listCountType, le);
         if (!(n >= 0)) {
-          throw new SceneLoadError(file, 'bad-data', `negative list length ${n} in property '${p.name}' of ${rowsNoun(el)} row ${row} at byte ${at}`, { property: p.name, byteOffset: at });
+          throw new BadValueError(file, `negative list length ${n} in property '${p.name}' of ${rowsNoun(el)} row ${row} at byte ${at}`, { element: el.name, property: p.name, byteOffset: at });
         }
         at += countSize + n * PLY_TYPE_SIZE[p.type];
       } else {
@@ -290,11 +346,10 @@ function walkListElement(bytes: Uint8Array, start: number, el: PlyElement, le: b
   return at - start;
 }
 
-function listTruncated(file: string, el: PlyElement, row: number, p: PlyProperty, at: number): SceneLoadError {
-  return new SceneLoadError(
+function listTruncated(file: string, el: PlyElement, row: number, p: PlyProperty, at: number): TruncatedError {
+  return new TruncatedError(
     file,
-    'truncated',
     `header declares ${el.count} ${rowsNoun(el)} but the file ends at byte ${at} inside row ${row} (property '${p.name}')`,
-    { property: p.name, byteOffset: at },
+    { element: el.name, property: p.name, byteOffset: at },
   );
 }

@@ -222,7 +222,7 @@ describe('binary splat PLY, hand-made files', () => {
     expect(parseSplatPly(ok, 'trailing.ply').count).toBe(2);
   });
 
-  it('handles NaN and infinities: never NaN out, bad splats invisible', () => {
+  it('handles NaN and infinities: never NaN out; undrawable splats dropped or clamped and counted', () => {
     const names = inriaNames(0);
     const row = (over: Record<string, number>): number[] => names.map((n) => over[n] ?? (n === 'rot_0' ? 1 : 0));
     const cloud = parseSplatPly(
@@ -241,11 +241,17 @@ describe('binary splat PLY, hand-made files', () => {
       }]),
       'nan.ply',
     );
-    expect(Array.from(cloud.opacities)).toEqual([1, 0, 0, 0, 0, 0.5, 0.5]);
-    expect(cloud.positions[9]).toBe(0);
-    expect(cloud.scales[4 * 3 + 1]).toBe(0);
-    expect(Array.from(cloud.rotations.subarray(20, 28))).toEqual([1, 0, 0, 0, 1, 0, 0, 0]);
-    expect(cloud.sh[5 * 3 + 1]).toBe(0);
+    // The NaN position (row 3) is dropped; the rest are kept.
+    expect(cloud.count).toBe(6);
+    expect(Array.from(cloud.opacities)).toEqual([1, 0, 0, Math.fround(sigmoid(5)), 0.5, 0.5]);
+    expect(cloud.scales[3 * 3 + 1]).toBe(65504);
+    expect(Array.from(cloud.rotations.subarray(16, 24))).toEqual([1, 0, 0, 0, 1, 0, 0, 0]);
+    expect(cloud.sh[4 * 3 + 1]).toBe(0);
+    expect(cloud.sanitized).toEqual({
+      dropped: 1,
+      clamped: 4,
+      reasons: { 'non-finite position': 1, 'scale overflow': 1, 'non-finite opacity': 1, 'degenerate rotation': 2, 'non-finite sh': 1 },
+    });
     expectSane(cloud);
   });
 
@@ -284,9 +290,10 @@ describe('binary splat PLY errors', () => {
   const headerEnd = new TextDecoder().decode(good).indexOf('end_header\n') + 11;
 
   it('not a PLY', async () => {
-    const err = await expectError(new TextEncoder().encode('solid cube\nfacet normal 0 0 1\n'), 'not-ply');
+    const err = await expectError(new TextEncoder().encode('solid cube\nfacet normal 0 0 1\n'), 'unknown-format');
     expect(err.byteOffset).toBe(0);
-    await expectError(new Uint8Array(0), 'not-ply');
+    await expectError(new Uint8Array(0), 'unknown-format');
+    await expectError(new TextEncoder().encode('ply format ascii 1.0\n'), 'not-ply');
   });
 
   it('no end_header', async () => {
@@ -295,7 +302,7 @@ describe('binary splat PLY errors', () => {
   });
 
   it('malformed header lines name the byte offset', async () => {
-    const err = await expectError(new TextEncoder().encode('ply\nformat binary_little_endian 1.0\nelement vertex 1\nproperty float128 x\nend_header\n'), 'bad-header');
+    const err = await expectError(new TextEncoder().encode('ply\nformat binary_little_endian 1.0\nelement vertex 1\nproperty float128 x\nend_header\n'), 'unknown-type');
     expect(err.byteOffset).toBe(53);
     expect(err.message).toContain('at byte 53');
   });

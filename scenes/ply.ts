@@ -2,8 +2,8 @@
  * Fast reader for binary little-endian 3D Gaussian Splatting PLY files
  * (the INRIA layout and its reorderings).
  *
- * Why this exists next to @loaders.gl/ply (which load.ts still uses for
- * ASCII, big-endian and plain point-cloud PLYs): loaders.gl decodes the whole
+ * Why not @loaders.gl/ply (which read every PLY before issue 10; see
+ * ply-general.ts for why it no longer reads any): loaders.gl decodes the whole
  * file into one string (so it cannot read files over ~512 MB, V8's maximum
  * string length), then reads every property of every row through a switch
  * on the type name into a fresh object and pushes the values into growing
@@ -13,12 +13,14 @@
  * faster than linearly, so 1M SH3 splats (248 MB) would take 30 s or more
  * (others report ~35 s and 2.4 GB). This reader looks the properties up
  * once by name and reads a Float32Array view of the body in place: 1M SH3
- * splats in about 0.5 s (400-500 MB/s) on the same machine.
+ * splats in about 0.5 s (400-500 MB/s) on the same machine. The same row
+ * decoding serves loadSceneStream (stream.ts), a chunk at a time.
  */
-import { SceneLoadError } from './errors';
-import { asBytes, copyBytes, locateElements, parsePlyHeader, type ElementSpan, type PlyHeader, type PlyScalarType } from './ply-header';
-import { decodeSplats, resolveSplatProperties } from './ply-decode';
-import { computeBounds, type SplatCloud } from './splat-cloud';
+import { MissingElementError, UnsupportedError } from './errors';
+import { asBytes, copyBytes, locateElements, parsePlyHeader, type ElementSpan, type PlyElement, type PlyHeader, type PlyScalarType } from './ply-header';
+import { decodeSplatRows, resolveSplatProperties } from './ply-decode';
+import { SplatSink, Tally } from './sanitize';
+import type { SplatCloud } from './splat-cloud';
 
 // A Float32Array view reads in the host's byte order; on a (hypothetical)
 // big-endian host every file goes through the DataView path instead.
@@ -43,11 +45,11 @@ export function parseSplatPly(data: ArrayBuffer | Uint8Array, name: string, head
   const bytes = asBytes(data);
   const h = header ?? parsePlyHeader(bytes, name);
   if (h.format !== 'binary_little_endian') {
-    throw new SceneLoadError(name, 'unsupported', `format ${h.format} is not read by the binary splat fast path (loadScene routes it elsewhere)`);
+    throw new UnsupportedError(name, `format ${h.format} is not read by the binary splat fast path (loadScene routes it elsewhere)`);
   }
   const span = locateElements(bytes, h, name).find((s) => s.element.name === 'vertex');
   if (span === undefined) {
-    throw new SceneLoadError(name, 'missing-element', 'the header declares no "vertex" element');
+    throw new MissingElementError(name, 'the header declares no "vertex" element');
   }
   const el = span.element;
   rejectVertexLists(el.properties, name);
@@ -55,8 +57,10 @@ export function parseSplatPly(data: ArrayBuffer | Uint8Array, name: string, head
 
   const stride = el.properties.length;
   const rows = elementRowsAsFloats(bytes, span, true);
-  const arrays = decodeSplats(rows, stride, el.count, ix);
-  return { ...arrays, bounds: computeBounds(arrays.positions), source: { name, format: 'ply' } };
+  const sink = new SplatSink(ix.shDegree, el.count, name);
+  const tally = new Tally();
+  decodeSplatRows(rows, 0, stride, el.count, ix, sink, tally);
+  return sink.finish('ply', tally, el.count);
 }
 
 /**
@@ -68,7 +72,8 @@ export function parseSplatPly(data: ArrayBuffer | Uint8Array, name: string, head
 export function rejectVertexLists(properties: readonly { name: string; listCountType?: PlyScalarType }[], file: string): void {
   const list = properties.find((p) => p.listCountType !== undefined);
   if (list !== undefined) {
-    throw new SceneLoadError(file, 'unsupported', `list property '${list.name}' on the vertex element (splat and point rows must be fixed-size scalars)`, {
+    throw new UnsupportedError(file, `list property '${list.name}' on the vertex element (splat and point rows must be fixed-size scalars)`, {
+      element: 'vertex',
       property: list.name,
     });
   }
@@ -83,18 +88,31 @@ export function rejectVertexLists(properties: readonly { name: string; listCount
  * converted through a DataView.
  */
 export function elementRowsAsFloats(bytes: Uint8Array, span: ElementSpan, littleEndian: boolean): Float32Array {
-  const el = span.element;
-  const n = el.count * el.properties.length;
-  if (HOST_IS_LITTLE_ENDIAN && littleEndian && el.properties.every((p) => p.type === 'float')) {
-    const abs = bytes.byteOffset + span.start;
-    if (abs % 4 === 0) return new Float32Array(bytes.buffer, abs, n);
-    return new Float32Array(copyBytes(bytes, span.start, span.start + span.byteLength).buffer);
-  }
-  const out = new Float32Array(n);
-  const view = new DataView(bytes.buffer, bytes.byteOffset + span.start, span.byteLength);
+  return rowsAsFloats(bytes, span.start, span.element, span.element.count, littleEndian, null);
+}
+
+/**
+ * `rows` rows of a fixed-stride element starting at byte `start` of `bytes`,
+ * as floats (one per property). A view of `bytes` when every property is a
+ * little-endian float32 and `start` is 4-aligned; otherwise written into
+ * `scratch` when it is large enough (streams reuse one), else a new array.
+ */
+export function rowsAsFloats(bytes: Uint8Array, start: number, el: PlyElement, rows: number, littleEndian: boolean, scratch: Float32Array | null): Float32Array {
   const nprops = el.properties.length;
+  const n = rows * nprops;
   const stride = el.stride as number;
-  el.properties.forEach((p, j) => readColumn(view, p.offset, stride, el.count, p.type, littleEndian, out, j, nprops));
+  if (HOST_IS_LITTLE_ENDIAN && littleEndian && el.properties.every((p) => p.type === 'float')) {
+    const abs = bytes.byteOffset + start;
+    if (abs % 4 === 0) return new Float32Array(bytes.buffer, abs, n);
+    if (scratch !== null && scratch.length >= n) {
+      new Uint8Array(scratch.buffer, scratch.byteOffset, n * 4).set(bytes.subarray(start, start + rows * stride));
+      return scratch;
+    }
+    return new Float32Array(copyBytes(bytes, start, start + rows * stride).buffer);
+  }
+  const out = scratch !== null && scratch.length >= n ? scratch : new Float32Array(n);
+  const view = new DataView(bytes.buffer, bytes.byteOffset + start, rows * stride);
+  el.properties.forEach((p, j) => readColumn(view, p.offset, stride, rows, p.type, littleEndian, out, j, nprops));
   return out;
 }
 

@@ -39,6 +39,26 @@ export interface SplatCloud {
   bounds: Bounds;
   /** Where it came from, for the UI and `info`. */
   source: { name: string; format: string };
+  /**
+   * What the loader had to drop or clamp because it could not be drawn
+   * (NaN, Inf, overflowing values). Every loader sets it; clouds made in
+   * memory (the generator) may leave it out, meaning nothing was changed.
+   */
+  sanitized?: SanitizeReport;
+}
+
+/**
+ * Splats the loader dropped or changed so that nothing undrawable reaches
+ * the GPU. `reasons` counts splats per reason (a splat with two problems
+ * counts under both reasons, once in `dropped` or `clamped`).
+ */
+export interface SanitizeReport {
+  /** Splats left out of the cloud (e.g. a NaN position). */
+  dropped: number;
+  /** Splats kept with at least one value clamped or replaced (e.g. a scale past the limit). */
+  clamped: number;
+  /** Splats per reason, e.g. { "non-finite position": 3, "scale overflow": 1 }. */
+  reasons: Record<string, number>;
 }
 
 /** Bounds of a positions array (3 floats per point). */

@@ -24,7 +24,7 @@ describe('CLI on bad input', () => {
     const r = run('bench/info.ts', [notPly]);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toHaveLength(1);
-    expect(r.stderr[0]).toMatch(/^notes\.ply: not-ply/);
+    expect(r.stderr[0]).toMatch(/^notes\.ply: unknown-format: /);
   });
 
   it('render exits non-zero for a missing file, before touching the GPU', () => {
@@ -33,12 +33,43 @@ describe('CLI on bad input', () => {
     expect(r.stderr).toEqual([`${path.join(dir, 'absent.ply')}: cannot read: ENOENT`]);
   });
 
-  it.runIf(haveSharedScenes())('info --json prints { format, count, shDegree, bounds }', () => {
+  it.runIf(haveSharedScenes())('info --json prints { format, count, shDegree, bounds, sanitized }', () => {
     const r = run('bench/info.ts', [sharedScene('inria_sh3_tile_111.ply'), '--json']);
     expect(r.code).toBe(0);
     const info = JSON.parse(r.stdout);
-    expect(Object.keys(info).sort()).toEqual(['bounds', 'count', 'format', 'shDegree']);
+    expect(Object.keys(info).sort()).toEqual(['bounds', 'count', 'format', 'sanitized', 'shDegree']);
+    expect(info.sanitized).toEqual({ dropped: 0, clamped: 0, reasons: {} });
     expect(info).toMatchObject({ format: 'ply', count: 111, shDegree: 3 });
     expect(info.bounds.min).toHaveLength(3);
   });
+
+  it('info prints a line for .splat, .spz and a scene with dropped splats (and --json fields for them)', async () => {
+    const { generateSynthetic } = await import('../../scenes/generate');
+    const { writeSplatFile } = await import('../../scenes/write-splat');
+    const { writeSpz } = await import('../../scenes/write-spz');
+    const { writeSplatPly } = await import('../../scenes/write-ply');
+    const c = generateSynthetic(64);
+    const files: [string, Uint8Array, string][] = [
+      ['a.splat', writeSplatFile(c), 'splat'],
+      ['b.spz', writeSpz(c, { version: 2 }), 'spz-v2'],
+      ['c.spz', writeSpz(c, { version: 4 }), 'spz-v4'],
+    ];
+    const nan = c.positions.slice();
+    nan[0] = NaN;
+    files.push(['d.ply', writeSplatPly({ ...c, positions: nan }), 'ply']);
+    for (const [name, bytes, format] of files) {
+      const f = path.join(dir, name);
+      fs.writeFileSync(f, bytes);
+      const text = run('bench/info.ts', [f]);
+      expect(text.code, text.stderr.join('\n')).toBe(0);
+      expect(text.stdout).toContain(`format     ${format}\n`);
+      const json = JSON.parse(run('bench/info.ts', [f, '--json']).stdout);
+      expect(json.format).toBe(format);
+      if (name === 'd.ply') {
+        expect(json.count).toBe(63);
+        expect(json.sanitized).toEqual({ dropped: 1, clamped: 0, reasons: { 'non-finite position': 1 } });
+        expect(text.stdout).toContain('sanitized  1 dropped, 0 clamped (non-finite position: 1)');
+      }
+    }
+  }, 120_000);
 });

@@ -1,0 +1,482 @@
+/**
+ * The fuzz program's cases and oracle (bench/fuzz.ts runs them in a worker
+ * with a watchdog). A case is fully determined by (seed, index): a base file
+ * from the corpus and one mutation family. The oracle classifies what
+ * loading it gives:
+ *  - `consistent`: a cloud whose arrays match its count, with nothing
+ *    undrawable in them (no NaN/Inf, values inside the sanitize limits, unit
+ *    rotations, bounds that match), whose count plus dropped splats equals
+ *    what the file declares, and that the stream loader reproduces exactly;
+ *    for edits that do not change the content (CRLF, comments, trailing
+ *    bytes...), the same cloud as the unedited file;
+ *  - `typed`: a SceneLoadError with a one-line message "FILE: CODE: ...",
+ *    and the same error code from the stream loader;
+ *  - `garbage`: a cloud that fails any check above (or a stream/whole mismatch);
+ *  - `untyped`: any other error (a bug);
+ *  - `hang`: decided by the runner's watchdog.
+ */
+import * as fflate from 'fflate';
+import fs from 'node:fs';
+import path from 'node:path';
+import { SceneLoadError } from '../scenes/errors';
+import { generateSynthetic } from '../scenes/generate';
+import { loadSceneSync } from '../scenes/load';
+import { MAX_ABS_POSITION, MAX_ABS_SH, MAX_SCALE } from '../scenes/sanitize';
+import { computeBounds, shCoeffCount, type SplatCloud } from '../scenes/splat-cloud';
+import { loadSceneStream } from '../scenes/stream';
+import { writeSplatPly } from '../scenes/write-ply';
+import { writeSplatFile } from '../scenes/write-splat';
+import { rawZstdFrame, writeSpz } from '../scenes/write-spz';
+
+export type Outcome = 'consistent' | 'typed' | 'garbage' | 'untyped' | 'hang';
+
+export const FAMILIES = [
+  'truncation', 'bitflip-header', 'bitflip-body', 'special-floats', 'lying-count', 'property-edit', 'type-swap',
+  'benign-edit', 'format-swap', 'extra-element', 'giant-header', 'random-bytes', 'container', 'spz-header', 'chunking',
+] as const;
+export type Family = (typeof FAMILIES)[number];
+
+/** mulberry32 */
+export class Rng {
+  private s: number;
+  constructor(seed: number) {
+    this.s = seed >>> 0;
+  }
+  next(): number {
+    let t = (this.s = (this.s + 0x6d2b79f5) >>> 0);
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  }
+  int(n: number): number {
+    return Math.floor(this.next() * n);
+  }
+  pick<T>(a: readonly T[]): T {
+    return a[this.int(a.length)]!;
+  }
+}
+
+/** The family of case `index` (cheap: the runner names hung cases with it). */
+export function familyOf(seed: number, index: number): Family {
+  return FAMILIES[new Rng(seed * 1_000_003 + index * 7919 + 1).int(FAMILIES.length)]!;
+}
+
+export interface BaseFile {
+  name: string;
+  bytes: Uint8Array;
+  kind: 'ply' | 'splat' | 'spz';
+}
+
+const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
+const latin1 = (b: Uint8Array): string => new TextDecoder('latin1').decode(b);
+
+function cat(...parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((a, p) => a + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+/** A tiny independent PLY writer for hand-made files. */
+function plyFile(format: 'ascii' | 'binary_little_endian' | 'binary_big_endian', props: [string, 'float' | 'uchar' | 'double' | 'int'][], rows: number[][], extra = ''): Uint8Array {
+  const head = `ply\nformat ${format} 1.0\ncomment fuzz base\nelement vertex ${rows.length}\n${props.map(([n, t]) => `property ${t} ${n}\n`).join('')}${extra}end_header\n`;
+  if (format === 'ascii') return enc(head + rows.map((r) => r.join(' ')).join('\n') + '\n');
+  const size = { float: 4, uchar: 1, double: 8, int: 4 };
+  const stride = props.reduce((a, [, t]) => a + size[t], 0);
+  const body = new Uint8Array(rows.length * stride);
+  const v = new DataView(body.buffer);
+  const le = format === 'binary_little_endian';
+  rows.forEach((r, i) => {
+    let at = i * stride;
+    props.forEach(([, t], j) => {
+      const x = r[j]!;
+      if (t === 'float') v.setFloat32(at, x, le);
+      else if (t === 'double') v.setFloat64(at, x, le);
+      else if (t === 'int') v.setInt32(at, x, le);
+      else v.setUint8(at, x);
+      at += size[t];
+    });
+  });
+  return cat(enc(head), body);
+}
+
+function inriaProps(degree: number): [string, 'float'][] {
+  const rest = ((degree + 1) ** 2 - 1) * 3;
+  return ['x', 'y', 'z', 'nx', 'ny', 'nz', 'f_dc_0', 'f_dc_1', 'f_dc_2', ...Array.from({ length: rest }, (_, j) => `f_rest_${j}`), 'opacity', 'scale_0', 'scale_1', 'scale_2', 'rot_0', 'rot_1', 'rot_2', 'rot_3'].map((n) => [n, 'float']);
+}
+
+/** The corpus: shared real scenes (when present), generated files, hand-made ASCII / big-endian / point clouds / .splat / .spz. */
+export function buildCorpus(sharedDir: string | null): BaseFile[] {
+  const out: BaseFile[] = [];
+  if (sharedDir !== null && fs.existsSync(sharedDir)) {
+    for (const f of fs.readdirSync(sharedDir).filter((f) => f.endsWith('.ply')).sort()) {
+      out.push({ name: f, bytes: new Uint8Array(fs.readFileSync(path.join(sharedDir, f))), kind: 'ply' });
+    }
+  }
+  const small = generateSynthetic(300, 5);
+  out.push({ name: 'gen-sh3.ply', bytes: writeSplatPly(small), kind: 'ply' });
+  const sh0 = { ...generateSynthetic(120, 6) };
+  const sh0cloud: SplatCloud = { ...sh0, shDegree: 0, sh: sh0.sh.filter((_, i) => i % 48 < 3) };
+  out.push({ name: 'gen-sh0.ply', bytes: writeSplatPly(sh0cloud), kind: 'ply' });
+  out.push({ name: 'gen.splat', bytes: writeSplatFile(small), kind: 'splat' });
+  out.push({ name: 'gen-v2.spz', bytes: writeSpz(small, { version: 2 }), kind: 'spz' });
+  out.push({ name: 'gen-v3.spz', bytes: writeSpz(small, { version: 3 }), kind: 'spz' });
+  out.push({ name: 'gen-v4.spz', bytes: writeSpz(small, { version: 4 }), kind: 'spz' });
+  out.push({ name: 'gen-v4-sh0.spz', bytes: writeSpz(sh0cloud, { version: 4 }), kind: 'spz' });
+  const rng = new Rng(99);
+  const splatRows = (n: number, degree: number): number[][] =>
+    Array.from({ length: n }, () => inriaProps(degree).map(([p]) => (p.startsWith('scale') ? -3 - rng.next() * 2 : p === 'rot_0' ? 1 : Math.round((rng.next() - 0.5) * 2000) / 100)));
+  out.push({ name: 'hand-ascii.ply', bytes: plyFile('ascii', inriaProps(1), splatRows(12, 1)), kind: 'ply' });
+  out.push({ name: 'hand-be.ply', bytes: plyFile('binary_big_endian', inriaProps(1), splatRows(12, 1)), kind: 'ply' });
+  const pts = Array.from({ length: 40 }, (_, i) => [i % 5, (i >> 2) % 3, i / 7, (i * 37) % 256, (i * 91) % 256, (i * 13) % 256]);
+  const ptsProps: [string, 'float' | 'uchar'][] = [['x', 'float'], ['y', 'float'], ['z', 'float'], ['red', 'uchar'], ['green', 'uchar'], ['blue', 'uchar']];
+  out.push({ name: 'hand-points-le.ply', bytes: plyFile('binary_little_endian', ptsProps, pts), kind: 'ply' });
+  out.push({ name: 'hand-points-be.ply', bytes: plyFile('binary_big_endian', ptsProps, pts), kind: 'ply' });
+  out.push({ name: 'hand-points-ascii-float.ply', bytes: plyFile('ascii', [['x', 'float'], ['y', 'float'], ['z', 'float'], ['red', 'float'], ['green', 'float'], ['blue', 'float']], pts.map((p) => [...p.slice(0, 3), p[3]! / 255, p[4]! / 255, p[5]! / 255])), kind: 'ply' });
+  out.push({ name: 'hand-mixed-types.ply', bytes: plyFile('binary_little_endian', inriaProps(0).map(([n], j) => [n, j % 3 === 0 ? 'double' : 'float']), splatRows(9, 0)), kind: 'ply' });
+  return out;
+}
+
+/** Where a PLY's body starts by a plain search (the mutator's own reading, not the loader's). */
+function plyBodyStart(b: Uint8Array): number {
+  const t = latin1(b.subarray(0, Math.min(b.length, 1 << 16)));
+  const i = t.indexOf('end_header\n');
+  return i < 0 ? -1 : i + 11;
+}
+
+/** A header as lines, plus the body, for text edits. */
+function splitPly(b: Uint8Array): { lines: string[]; body: Uint8Array } | null {
+  const start = plyBodyStart(b);
+  if (start < 0) return null;
+  return { lines: latin1(b.subarray(0, start - 1)).split('\n'), body: b.subarray(start) };
+}
+const joinPly = (lines: string[], body: Uint8Array, eol = '\n'): Uint8Array => cat(Uint8Array.from(lines.join(eol) + eol, (c) => c.charCodeAt(0) & 0xff), body);
+
+export interface FuzzCase {
+  index: number;
+  family: Family;
+  base: string;
+  what: string;
+  bytes: Uint8Array;
+  /** Set for edits that do not change the content: the result must equal the base's. */
+  sameAs?: Uint8Array;
+  /** Chunk sizes for the stream loader. */
+  chunks: number[];
+}
+
+const SPECIAL = [NaN, Infinity, -Infinity, 3.4e38, -3.4e38, 1e30, 89, 100, -0, 1e-45, 5e15];
+
+/** Builds case `index` for `seed` from the corpus. */
+export function makeCase(seed: number, index: number, corpus: BaseFile[]): FuzzCase {
+  const family = familyOf(seed, index);
+  const rng = new Rng(seed * 7_777_777 + index * 104_729 + 3);
+  const plys = corpus.filter((c) => c.kind === 'ply');
+  let base = rng.pick(corpus);
+  const chunks = [1 + rng.int(rng.next() < 0.5 ? 64 : 200_000), 1 + rng.int(5000)];
+  const c = (what: string, bytes: Uint8Array, sameAs?: Uint8Array): FuzzCase => ({ index, family, base: base.name, what, bytes, chunks, ...(sameAs ? { sameAs } : {}) });
+  const b = base.bytes;
+  switch (family) {
+    case 'truncation': {
+      const start = base.kind === 'ply' ? plyBodyStart(b) : 16;
+      const at = rng.next() < 0.3 ? rng.int(Math.max(1, start)) : rng.next() < 0.5 ? b.length - 1 - rng.int(Math.min(b.length, 300)) : rng.int(b.length);
+      return c(`cut at ${at} of ${b.length}`, b.slice(0, Math.max(0, at)));
+    }
+    case 'bitflip-header':
+    case 'bitflip-body': {
+      const out = b.slice();
+      const start = base.kind === 'ply' ? plyBodyStart(b) : base.kind === 'spz' ? 0 : 0;
+      const lo = family === 'bitflip-header' ? 0 : Math.max(0, start);
+      const hi = family === 'bitflip-header' ? Math.max(1, base.kind === 'ply' ? start : Math.min(b.length, 40)) : b.length;
+      const flips = 1 + rng.int(6);
+      const where: number[] = [];
+      for (let k = 0; k < flips; k++) {
+        const at = lo + rng.int(Math.max(1, hi - lo));
+        if (at < out.length) out[at]! ^= 1 << rng.int(8);
+        where.push(at);
+      }
+      return c(`flip bits at ${where.join(',')}`, out);
+    }
+    case 'special-floats': {
+      base = rng.pick(plys.filter((p) => !p.name.includes('compressed') && !p.name.includes('ascii'))) ?? base;
+      const out = base.bytes.slice();
+      const start = plyBodyStart(out);
+      const v = new DataView(out.buffer);
+      const n = 1 + rng.int(20);
+      const le = !latin1(out.subarray(0, 200)).includes('big_endian');
+      for (let k = 0; k < n; k++) {
+        const at = start + 4 * rng.int(Math.floor((out.length - start) / 4));
+        if (at + 4 <= out.length) v.setFloat32(at, rng.pick(SPECIAL), le);
+      }
+      return c(`${n} special floats`, out);
+    }
+    case 'lying-count':
+    case 'property-edit':
+    case 'type-swap':
+    case 'format-swap':
+    case 'extra-element':
+    case 'benign-edit': {
+      base = rng.pick(plys);
+      const sp = splitPly(base.bytes);
+      if (sp === null) return c('unparsable base', base.bytes);
+      const { lines, body } = sp;
+      const elementLines = lines.map((l, i) => [l, i] as const).filter(([l]) => l.startsWith('element '));
+      const propLines = lines.map((l, i) => [l, i] as const).filter(([l]) => l.startsWith('property '));
+      if (family === 'lying-count') {
+        const [l, i] = rng.pick(elementLines);
+        const [, name, count] = l.split(' ');
+        const n = Number(count);
+        const lie = rng.pick([0, 1, n - 1, n + 1, n * 2, n + 256, 2 ** 32 + 5, 2 ** 53 - 1, 2 ** 53, 2 ** 31, -1]);
+        lines[i] = `element ${name} ${lie}`;
+        return c(`element ${name} ${n} -> ${lie}`, joinPly(lines, body));
+      }
+      if (family === 'property-edit') {
+        const [l, i] = rng.pick(propLines);
+        const op = rng.int(5);
+        const words = l.split(' ');
+        if (op === 0) lines.splice(i, 1);
+        else if (op === 1) lines.splice(i, 0, l);
+        else if (op === 2) lines[i] = [...words.slice(0, -1), rng.pick(['hasOwnProperty', '__proto__', 'constructor', 'toString', 'x', 'f_rest_99', 'opacity', 'packed_position', 'red', 'vertex_indices', 'é'])].join(' ');
+        else if (op === 3) lines.splice(i, 0, `property ${rng.pick(['float', 'uchar', 'double', 'list uchar int'])} ${rng.pick(['hasOwnProperty', 'extra', 'nx', '__proto__'])}`);
+        else lines.splice(i, 1, ...Array.from({ length: 1 + rng.int(3) }, () => l));
+        return c(`property edit ${op} at line ${i}`, joinPly(lines, body));
+      }
+      if (family === 'type-swap') {
+        const [l, i] = rng.pick(propLines);
+        const words = l.split(' ');
+        const t = rng.pick(['float', 'double', 'uchar', 'char', 'short', 'ushort', 'int', 'uint', 'float32', 'uint8', 'float64', 'constructor', 'toString', 'valueOf', 'hasOwnProperty', '__proto__', 'float128', 'list uchar float', 'list float int']);
+        words.splice(1, words.length - 2, t);
+        lines[i] = words.join(' ');
+        return c(`${l} -> ${lines[i]}`, joinPly(lines, body));
+      }
+      if (family === 'format-swap') {
+        const i = lines.findIndex((x) => x.startsWith('format '));
+        const f = rng.pick(['ascii', 'binary_big_endian', 'binary_little_endian', 'binary_middle_endian']);
+        lines[i] = `format ${f} 1.0`;
+        return c(`format -> ${f}`, joinPly(lines, body));
+      }
+      if (family === 'extra-element') {
+        const op = rng.int(4);
+        const vi = lines.findIndex((x) => x.startsWith('element vertex'));
+        const count = rng.pick([0, 1, 3, 2 ** 53 - 1, 2 ** 32 + 5]);
+        const decl = op === 0 ? [`element empty ${count}`] : op === 1 ? [`element extra ${count}`, 'property float a'] : op === 2 ? [`element face ${count}`, 'property list uchar int vertex_indices'] : [`element vertex ${count}`, 'property float x'];
+        const at = rng.next() < 0.5 ? vi : lines.length;
+        lines.splice(at, 0, ...decl);
+        const pad = rng.next() < 0.5 ? new Uint8Array(rng.int(64)).map(() => rng.int(256)) : new Uint8Array(0);
+        return c(`element '${decl[0]}' at line ${at}, ${pad.length} bytes appended`, joinPly(lines, cat(body, pad)));
+      }
+      // benign-edit: the content stays the same.
+      const op = rng.int(6);
+      const original = base.bytes;
+      if (op === 0) return c('CRLF header', joinPly(lines, body, '\r\n'), original);
+      if (op === 1) {
+        lines.splice(1 + rng.int(lines.length - 1), 0, 'comment end_header');
+        return c('comment end_header line', joinPly(lines, body), original);
+      }
+      if (op === 2) {
+        lines.splice(2, 0, 'comment caf\u00c3\u00a9 \u00e2\u0080\u0094 \u00f0\u009f\u0098\u0080 multi-byte UTF-8 as bytes');
+        return c('multi-byte UTF-8 comment', joinPly(lines, body), original);
+      }
+      if (op === 3) {
+        lines.splice(2, 0, 'obj_info made by fuzz');
+        return c('obj_info line', joinPly(lines, body), original);
+      }
+      if (op === 4) {
+        const ascii = latin1(original.subarray(0, 200)).includes('format ascii');
+        if (ascii) return c('trailing blank lines in ASCII body', cat(original, enc('\n\n')), original);
+        return c('trailing bytes holding end_header', cat(original, enc('\nend_header\nend_header \r\n')), original);
+      }
+      lines[lines.length - 1] = 'end_header \t';
+      return c('trailing blanks after end_header', joinPly(lines, body), original);
+    }
+    case 'giant-header': {
+      const op = rng.int(4);
+      if (op === 3) return c('a 500,000-digit ASCII value', enc(`ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\nproperty float z\nend_header\n${'7'.repeat(500_000)}${rng.pick(['x', '', '.5', 'e'])} 2 3\n`));
+      if (op === 0) {
+        const props = Array.from({ length: 45_000 }, (_, j) => `property float p${j}`).join('\n');
+        return c('45,000 properties (a header just under 1 MB)', enc(`ply\nformat binary_little_endian 1.0\nelement vertex 1\n${props}\nend_header\n`));
+      }
+      if (op === 1) return c('2 MB of comments, no end_header', enc(`ply\nformat ascii 1.0\n${'comment xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n'.repeat(60_000)}`));
+      return c('a 900 KB comment line', enc(`ply\nformat ascii 1.0\ncomment ${'y'.repeat(900_000)}\nelement vertex 1\nproperty float x\nproperty float y\nproperty float z\nend_header\n1 2 3\n`));
+    }
+    case 'random-bytes': {
+      const n = rng.pick([0, 1, 3, 4, 31, 32, 64, 96, 320, 1000, 4096, 32 * rng.int(200)]);
+      const out = new Uint8Array(n).map(() => rng.int(256));
+      const prefix = rng.pick(['', 'ply\n', 'ply\r\n', 'NGSP', '\x1f\x8b']);
+      return c(`${n} random bytes after "${prefix.replace(/[^\x20-\x7e]/g, '?')}"`, cat(Uint8Array.from(prefix, (ch) => ch.charCodeAt(0)), out));
+    }
+    case 'container': {
+      const op = rng.int(5);
+      if (op === 0) return c('gzip-wrapped PLY', fflate.gzipSync(rng.pick(plys).bytes.subarray(0, 200_000)));
+      if (op === 1) return c('gzip of random bytes', fflate.gzipSync(new Uint8Array(rng.int(5000)).map(() => rng.int(256))));
+      if (op === 2) {
+        const h = new Uint8Array(32);
+        h.set(enc('NGSP'));
+        new DataView(h.buffer).setUint32(4, 4, true);
+        new DataView(h.buffer).setUint32(8, rng.pick([1, 10, 1 << 20, 0xffffffff]), true);
+        h[15] = rng.int(8);
+        new DataView(h.buffer).setUint32(16, 32, true);
+        return c('NGSP header and random tail', cat(h, new Uint8Array(rng.int(400)).map(() => rng.int(256))));
+      }
+      if (op === 3) return c('zip local header', cat(enc('PK\x03\x04'), new Uint8Array(60)));
+      const frame = rawZstdFrame(new Uint8Array(rng.int(3000)).map(() => rng.int(256)));
+      frame[4 + rng.int(frame.length - 4)]! ^= 1 << rng.int(8);
+      const h = new Uint8Array(32 + 16);
+      h.set(enc('NGSP'));
+      const v = new DataView(h.buffer);
+      v.setUint32(4, 4, true);
+      v.setUint32(8, 1, true);
+      h[15] = 1;
+      v.setUint32(16, 32, true);
+      v.setUint32(32, frame.length, true);
+      v.setUint32(40, 9, true);
+      return c('NGSP with a corrupt ZSTD frame', cat(h, frame));
+    }
+    case 'spz-header': {
+      base = rng.pick(corpus.filter((x) => x.kind === 'spz'));
+      const v4 = base.name.includes('v4');
+      const raw = v4 ? base.bytes.slice() : fflate.gunzipSync(base.bytes);
+      const v = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
+      const field = rng.pick(v4 ? [4, 8, 12, 13, 14, 15, 16, 32, 40] : [4, 8, 12, 13, 14]);
+      const value = rng.pick([0, 1, 2, 3, 4, 5, 9, 255, 299, 301, 600, 0xffffffff]);
+      if (field === 12 || field === 13 || field === 14 || field === 15) raw[field] = value & 0xff;
+      else v.setUint32(field, value >>> 0, true);
+      return c(`spz field at ${field} = ${value}`, v4 ? raw : fflate.gzipSync(raw));
+    }
+    case 'chunking':
+      return c(`stream chunks ${chunks.join('/')}`, b, b);
+  }
+}
+
+export interface CaseResult {
+  index: number;
+  family: Family;
+  outcome: Outcome;
+  base: string;
+  what: string;
+  detail: string;
+}
+
+/** Loads a case whole and as a stream and classifies it (an error of the oracle itself is `untyped`). */
+export async function runCase(k: FuzzCase): Promise<CaseResult> {
+  try {
+    return await classify(k);
+  } catch (e) {
+    return { index: k.index, family: k.family, outcome: 'untyped', base: k.base, what: k.what, detail: `error outside the loader's calls: ${e instanceof Error ? e.message : String(e)}` };
+  }
+}
+
+async function classify(k: FuzzCase): Promise<CaseResult> {
+  const name = `case-${k.index}`;
+  const r = (outcome: Outcome, detail: string): CaseResult => ({ index: k.index, family: k.family, outcome, base: k.base, what: k.what, detail });
+  let cloud: SplatCloud;
+  try {
+    cloud = loadSceneSync(k.bytes, name);
+  } catch (e) {
+    if (!(e instanceof SceneLoadError)) return r('untyped', e instanceof Error ? `${e.name}: ${e.message}` : String(e));
+    if (!e.message.startsWith(`${name}: ${e.code}: `) || /[\r\n]/.test(e.message)) return r('untyped', `badly formed message: ${e.message}`);
+    const s = await streamResult(k, name);
+    if (!(s instanceof SceneLoadError)) return r('garbage', `whole file: ${e.code}, stream: ${s instanceof Error ? s.message : 'a cloud'}`);
+    if (s.code !== e.code) return r('garbage', `whole file: ${e.message} / stream: ${s.message}`);
+    if (k.sameAs) {
+      const expected = await wholeResult(k.sameAs, name);
+      if (!(expected instanceof SceneLoadError) || expected.code !== e.code) return r('garbage', `an edit that keeps the content changed the result: ${e.message}`);
+    }
+    return r('typed', e.message);
+  }
+  const bad = checkCloud(cloud, k.bytes);
+  if (bad !== null) return r('garbage', bad);
+  const s = await streamResult(k, name);
+  if (!(s instanceof Object) || s instanceof Error) return r('garbage', `stream failed where the whole file loaded: ${s instanceof Error ? s.message : String(s)}`);
+  const diff = compareClouds(cloud, s);
+  if (diff !== null) return r('garbage', `stream differs: ${diff}`);
+  if (k.sameAs) {
+    const expected = await wholeResult(k.sameAs, name);
+    if (expected instanceof Error) return r('garbage', `an edit made a bad file load: ${expected.message}`);
+    const d = compareClouds(cloud, expected, true);
+    if (d !== null) return r('garbage', `an edit that keeps the content changed the cloud: ${d}`);
+  }
+  return r('consistent', `${cloud.source.format} ${cloud.count} splats, dropped ${cloud.sanitized?.dropped}, clamped ${cloud.sanitized?.clamped}`);
+}
+
+async function wholeResult(bytes: Uint8Array, name: string): Promise<SplatCloud | Error> {
+  try {
+    return loadSceneSync(bytes, name);
+  } catch (e) {
+    return e as Error;
+  }
+}
+
+async function streamResult(k: FuzzCase, name: string): Promise<SplatCloud | Error> {
+  async function* src(): AsyncGenerator<Uint8Array> {
+    let at = 0;
+    for (let i = 0; at < k.bytes.length; i++) {
+      const n = k.chunks[i % k.chunks.length]!;
+      yield k.bytes.slice(at, at + n);
+      at += n;
+    }
+  }
+  try {
+    return await loadSceneStream(name, src(), { totalBytes: k.bytes.length });
+  } catch (e) {
+    return e as Error;
+  }
+}
+
+/** Null when the cloud is drawable and self-consistent, else what is wrong. */
+export function checkCloud(c: SplatCloud, bytes: Uint8Array): string | null {
+  const n = c.count;
+  if (!(Number.isSafeInteger(n) && n > 0)) return `count ${n}`;
+  const K3 = shCoeffCount(c.shDegree) * 3;
+  const lengths: [string, Float32Array, number][] = [['positions', c.positions, 3], ['scales', c.scales, 3], ['rotations', c.rotations, 4], ['opacities', c.opacities, 1], ['sh', c.sh, K3]];
+  for (const [k, a, per] of lengths) if (a.length !== n * per) return `${k}.length ${a.length} for ${n} splats`;
+  for (let i = 0; i < n * 3; i++) {
+    const p = c.positions[i]!;
+    if (!(Math.abs(p) <= MAX_ABS_POSITION)) return `position[${i}] = ${p}`;
+    const s = c.scales[i]!;
+    if (!(s >= 0 && s <= MAX_SCALE)) return `scale[${i}] = ${s}`;
+  }
+  for (let i = 0; i < n; i++) {
+    const o = c.opacities[i]!;
+    if (!(o >= 0 && o <= 1)) return `opacity[${i}] = ${o}`;
+    const r = c.rotations;
+    const len = Math.hypot(r[i * 4]!, r[i * 4 + 1]!, r[i * 4 + 2]!, r[i * 4 + 3]!);
+    if (!(Math.abs(len - 1) < 1e-5)) return `rotation ${i} has length ${len}`;
+  }
+  for (let i = 0; i < c.sh.length; i++) if (!(Math.abs(c.sh[i]!) <= MAX_ABS_SH)) return `sh[${i}] = ${c.sh[i]}`;
+  const b = computeBounds(c.positions);
+  if (JSON.stringify(b) !== JSON.stringify(c.bounds)) return `bounds ${JSON.stringify(c.bounds)} != ${JSON.stringify(b)}`;
+  if (c.sanitized === undefined) return 'no sanitize report';
+  const declared = declaredCount(c, bytes);
+  if (declared !== null && declared !== n + c.sanitized.dropped) return `declared ${declared} splats, got ${n} + ${c.sanitized.dropped} dropped`;
+  return null;
+}
+
+/** What the file says its splat count is, read independently where the format makes it easy. */
+function declaredCount(c: SplatCloud, bytes: Uint8Array): number | null {
+  const f = c.source.format;
+  if (f === 'splat') return bytes.length / 32;
+  if (f === 'spz-v4') return new DataView(bytes.buffer, bytes.byteOffset).getUint32(8, true);
+  if (f.startsWith('spz')) return new DataView(fflate.gunzipSync(bytes).buffer).getUint32(8, true);
+  if (f.startsWith('ply') || f === 'compressed-ply') {
+    const m = /\nelement vertex (\d+)\r?\n/.exec(latin1(bytes.subarray(0, Math.min(bytes.length, 1 << 20))));
+    return m ? Number(m[1]) : null;
+  }
+  return null;
+}
+
+function compareClouds(a: SplatCloud, b: SplatCloud, ignoreName = false): string | null {
+  if (a.count !== b.count) return `count ${a.count} vs ${b.count}`;
+  if (a.shDegree !== b.shDegree) return `SH degree ${a.shDegree} vs ${b.shDegree}`;
+  if (a.source.format !== b.source.format) return `format ${a.source.format} vs ${b.source.format}`;
+  if (!ignoreName && a.source.name !== b.source.name) return 'name';
+  if (JSON.stringify(a.sanitized) !== JSON.stringify(b.sanitized)) return `sanitized ${JSON.stringify(a.sanitized)} vs ${JSON.stringify(b.sanitized)}`;
+  for (const k of ['positions', 'scales', 'rotations', 'opacities', 'sh'] as const) {
+    const x = a[k], y = b[k];
+    const bx = Buffer.from(x.buffer, x.byteOffset, x.byteLength), by = Buffer.from(y.buffer, y.byteOffset, y.byteLength);
+    if (!bx.equals(by)) return `${k} differ`;
+  }
+  return null;
+}

@@ -1,0 +1,333 @@
+/**
+ * Loading from a byte stream (a File's stream, a fetch body, a Node file
+ * stream), for the worker loader and `npm run info`.
+ *
+ * Binary little-endian splat PLY (the fast path) is parsed as the chunks
+ * arrive, straight into the final typed arrays: the stream's bytes are never
+ * held whole, so peak memory is the output arrays plus about one chunk.
+ * Every other format needs the whole file (compressed formats, ASCII, PLYs
+ * with list elements before the vertices): its chunks are collected and
+ * handed to loadScene's readers.
+ */
+import { isCompressedPlyHeader } from './compressed-ply';
+import { LoadAbortedError, ReadFailedError, SceneLoadError, TruncatedError } from './errors';
+import { detectKind, loadPly, loadSceneSync } from './load';
+import { decodeSplatRows, looksLikeSplats, resolveSplatProperties, type SplatPropertyIndex } from './ply-decode';
+import { locateElements, MAX_HEADER_BYTES, rowsNoun, tryParsePlyHeader, type PlyElement, type PlyHeader } from './ply-header';
+import { rejectVertexLists, rowsAsFloats } from './ply';
+import { SplatSink, Tally } from './sanitize';
+import type { SplatCloud } from './splat-cloud';
+
+/** What `onProgress` is told after each chunk. */
+export interface LoadProgress {
+  /** Bytes received so far. */
+  bytes: number;
+  /** The size the caller announced, when it did. */
+  totalBytes?: number;
+  /** Splats decoded so far (0 until the end for formats read whole). */
+  splats: number;
+}
+
+export interface LoadStreamOptions {
+  /**
+   * The file's size when known (File.size, a Content-Length without
+   * content encoding): used to size the output arrays once. It is a hint:
+   * truncation is decided by the bytes that actually arrive.
+   */
+  totalBytes?: number;
+  /** Called after every chunk. */
+  onProgress?: (progress: LoadProgress) => void;
+  /** Cancels the load: the promise rejects with LoadAbortedError and the source is cancelled. */
+  signal?: AbortSignal;
+}
+
+/** Where bytes come from: a web ReadableStream or any async iterable (Node streams are). */
+export type ByteSource = AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>;
+
+/** Rows allocated up front when the total size is unknown (the arrays then double as needed). */
+const INITIAL_ROWS = 1 << 16;
+
+/**
+ * Loads a scene from a stream of bytes.
+ *
+ * @param name - file name, for `source` and error messages
+ * @param source - the bytes, in chunks of any size
+ * @param options - size hint, progress callback, abort signal
+ * @returns the same SplatCloud loadScene gives for the same bytes
+ * @throws SceneLoadError subclasses: the file's problems as loadScene throws
+ *   them, LoadAbortedError when `signal` aborts, ReadFailedError when the
+ *   source fails
+ */
+export async function loadSceneStream(name: string, source: ByteSource, options: LoadStreamOptions = {}): Promise<SplatCloud> {
+  const { signal, onProgress, totalBytes } = options;
+  let received = 0;
+  const aborted = (): LoadAbortedError => new LoadAbortedError(name, `load cancelled after ${received} bytes`, { byteOffset: received });
+  if (signal?.aborted) throw aborted();
+  const progress = (splats: number): void => onProgress?.({ bytes: received, ...(totalBytes === undefined ? {} : { totalBytes }), splats });
+
+  const chunks = readChunks(source, name, signal, () => aborted());
+  try {
+    // The head: enough bytes to know the format, and for PLY the whole header.
+    // The header is re-parsed only each time the head has doubled, so that
+    // tiny chunks (or a 1 MB header) cost linear time, not quadratic.
+    const head: Uint8Array[] = [];
+    let headBytes = 0;
+    let header: PlyHeader | null = null;
+    let nextParse = 64;
+    let ended = false;
+    while (true) {
+      const r = await chunks.next();
+      if (r.done) {
+        ended = true;
+        break;
+      }
+      head.push(r.value);
+      headBytes += r.value.length;
+      received = headBytes;
+      progress(0);
+      if (headBytes < nextParse && headBytes < MAX_HEADER_BYTES) continue;
+      nextParse = headBytes * 2;
+      const bytes = concat(head, headBytes);
+      head.length = 0;
+      head.push(bytes);
+      if (detectKind(bytes) !== 'ply') break;
+      header = tryParsePlyHeader(bytes, name, false);
+      if (header !== null || headBytes >= MAX_HEADER_BYTES) break;
+    }
+    const first = concat(head, headBytes);
+    if (ended) return loadSceneSync(first, name);
+    if (header === null || !streamable(header)) {
+      // Formats read whole: collect the rest.
+      const all = [first];
+      let total = first.length;
+      for (let r = await chunks.next(); !r.done; r = await chunks.next()) {
+        all.push(r.value);
+        total += r.value.length;
+        received = total;
+        progress(0);
+      }
+      const bytes = concat(all, total);
+      return header === null ? loadSceneSync(bytes, name) : loadPly(bytes, name, header);
+    }
+
+    const rows = new RowStream(name, header, totalBytes);
+    rows.feed(first.subarray(header.dataOffset));
+    progress(rows.sink.count);
+    for (let r = await chunks.next(); !r.done; r = await chunks.next()) {
+      rows.feed(r.value);
+      received += r.value.length;
+      progress(rows.sink.count);
+    }
+    return rows.finish(received);
+  } finally {
+    await chunks.return(undefined);
+  }
+}
+
+/** Whether the fast path can take this PLY as a stream. */
+function streamable(h: PlyHeader): boolean {
+  if (h.format !== 'binary_little_endian' || isCompressedPlyHeader(h)) return false;
+  const v = h.elements.findIndex((e) => e.name === 'vertex');
+  if (v < 0) return false;
+  const vertex = h.elements[v]!;
+  if (vertex.stride === null || !looksLikeSplats(vertex.properties.map((p) => p.name))) return false;
+  return h.elements.slice(0, v).every((e) => e.stride !== null);
+}
+
+/** Parses vertex rows of a binary little-endian splat PLY as chunks arrive. */
+class RowStream {
+  readonly sink: SplatSink;
+  private readonly tally = new Tally();
+  private readonly vertex: PlyElement;
+  private readonly ix: SplatPropertyIndex;
+  private readonly stride: number;
+  private readonly nprops: number;
+  private readonly after: PlyElement[];
+  private skip: number;
+  private rowsLeft: number;
+  private readonly carry: Uint8Array;
+  private carryLen = 0;
+  private scratch: Float32Array | null = null;
+  private readonly trailing: Uint8Array[] = [];
+  private trailingBytes = 0;
+
+  constructor(private readonly name: string, private readonly header: PlyHeader, totalBytes: number | undefined) {
+    const v = header.elements.findIndex((e) => e.name === 'vertex');
+    this.vertex = header.elements[v]!;
+    rejectVertexLists(this.vertex.properties, name);
+    this.ix = resolveSplatProperties(this.vertex.properties.map((p) => p.name), name);
+    this.stride = this.vertex.stride!;
+    this.nprops = this.vertex.properties.length;
+    this.skip = header.elements.slice(0, v).reduce((a, e) => a + e.count * e.stride!, 0);
+    this.after = header.elements.slice(v + 1);
+    this.rowsLeft = this.vertex.count;
+    this.carry = new Uint8Array(this.stride);
+    // Allocate for the rows the announced size can hold, never more than declared.
+    const room = totalBytes === undefined ? INITIAL_ROWS : Math.floor(Math.max(0, totalBytes - header.dataOffset - this.skip) / Math.max(1, this.stride));
+    this.sink = new SplatSink(this.ix.shDegree, Math.min(this.vertex.count, room), name);
+  }
+
+  /** Takes the next bytes of the body. */
+  feed(chunk: Uint8Array): void {
+    let off = 0;
+    const len = chunk.length;
+    if (this.skip > 0) {
+      const take = Math.min(this.skip, len);
+      this.skip -= take;
+      off += take;
+    }
+    if (this.skip === 0 && this.rowsLeft > 0 && off < len) {
+      if (this.carryLen > 0) {
+        const take = Math.min(this.stride - this.carryLen, len - off);
+        this.carry.set(chunk.subarray(off, off + take), this.carryLen);
+        this.carryLen += take;
+        off += take;
+        if (this.carryLen === this.stride) {
+          this.decode(this.carry, 0, 1);
+          this.carryLen = 0;
+        }
+      }
+      const full = Math.min(this.rowsLeft, Math.floor((len - off) / this.stride));
+      if (full > 0) {
+        this.decode(chunk, off, full);
+        off += full * this.stride;
+      }
+      if (this.rowsLeft > 0 && off < len) {
+        this.carry.set(chunk.subarray(off), 0);
+        this.carryLen = len - off;
+        off = len;
+      }
+    }
+    if (off < len) {
+      // Bytes after the vertex rows: kept only when a later element has lists (walked at the end).
+      if (this.after.some((e) => e.stride === null)) this.trailing.push(chunk.slice(off));
+      this.trailingBytes += len - off;
+    }
+  }
+
+  private decode(bytes: Uint8Array, off: number, rows: number): void {
+    const n = rows * this.nprops;
+    if (this.scratch === null || this.scratch.length < n) this.scratch = new Float32Array(n);
+    const floats = rowsAsFloats(bytes, off, this.vertex, rows, true, this.scratch);
+    this.sink.reserve(rows);
+    decodeSplatRows(floats, 0, this.nprops, rows, this.ix, this.sink, this.tally);
+    this.rowsLeft -= rows;
+  }
+
+  finish(received: number): SplatCloud {
+    const el = this.vertex;
+    if (this.skip > 0 || this.rowsLeft > 0) {
+      const done = el.count - this.rowsLeft;
+      throw new TruncatedError(
+        this.name,
+        this.skip > 0
+          ? `the file ends at byte ${received} inside the elements before the vertices`
+          : `header declares ${el.count} ${rowsNoun(el)} of ${this.stride} bytes but the file ends at byte ${received} after ${done} whole rows`,
+        this.skip > 0 ? { byteOffset: received } : { element: 'vertex', byteOffset: received },
+      );
+    }
+    // Elements after the vertices must be present too, as in loadScene.
+    const bodyEnd = received - this.trailingBytes;
+    const tail = { ...this.header, elements: this.after, dataOffset: 0 };
+    const bytes = this.after.some((e) => e.stride === null) ? concat(this.trailing, this.trailingBytes) : { length: this.trailingBytes };
+    try {
+      if (bytes instanceof Uint8Array) locateElements(bytes, tail, this.name);
+      else locateFixed(this.after, this.trailingBytes, bodyEnd, this.name);
+    } catch (e) {
+      if (e instanceof SceneLoadError && e.byteOffset !== undefined && bytes instanceof Uint8Array) {
+        // locateElements counted from the end of the vertex rows: report file offsets.
+        const detail = e.message.slice(this.name.length + e.code.length + 4);
+        throw new TruncatedError(this.name, `after the vertex rows (which end at byte ${bodyEnd}): ${detail}`, { ...(e.element === undefined ? {} : { element: e.element }), byteOffset: bodyEnd + e.byteOffset });
+      }
+      throw e;
+    }
+    return this.sink.finish('ply', this.tally, el.count);
+  }
+}
+
+/** The size check of locateElements for fixed-stride elements after the vertices, without their bytes. */
+function locateFixed(elements: PlyElement[], available: number, start: number, name: string): void {
+  let at = 0;
+  for (const el of elements) {
+    const size = el.count * el.stride!;
+    if (size > available - at) {
+      throw new TruncatedError(name, `header declares ${el.count} ${rowsNoun(el)} of ${el.stride} bytes (${size} bytes) but only ${available - at} bytes follow at byte ${start + at}`, {
+        element: el.name, byteOffset: start + at,
+      });
+    }
+    at += size;
+  }
+}
+
+/** Chunks of a source, as an async generator that aborts and wraps source errors. */
+async function* readChunks(source: ByteSource, name: string, signal: AbortSignal | undefined, aborted: () => LoadAbortedError): AsyncGenerator<Uint8Array, void, undefined> {
+  const fail = (e: unknown): never => {
+    if (e instanceof SceneLoadError) throw e;
+    if (signal?.aborted) throw aborted();
+    throw new ReadFailedError(name, `reading the file failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+  };
+  if ('getReader' in source) {
+    const reader = source.getReader();
+    const onAbort = (): void => void reader.cancel().catch(() => undefined);
+    signal?.addEventListener('abort', onAbort);
+    let done = false;
+    try {
+      while (true) {
+        let r: ReadableStreamReadResult<Uint8Array>;
+        try {
+          r = await reader.read();
+        } catch (e) {
+          return fail(e);
+        }
+        if (signal?.aborted) throw aborted();
+        if (r.done) {
+          done = true;
+          return;
+        }
+        yield asUint8(r.value, name);
+      }
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+      if (!done) await reader.cancel().catch(() => undefined);
+      reader.releaseLock();
+    }
+  } else {
+    const it = source[Symbol.asyncIterator]();
+    let done = false;
+    try {
+      while (true) {
+        let r: IteratorResult<Uint8Array>;
+        try {
+          r = await it.next();
+        } catch (e) {
+          return fail(e);
+        }
+        if (signal?.aborted) throw aborted();
+        if (r.done) {
+          done = true;
+          return;
+        }
+        yield asUint8(r.value, name);
+      }
+    } finally {
+      if (!done) await it.return?.(undefined)?.catch?.(() => undefined);
+    }
+  }
+}
+
+function asUint8(v: unknown, name: string): Uint8Array {
+  if (v instanceof Uint8Array) return v;
+  if (v instanceof ArrayBuffer) return new Uint8Array(v);
+  throw new ReadFailedError(name, `the byte source yielded a ${typeof v === 'object' && v !== null ? v.constructor.name : typeof v}, not bytes`);
+}
+
+function concat(parts: Uint8Array[], length: number): Uint8Array {
+  if (parts.length === 1 && parts[0]!.length === length) return parts[0]!;
+  const out = new Uint8Array(length);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
