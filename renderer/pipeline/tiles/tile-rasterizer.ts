@@ -6,13 +6,18 @@ import { TileParams, tileLayout, type TileLayout } from './tile-params';
 import { presentPipeline, tilePipelines } from './tile-pipelines';
 
 /** The tile path's stages, in order; each writes a begin and an end timestamp. */
-export const TILE_STAGES = ['project', 'tile keys', 'sort', 'ranges', 'blend'] as const;
+export const TILE_STAGES = ['project', 'tileKeys', 'sort', 'ranges', 'blend'] as const;
 export type TileStage = (typeof TILE_STAGES)[number];
 
-/** Where the stages write timestamps: stage k at base + 2k (begin) and base + 2k + 1 (end). */
-export interface TileTimestamps {
-  querySet: GPUQuerySet;
-  base: number;
+/** Where a stage writes its begin and end timestamps (undefined: the stage is not timed). */
+export type TileTiming = (stage: TileStage) => { querySet: GPUQuerySet; beginningOfPassWriteIndex: number; endOfPassWriteIndex: number } | undefined;
+
+/** Timing into consecutive queries: stage k of TILE_STAGES at base + 2k (begin) and base + 2k + 1 (end). */
+export function consecutiveTiming(querySet: GPUQuerySet, base: number): TileTiming {
+  return (stage) => {
+    const k = TILE_STAGES.indexOf(stage);
+    return { querySet, beginningOfPassWriteIndex: base + 2 * k, endOfPassWriteIndex: base + 2 * k + 1 };
+  };
 }
 
 /** The scene as the GPU holds it (renderer/pipeline/gpu-scene.ts). */
@@ -217,7 +222,7 @@ export class TileRasterizer {
    * of a `targetFormat` texture of frame.width x frame.height). The frame uniforms
    * must hold this frame's camera.
    */
-  encode(encoder: GPUCommandEncoder, target: GPUTextureView, targetFormat: GPUTextureFormat, frame: TileFrame, ts?: TileTimestamps): void {
+  encode(encoder: GPUCommandEncoder, target: GPUTextureView, targetFormat: GPUTextureFormat, frame: TileFrame, timing?: TileTiming): void {
     if (this.pendingCapacity !== null) {
       this.allocatePairs(this.pendingCapacity);
       this.pendingCapacity = null;
@@ -227,8 +232,7 @@ export class TileRasterizer {
     const capacity = this.budget.capacity;
     this.params.write(layout, { capacity, splatCount: this.scene.count, width: frame.width, height: frame.height, background: frame.background });
     const p = tilePipelines(this.device);
-    const tsw = (k: number, last = k): GPUComputePassTimestampWrites | undefined =>
-      ts && { querySet: ts.querySet, beginningOfPassWriteIndex: ts.base + 2 * k, endOfPassWriteIndex: ts.base + 2 * last + 1 };
+    const tsw = (stage: TileStage) => timing?.(stage);
     const only = (w: GPUComputePassTimestampWrites | undefined, which: 'begin' | 'end') =>
       w && (which === 'begin' ? { querySet: w.querySet, beginningOfPassWriteIndex: w.beginningOfPassWriteIndex } : { querySet: w.querySet, endOfPassWriteIndex: w.endOfPassWriteIndex });
 
@@ -236,13 +240,13 @@ export class TileRasterizer {
     encoder.clearBuffer(this.ranges!);
     const splatGroups = grid(Math.ceil(this.scene.count / WG));
 
-    let pass = encoder.beginComputePass({ label: 'tiles.project', timestampWrites: tsw(0) });
+    let pass = encoder.beginComputePass({ label: 'tiles.project', timestampWrites: tsw('project') });
     pass.setPipeline(p.project.pipeline);
     pass.setBindGroup(0, groups.project);
     pass.dispatchWorkgroups(splatGroups[0], splatGroups[1]);
     pass.end();
 
-    const keysTs = tsw(1);
+    const keysTs = tsw('tileKeys');
     pass = encoder.beginComputePass({ label: 'tiles.keys', timestampWrites: only(keysTs, 'begin') });
     pass.setPipeline(p.keys.pipeline);
     pass.setBindGroup(0, groups.keys);
@@ -255,19 +259,20 @@ export class TileRasterizer {
     pass.end();
     this.readback.capture(encoder, this.counters);
 
+    const sortTs = tsw('sort');
     this.sorter!.encode(
       encoder,
       { keys: this.keys!, values: this.values!, count: this.counters, countOffset: 4, keyBits: layout.keyBits },
-      ts && { querySet: ts.querySet, beginIndex: ts.base + 4, endIndex: ts.base + 5 },
+      sortTs && { querySet: sortTs.querySet, beginIndex: sortTs.beginningOfPassWriteIndex, endIndex: sortTs.endOfPassWriteIndex },
     );
 
-    pass = encoder.beginComputePass({ label: 'tiles.ranges', timestampWrites: tsw(3) });
+    pass = encoder.beginComputePass({ label: 'tiles.ranges', timestampWrites: tsw('ranges') });
     pass.setPipeline(p.ranges.pipeline);
     pass.setBindGroup(0, groups.ranges);
     pass.dispatchWorkgroupsIndirect(this.dispatchArgs, 0);
     pass.end();
 
-    const blendTs = tsw(4);
+    const blendTs = tsw('blend');
     pass = encoder.beginComputePass({ label: 'tiles.blend', timestampWrites: only(blendTs, 'begin') });
     pass.setPipeline(p.blend.pipeline);
     pass.setBindGroup(0, groups.blend);
