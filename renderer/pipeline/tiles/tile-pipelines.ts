@@ -46,7 +46,7 @@ export function tilePipelines(device: GPUDevice): TilePipelines {
   const projectLayout = layoutOf(device, 'tiles.project.layout', [
     'uniform', 'uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage',
   ]);
-  const keysLayout = layoutOf(device, 'tiles.keys.layout', ['uniform', 'read-only-storage', 'storage', 'storage', 'storage', 'storage']);
+  const keysLayout = layoutOf(device, 'tiles.keys.layout', ['uniform', 'read-only-storage', 'storage', 'storage', 'storage', 'storage', 'read-only-storage']);
   const rangesLayout = layoutOf(device, 'tiles.ranges.layout', ['uniform', 'read-only-storage', 'read-only-storage', 'storage']);
   const blendLayout = layoutOf(device, 'tiles.blend.layout', ['uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage'], [
     { binding: 4, visibility: GPUShaderStage.COMPUTE, storageTexture: { access: 'write-only', format: 'rgba8unorm' } },

@@ -198,7 +198,7 @@ export class TileRasterizer {
     const keys = this.keys!, values = this.values!, ranges = this.ranges!;
     this.bindGroups = {
       project: this.projectBindGroup,
-      keys: bg('TileRasterizer.keys', p.keys.layout, [this.params.buffer, this.footprints, keys, values, this.counters, this.dispatchArgs]),
+      keys: bg('TileRasterizer.keys', p.keys.layout, [this.params.buffer, this.footprints, keys, values, this.counters, this.dispatchArgs, this.records]),
       ranges: bg('TileRasterizer.ranges', p.ranges.layout, [this.params.buffer, keys, this.counters, ranges]),
       blend: this.device.createBindGroup({
         label: 'TileRasterizer.blend',
