@@ -3,7 +3,8 @@
 // loads one splat record into workgroup memory, then every pixel blends the batch
 //   C += T alpha rgb,  T *= 1 - alpha
 // with alpha = opacity exp(-power / 2), skipped where power > 9 or alpha < 1/255
-// (the forward model's fragment). A pixel stops once T < 1e-4; the workgroup stops
+// (the forward model's fragment; power > P = min(9, 2 ln(255 opacity)), computed
+// once a batch, is tested first: the same test without an exp per pixel). A pixel stops once T < 1e-4; the workgroup stops
 // when every pixel has. Front to back gives the model's back-to-front "over" image.
 // Output: straight colour C + T background, clamped, alpha 1, to an rgba8unorm
 // storage texture.
@@ -18,8 +19,8 @@ const BATCH: u32 = 256u;
 const MIN_TRANSMITTANCE: f32 = 1e-4;
 
 var<workgroup> batchA: array<vec4f, 256>;   // centre xy, conic a, conic b
-var<workgroup> batchB: array<vec4f, 256>;   // conic c, opacity, r, g
-var<workgroup> batchC: array<f32, 256>;     // b
+var<workgroup> batchB: array<vec4f, 256>;   // conic c, opacity, power limit P, r
+var<workgroup> batchC: array<vec2f, 256>;   // g, b
 var<workgroup> doneCount: atomic<u32>;
 var<workgroup> allDone: u32;
 
@@ -54,9 +55,10 @@ fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(workgroup_id) wid: v
       let a = records[2u * id];
       let b = records[2u * id + 1u];
       batchA[lid] = bitcast<vec4f>(a);
+      let opacity = bitcast<f32>(b.y);
       let rg = unpack2x16float(b.z);
-      batchB[lid] = vec4f(bitcast<f32>(b.x), bitcast<f32>(b.y), rg.x, rg.y);
-      batchC[lid] = unpack2x16float(b.w).x;
+      batchB[lid] = vec4f(bitcast<f32>(b.x), opacity, min(9.0, 2.0 * log(255.0 * opacity)), rg.x);
+      batchC[lid] = vec2f(rg.y, unpack2x16float(b.w).x);
     }
     workgroupBarrier();
     if (!done) {
@@ -65,14 +67,14 @@ fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(workgroup_id) wid: v
         let sb = batchB[k];
         let dx = pixel - sa.xy;
         let power = sa.z * dx.x * dx.x + 2.0 * sa.w * dx.x * dx.y + sb.x * dx.y * dx.y;
-        if (power > 9.0) {
+        if (power > sb.z) {
           continue;
         }
         let alpha = sb.y * exp(-0.5 * power);
         if (alpha < MIN_ALPHA) {
           continue;
         }
-        C += (T * alpha) * vec3f(sb.z, sb.w, batchC[k]);
+        C += (T * alpha) * vec3f(sb.w, batchC[k]);
         T *= 1.0 - alpha;
         if (T < MIN_TRANSMITTANCE) {
           done = true;
