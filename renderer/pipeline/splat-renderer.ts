@@ -2,12 +2,12 @@ import { sortBufferUsage } from '../../sort/types';
 import type { SplatCloud } from '../../scenes/splat-cloud';
 import { DrawArgs } from './draw-args';
 import { DrawPass, QUAD_VERTICES } from './draw-pass';
-import { stageWrites, type FrameTimestamps } from './frame-stages';
+import { encodeEmptyStages, stageWrites, type FrameTimestamps } from './frame-stages';
 import { FrameUniforms, type FrameCamera, type FrameSettings } from './frame-uniforms';
 import { GpuScene } from './gpu-scene';
 import { ProjectPass } from './project-pass';
 import { strategyByName, type SortState, type SortStrategy, type SortTarget, type StrategyInfo } from './strategies';
-import { drawByName, type DrawName } from './draw-strategies';
+import { drawByName, otherStages, type DrawName } from './draw-strategies';
 import { TileRasterizer, type TileRasterizerOptions } from './tiles/tile-rasterizer';
 import type { PairStatus } from './tiles/pair-budget';
 
@@ -219,9 +219,11 @@ export class SplatRenderer {
         { width: camera.width, height: camera.height, depthBits: settings.keyBits, background: settings.background },
         (stage) => stageWrites(timestamps, stage),
       );
+      encodeEmptyStages(encoder, timestamps, otherStages(drawByName('tiles')));
       return;
     }
     this.sortState!.encode(encoder, { camera, keyBits: settings.keyBits, sortNow: settings.sort !== false, timestamps });
+    encodeEmptyStages(encoder, timestamps, otherStages(drawByName('quads')));
     (settings.rasterFloor ? this.floor : this.quads).encode(encoder, target, settings.background, stageWrites(timestamps, 'draw'));
   }
 

@@ -135,10 +135,10 @@ describe('toCsv', () => {
   it('a header and one flat line per strategy; missing figures are empty fields', () => {
     expect(toCsv(buildRows(input))).toBe(
       [
-        'strategy,draw,scene,splats,visible,frames,project_median_ms,project_p95_ms,tileKeys_median_ms,tileKeys_p95_ms,sort_median_ms,sort_p95_ms,ranges_median_ms,ranges_p95_ms,draw_median_ms,draw_p95_ms,blend_median_ms,blend_p95_ms,total_median_ms,total_p95_ms,raster_floor_ms,out_of_order_fraction',
-        'radix4,,garden.ply,5834784,4102334,4,2.5,4,,,2.5,4,,,11.5,13,,,17,18.5,9.25,0',
+        'strategy,draw,scene,splats,visible,frames,project_median_ms,project_p95_ms,tileKeys_median_ms,tileKeys_p95_ms,sort_median_ms,sort_p95_ms,ranges_median_ms,ranges_p95_ms,blend_median_ms,blend_p95_ms,draw_median_ms,draw_p95_ms,total_median_ms,total_p95_ms,raster_floor_ms,out_of_order_fraction',
+        'radix4,,garden.ply,5834784,4102334,4,2.5,4,,,2.5,4,,,,,11.5,13,17,18.5,9.25,0',
         'cpu,,garden.ply,5834784,4102334,3,,,,,,,,,,,,,,,,0.0125',
-        'bitonic,,garden.ply,5834784,4102334,3,2,3,,,,,,,5,5,,,5,7,9.25,0.00001',
+        'bitonic,,garden.ply,5834784,4102334,3,2,3,,,,,,,,,5,5,5,7,9.25,0.00001',
         '',
       ].join('\n'),
     );
@@ -226,7 +226,7 @@ describe('formatTable', () => {
     const table = formatTable(rows);
     expect(table.split('\n')[0].split(/  +/)).toEqual([
       'strategy', 'draw', 'scene', 'splats', 'visible', 'frames', 'project ms med / p95', 'tileKeys ms med / p95', 'sort ms med / p95',
-      'ranges ms med / p95', 'draw ms med / p95', 'blend ms med / p95', 'total ms med / p95', 'out of order', 'tile pairs',
+      'ranges ms med / p95', 'blend ms med / p95', 'draw ms med / p95', 'total ms med / p95', 'out of order', 'tile pairs',
     ]);
     expect(table).toContain('12,345');
     expect(JSON.parse(toJson(rows))[1].outOfOrderFraction).toBeNull();
