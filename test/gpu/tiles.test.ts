@@ -37,7 +37,7 @@ async function compare(name: string, cloud: SplatCloud, pose: CameraPose, w: num
   const { device } = ctx.gpu;
   const gpu = await withValidation(device, async () => {
     const harness = new TileHarness(device, cloud, getSorterFactory(sorter));
-    const img = await harness.render(pose, w, h, s);
+    const img = await harness.render(pose, w, h, s, 'rgba8unorm', true);
     expect(harness.tiles.status.overflowed).toBe(false);
     harness.destroy();
     return img;
@@ -140,7 +140,7 @@ describe('tile rasteriser vs CPU reference', () => {
     const cloud = edgeCaseCloud();
     const [rgba, bgra] = await withValidation(device, async () => {
       const h = new TileHarness(device, cloud, getSorterFactory('radix4'));
-      const a = await h.render(EDGE_POSE, 100, 70, EDGE_SETTINGS, 'rgba8unorm');
+      const a = await h.render(EDGE_POSE, 100, 70, EDGE_SETTINGS, 'rgba8unorm', true);
       const b = await h.render(EDGE_POSE, 100, 70, EDGE_SETTINGS, 'bgra8unorm');
       h.destroy();
       return [a, b];

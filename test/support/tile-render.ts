@@ -31,8 +31,19 @@ export class TileHarness {
     this.tiles = new TileRasterizer(device, this.uniforms.buffer, this.scene, factory, options);
   }
 
-  /** One frame, read back as RGBA8 (row 0 at the top); the pair count is settled afterwards. */
-  async render(pose: CameraPose, w: number, h: number, s: TileSettings, format: GPUTextureFormat = 'rgba8unorm'): Promise<Uint8Array> {
+  /**
+   * One frame, read back as RGBA8 (row 0 at the top); the pair count is settled
+   * afterwards. `regrow`: a frame that outgrew the pair buffers is drawn again after
+   * they grew (as renderOffscreen does); off, the frame is returned as drawn.
+   */
+  async render(pose: CameraPose, w: number, h: number, s: TileSettings, format: GPUTextureFormat = 'rgba8unorm', regrow = false): Promise<Uint8Array> {
+    for (;;) {
+      const img = await this.renderOnce(pose, w, h, s, format);
+      if (!regrow || !(this.tiles.status.overflowed && !this.tiles.status.capped)) return img;
+    }
+  }
+
+  private async renderOnce(pose: CameraPose, w: number, h: number, s: TileSettings, format: GPUTextureFormat): Promise<Uint8Array> {
     const { device } = this;
     const cam = frameCamera(pose, w, h, this.cloud.bounds);
     const depthBits = s.depthBits ?? 32;

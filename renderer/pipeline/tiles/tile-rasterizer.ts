@@ -29,7 +29,7 @@ export interface TileSceneBuffers {
 }
 
 export interface TileRasterizerOptions {
-  /** Pairs the buffers hold at first; default max(65,536, 4 x splats). */
+  /** Pairs the buffers hold at first; default max(4,096, 2 x splats) (sorters cost by capacity on slow adapters; the buffers grow after a frame that needs more). */
   initialPairs?: number;
   /** Most pairs the buffers may ever hold; default what the device binds (and the sorter accepts). */
   maxPairs?: number;
@@ -104,7 +104,7 @@ export class TileRasterizer {
     const maxBytes = Math.min(device.limits.maxStorageBufferBindingSize, device.limits.maxBufferSize);
     const deviceMax = Math.floor(maxBytes / 4);
     const maxPairs = Math.max(1, Math.min(options.maxPairs ?? deviceMax, deviceMax));
-    this.budget = new PairBudget(options.initialPairs ?? Math.max(65536, 4 * scene.count), maxPairs);
+    this.budget = new PairBudget(options.initialPairs ?? Math.max(4096, 2 * scene.count), maxPairs);
     this.params = new TileParams(device);
     const storage = GPUBufferUsage.STORAGE;
     this.records = device.createBuffer({ label: 'TileRasterizer.records', size: n * 32, usage: storage });
