@@ -6,7 +6,7 @@ import keysWgsl from '../../../shaders/tiles/keys.wgsl?raw';
 import rangesWgsl from '../../../shaders/tiles/ranges.wgsl?raw';
 import blendWgsl from '../../../shaders/tiles/blend.wgsl?raw';
 import presentWgsl from '../../../shaders/tiles/present.wgsl?raw';
-import { SH_WGSL } from './sh-prelude';
+import { SH_WGSL } from '../sh-wgsl';
 
 /** The tile rasteriser's pipelines and bind group layouts, built once per device. */
 export interface TilePipelines {
