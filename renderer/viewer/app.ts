@@ -476,11 +476,14 @@ export class ViewerApp {
     if (!bench || bench.run !== run) return;
     this.bench = null;
     const cloud = this.renderer.cloud!;
-    const rows = run.rows({
-      name: cloud.source.name,
-      splats: cloud.count,
-      visible: Number(this.panel.stats.visible.replace(/,/g, '')) || cloud.count,
-    });
+    const rows = run.rows(
+      {
+        name: cloud.source.name,
+        splats: cloud.count,
+        visible: Number(this.panel.stats.visible.replace(/,/g, '')) || cloud.count,
+      },
+      drawByName(this.renderer.draw),
+    );
     this.lastBenchmark = rows;
     this.renderer.setStrategy(bench.restore.strategy);
     this.controller.setPose(bench.restore.pose);
