@@ -17,6 +17,7 @@ import { generateDefaultScene } from '../../scenes/generate';
 import { loadScene } from '../../scenes/load';
 import { computeBounds, type SplatCloud } from '../../scenes/splat-cloud';
 import { getSorterFactory, listSorters } from '../../sort/registry';
+import type { SorterFactory } from '../../sort/types';
 import { psnr } from '../reference/raster';
 import { useGpu, withValidation } from '../support/gpu';
 import { haveSharedScenes, sharedScene } from '../support/shared-scenes';
@@ -208,6 +209,29 @@ describe('tile rasteriser pair buffers', () => {
         expect(s.last!.kept).toBeLessThanOrEqual(300);
         expect(img.length).toBe(100 * 70 * 4);
       }
+      h.destroy();
+    });
+  });
+
+  it('a sorter that cannot hold the capacity (as bitonic, padding to a power of two, near the binding limit) lowers the limit instead of failing', async () => {
+    const { device } = ctx.gpu;
+    const radix4 = getSorterFactory('radix4');
+    // radix4 that, like bitonic at the device's limit, refuses more than 1,000 pairs.
+    const small: SorterFactory = {
+      ...radix4,
+      create: (d, capacity) => {
+        if (capacity > 1000) throw new RangeError(`test sorter: ${capacity} pairs do not fit`);
+        return radix4.create(d, capacity);
+      },
+    };
+    const cloud = edgeCaseCloud();
+    await withValidation(device, async () => {
+      const h = new TileHarness(device, cloud, small, { initialPairs: 5000 });
+      expect(h.tiles.status.capacity).toBe(625); // 5000 -> 2500 -> 1250 -> 625
+      expect(h.tiles.status.maxCapacity).toBe(625);
+      const img = await h.render(EDGE_POSE, 100, 70, EDGE_SETTINGS, 'rgba8unorm', true);
+      expect(h.tiles.status.capped).toBe(true); // the view needs ~730 pairs: flagged, not silent
+      expect(img.length).toBe(100 * 70 * 4);
       h.destroy();
     });
   });

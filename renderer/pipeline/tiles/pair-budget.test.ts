@@ -35,6 +35,14 @@ describe('PairBudget', () => {
     expect(b.status).toMatchObject({ overflowed: true, capped: true });
   });
 
+  it('a lower limit (what a sorter holds) caps the capacity and what a frame may ask', () => {
+    const b = new PairBudget(1000, 1e6);
+    b.limit(600);
+    expect([b.capacity, b.max]).toEqual([600, 600]);
+    expect(b.observe(count(5000, 600))).toBeNull();
+    expect(b.status).toMatchObject({ capacity: 600, capped: true });
+  });
+
   it('the initial capacity is clamped to 1..max', () => {
     expect(new PairBudget(0, 10).capacity).toBe(1);
     expect(new PairBudget(50, 10).capacity).toBe(10);

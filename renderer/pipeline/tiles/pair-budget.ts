@@ -46,9 +46,20 @@ export class PairBudget {
   private lastCount: PairCount | null = null;
   private growCount = 0;
 
-  constructor(initial: number, readonly maxCapacity: number) {
+  constructor(initial: number, private maxCapacity: number) {
     if (!(maxCapacity >= 1)) throw new RangeError(`PairBudget: maxCapacity must be >= 1, got ${maxCapacity}`);
     this.current = Math.max(1, Math.min(Math.floor(initial), maxCapacity));
+  }
+
+  /** The largest capacity allowed. */
+  get max(): number {
+    return this.maxCapacity;
+  }
+
+  /** Lowers the largest capacity (e.g. what a sorter can hold), and the capacity with it. */
+  limit(max: number): void {
+    this.maxCapacity = Math.max(1, Math.min(this.maxCapacity, Math.floor(max)));
+    this.current = Math.min(this.current, this.maxCapacity);
   }
 
   get capacity(): number {

@@ -141,16 +141,29 @@ export class TileRasterizer {
   setSorter(factory: SorterFactory): void {
     if (factory === this.factory) return;
     this.factory = factory;
-    this.sorter?.destroy();
-    this.sorter = this.createSorter(this.budget.capacity);
+    this.allocatePairs(this.budget.capacity);
   }
 
-  private createSorter(capacity: number): GpuSorter {
-    return this.factory.create(this.device, Math.max(1, capacity));
+  /**
+   * A sorter for `capacity` pairs, or for fewer where this sorter cannot hold that
+   * many on this device (bitonic pads to a power of two): halved until it fits.
+   */
+  private createSorter(capacity: number): { sorter: GpuSorter; capacity: number } {
+    let c = Math.max(1, capacity);
+    for (;;) {
+      try {
+        return { sorter: this.factory.create(this.device, c), capacity: c };
+      } catch (err) {
+        if (!(err instanceof RangeError) || c <= 1) throw err;
+        c = Math.floor(c / 2);
+      }
+    }
   }
 
-  private allocatePairs(capacity: number): void {
-    const sorter = this.createSorter(capacity);
+  private allocatePairs(wanted: number): void {
+    const { sorter, capacity } = this.createSorter(wanted);
+    // The sorter's own limit caps the budget (a view that needs more is flagged `capped`).
+    if (capacity < wanted) this.budget.limit(capacity);
     const usage = sortBufferUsage();
     this.sorter?.destroy();
     this.keys?.destroy();
