@@ -109,6 +109,25 @@ describe('draw strategies: quads and tiles on one renderer', () => {
     }
   });
 
+  it('an empty scene drawn with tiles is the background', async () => {
+    const { device } = ctx.gpu;
+    const empty: SplatCloud = {
+      count: 0, shDegree: 0, positions: new Float32Array(0), scales: new Float32Array(0), rotations: new Float32Array(0),
+      opacities: new Float32Array(0), sh: new Float32Array(0), bounds: { min: [0, 0, 0], max: [0, 0, 0] },
+      source: { name: 'empty', format: 'generated' },
+    };
+    const img = await withValidation(device, async () => {
+      const renderer = new SplatRenderer(device, 'rgba8unorm', 'onesweep', 'tiles');
+      renderer.setScene(empty);
+      const pose: CameraPose = { eye: [0, 0, -3], target: [0, 0, 0], up: [0, -1, 0], fovyDeg: 60 };
+      const out = await renderOffscreen(renderer, frameCamera(pose, 24, 16, empty.bounds), { ...settings, background: [1, 0, 0] });
+      expect(renderer.tileStatus!.last).toMatchObject({ needed: 0, visible: 0 });
+      renderer.destroy();
+      return out.rgba;
+    });
+    for (let i = 0; i < img.length; i += 4) expect([img[i], img[i + 1], img[i + 2]]).toEqual([255, 0, 0]);
+  });
+
   it('tiles sorts on the GPU: a host sort strategy is refused both ways, changing nothing', () => {
     const { device } = ctx.gpu;
     const renderer = new SplatRenderer(device, 'rgba8unorm', 'cpu');
