@@ -141,6 +141,7 @@ export class ViewerApp {
           this.renderer.setDraw(name);
           // The window's medians would mix the two draws' stages.
           this.profiler.stats.clear();
+          this.graph.setLegendStages(drawByName(name).stages);
         }),
       onUpAxisChange: (axis) => this.setUpAxis(axis),
       onSettingsChange: () => {
@@ -153,6 +154,7 @@ export class ViewerApp {
     this.profiler = new GpuProfiler(device, { onFrame: (sample, meta) => this.onProfiledFrame(sample, meta.frame) });
     this.graph = new FrameGraph(el.graph);
     this.graph.setVisible(this.settings.graph);
+    this.graph.setLegendStages(drawByName(this.renderer.draw).stages);
     this.countReadback = device.createBuffer({
       label: 'ViewerApp.countReadback',
       size: DrawArgs.size,
