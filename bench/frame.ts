@@ -4,18 +4,30 @@
  *
  *   npm run bench:frame -- --scene FILE|synthetic:N|default[:N] [--size 1920x1080]
  *                          [--frames 200] [--warmup 10] [--strategies all|radix4,cpu]
+ *                          [--camera "eye=X,Y,Z target=X,Y,Z up=X,Y,Z fovy=DEG"]
+ *                          [--draw quads|tiles|quads,tiles] [--key-bits 32]
  *                          [--no-cull] [--json PATH]
  *
- * Each frame is submitted and timed alone (timestamp queries at the begin and end of
- * each stage of renderer/pipeline/frame-stages.ts), so the stage figures are GPU times without
+ * Without --camera the frames follow the fixed orbit path (benchmarkPath); with it
+ * every frame is drawn from that one pose (the camera is named in the table and the
+ * JSON rows). Each frame is submitted and timed alone (timestamp queries at the begin
+ * and end of each stage of renderer/pipeline/frame-stages.ts), so the stage figures are GPU times without
  * overlap. The raster floor is the same path drawn with a trivial fragment shader
  * (same quads, same blending). `outOfOrderFraction` is measured on the drawn order
  * every 10th frame against that frame's camera. For a host sort (`cpu`) the sort stage
  * is the CPU time of its depth pass and sort (the GPU does no sort work for it).
+ *
+ * --draw runs each strategy with each draw strategy (default quads). The tiles rows
+ * time project, tileKeys, sort (the (tile, depth) pairs, with the row's sorter),
+ * ranges and blend (the blend and its copy onto the target); they have no raster floor
+ * and no drawn-order probe (their order is per tile), and carry the pairs sorted at
+ * the first pose. A host sort (`cpu`) cannot serve the tiles draw and is skipped there.
+ * --key-bits: the key-bits setting (quads: depth key bits; tiles: depth bits under the
+ * tile index, at most what 32 bits leave).
  */
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
-import { robustBounds, upVector } from '../renderer/camera/camera';
+import { formatCameraArg, robustBounds, upVector } from '../renderer/camera/camera';
 import { benchmarkPath, DrawnOrderProbe } from '../renderer/profile/benchmark-path';
 import { buildRows, formatTable, toJson, type StrategyRun } from '../renderer/profile/benchmark-report';
 import { frameCamera } from '../renderer/camera/frame-camera';
@@ -24,9 +36,10 @@ import { stageTimes } from '../renderer/profile/profiler';
 import { DrawArgs } from '../renderer/pipeline/draw-args';
 import { TIMESTAMPS_PER_FRAME } from '../renderer/pipeline/frame-stages';
 import { SplatRenderer } from '../renderer/pipeline/splat-renderer';
-import { listStrategies } from '../renderer/pipeline/strategies';
+import { listStrategies, strategyByName } from '../renderer/pipeline/strategies';
+import { drawByName, ownStages } from '../renderer/pipeline/draw-strategies';
 import { createNodeGpu, readBuffer } from '../renderer/gpu/node-gpu';
-import { parseSize, runCli, sceneFromArg } from './cli';
+import { cameraFromArg, parseSize, runCli, sceneFromArg } from './cli';
 
 const median = (v: number[]) => summarize(v)?.median ?? NaN;
 
@@ -38,6 +51,9 @@ runCli(async () => {
       frames: { type: 'string', default: '200' },
       warmup: { type: 'string', default: '10' },
       strategies: { type: 'string', default: 'all' },
+      camera: { type: 'string' },
+      draw: { type: 'string', default: 'quads' },
+      'key-bits': { type: 'string', default: '32' },
       'no-cull': { type: 'boolean', default: false },
       json: { type: 'string' },
     },
@@ -47,6 +63,10 @@ runCli(async () => {
   const frames = Number(values.frames);
   const warmup = Number(values.warmup);
   if (!(frames >= 1) || !(warmup >= 0)) throw new Error('--frames must be >= 1 and --warmup >= 0');
+  const fixedPose = values.camera !== undefined ? cameraFromArg(values.camera) : null;
+  const draws = values.draw!.split(',').map((d) => drawByName(d.trim()).name);
+  const keyBits = Number(values['key-bits']);
+  if (!(Number.isInteger(keyBits) && keyBits >= 1 && keyBits <= 32)) throw new Error(`--key-bits ${values['key-bits']}: expected an integer 1..32`);
   const cloud = await sceneFromArg(values.scene);
   const gpu = await createNodeGpu({ timestamps: true });
   const { device } = gpu;
@@ -68,8 +88,10 @@ runCli(async () => {
 
   const renderer = new SplatRenderer(device, 'rgba8unorm', names[0]);
   renderer.setScene(cloud);
-  const path = benchmarkPath(robustBounds(cloud.positions), upVector('-y'), 60, width / height, frames);
-  const settings = { shDegree: cloud.shDegree, splatScale: 1, cull: !values['no-cull'], keyBits: 32, background: [0, 0, 0] as const };
+  const path = fixedPose ? [fixedPose] : benchmarkPath(robustBounds(cloud.positions), upVector('-y'), 60, width / height, frames);
+  const cameraName = fixedPose ? formatCameraArg(fixedPose) : 'orbit';
+  console.log(`camera: ${cameraName}`);
+  const settings = { shDegree: cloud.shDegree, splatScale: 1, cull: !values['no-cull'], keyBits, background: [0, 0, 0] as const };
 
   /**
    * One frame: returns its GPU stage times (ms; the stages of pipeline/frame-stages.ts
@@ -86,6 +108,7 @@ runCli(async () => {
       enc.copyBufferToBuffer(resolve, 0, readback, 0, tsBytes);
     }
     device.queue.submit([enc.finish()]);
+    renderer.submitted();
     await renderer.settle();
     const t: FrameSample = { cpuMs: NaN, frameMs: NaN };
     if (readback) {
@@ -106,10 +129,17 @@ runCli(async () => {
   const runs: StrategyRun[] = [];
   let rasterFloorMs: number | null = null;
   const visibleCounts: number[] = [];
-  for (const name of names) {
+  for (const draw of draws) for (const name of names) {
+    if (drawByName(draw).needsGpuSorter && !strategyByName(name).sorter) {
+      console.log(`  ${name}: skipped for draw ${draw} (a host sort)`);
+      continue;
+    }
+    renderer.setDraw('quads');
     renderer.setStrategy(name);
+    renderer.setDraw(draw);
+    const tiles = draw === 'tiles';
     for (let i = 0; i < warmup; i++) await frame(i, {});
-    if (rasterFloorMs === null) {
+    if (!tiles && rasterFloorMs === null) {
       const floor: number[] = [];
       for (let i = 0; i < frames; i++) floor.push((await frame(i, { floor: true })).t.draw ?? NaN);
       rasterFloorMs = median(floor);
@@ -117,11 +147,29 @@ runCli(async () => {
     const samples: FrameSample[] = [];
     const ooo: number[] = [];
     for (let i = 0; i < frames; i++) {
-      const r = await frame(i, { probe: i % 10 === 5 });
+      const r = await frame(i, { probe: !tiles && i % 10 === 5 });
       // A host sort (the CPU strategy) stands for the sort stage, which the GPU does not do.
       const host = renderer.hostSortMs;
-      samples.push(host === null ? r.t : withHostStage(r.t, 'sort', host));
+      const own = ownStages(r.t, drawByName(draw));
+      samples.push(host === null ? own : withHostStage(own, 'sort', host));
       if (r.ooo !== undefined) ooo.push(r.ooo);
+    }
+    if (tiles) {
+      // Splats touching a tile and pairs sorted at the path's first pose.
+      await frame(0, {});
+      const status = renderer.tileStatus!;
+      if (status.capped) console.warn(`  ${name}/tiles: WARNING the pair buffer is capped at ${status.capacity} pairs (needed ${status.last?.needed}): the image lacks splats`);
+      runs.push({
+        strategy: name,
+        draw,
+        samples,
+        outOfOrderFraction: NaN,
+        rasterFloorMs: null,
+        visible: status.last?.visible,
+        tilePairs: status.last?.needed,
+      });
+      console.log(`  ${name}/${draw}: done (${status.last?.needed} pairs, capacity ${status.capacity}, grew ${status.grows}x)`);
+      continue;
     }
     if (renderer.hostSortMs === null && renderer.debugBuffers) {
       // Visible splats at the path's first pose (the GPU count the sort and draw used;
@@ -129,8 +177,13 @@ runCli(async () => {
       await frame(0, {});
       visibleCounts.push(DrawArgs.count(await readBuffer(device, renderer.debugBuffers.drawArgs)));
     }
-    runs.push({ strategy: name, samples, outOfOrderFraction: ooo.length ? ooo.reduce((a, b) => a + b, 0) / ooo.length : 0 });
-    console.log(`  ${name}: done`);
+    runs.push({
+      strategy: name,
+      ...(draws.length > 1 || draw !== 'quads' ? { draw } : {}),
+      samples,
+      outOfOrderFraction: ooo.length ? ooo.reduce((a, b) => a + b, 0) / ooo.length : 0,
+    });
+    console.log(`  ${name}/${draw}: done`);
   }
   const err = await device.popErrorScope();
   if (err) throw new Error(`WebGPU validation error: ${err.message}`);
@@ -138,6 +191,7 @@ runCli(async () => {
   const rows = buildRows({
     scene: cloud.source.name,
     splats: cloud.count,
+    camera: cameraName,
     visible: visibleCounts.length ? visibleCounts[0] : cloud.count,
     rasterFloorMs,
     runs,

@@ -2,6 +2,7 @@
  * npm run render -- --scene FILE|default|synthetic:N --out IMAGE.png [--size WxH]
  *                   [--camera "eye=X,Y,Z target=X,Y,Z up=X,Y,Z fovy=DEG"]
  *                   [--background R,G,B] [--sh N] [--splat-scale S] [--strategy NAME] [--up -y|+y|+z|-z]
+ *                   [--draw quads|tiles] [--key-bits N]
  *
  * Renders one frame through the same renderer as the page, in Node (Dawn), into an
  * offscreen texture and writes a PNG. Without --camera the view fits the scene with
@@ -28,6 +29,8 @@ runCli(async () => {
       sh: { type: 'string' },
       'splat-scale': { type: 'string', default: '1' },
       strategy: { type: 'string', default: 'radix4' },
+      draw: { type: 'string', default: 'quads' },
+      'key-bits': { type: 'string', default: '32' },
       up: { type: 'string', default: '-y' },
     },
   });
@@ -37,7 +40,9 @@ runCli(async () => {
   const cloud = await sceneFromArg(values.scene);
   const gpu = await createNodeGpu();
   console.log(`adapter: ${gpu.description}`);
-  const renderer = new SplatRenderer(gpu.device, 'rgba8unorm', values.strategy!);
+  const keyBits = Number(values['key-bits']);
+  if (!(Number.isInteger(keyBits) && keyBits >= 1 && keyBits <= 32)) throw new Error(`--key-bits ${values['key-bits']}: expected an integer 1..32`);
+  const renderer = new SplatRenderer(gpu.device, 'rgba8unorm', values.strategy!, values.draw!);
   renderer.setScene(cloud);
   const pose = values.camera
     ? parseCameraArg(values.camera)
@@ -48,7 +53,7 @@ runCli(async () => {
     shDegree: values.sh !== undefined ? Number(values.sh) : cloud.shDegree,
     splatScale: Number(values['splat-scale']),
     cull: true,
-    keyBits: 32,
+    keyBits,
     background,
   });
   const ms = performance.now() - t0;
@@ -57,7 +62,9 @@ runCli(async () => {
   const png = new PNG({ width, height });
   png.data = Buffer.from(image.rgba.buffer, image.rgba.byteOffset, image.rgba.byteLength);
   fs.writeFileSync(values.out, PNG.sync.write(png));
-  console.log(`${cloud.source.name}: ${cloud.count} splats, SH ${cloud.shDegree}, ${width}x${height} in ${ms.toFixed(0)} ms (first frame, incl. pipeline creation) -> ${values.out}`);
+  const tiles = renderer.tileStatus;
+  if (tiles?.capped) console.warn(`WARNING: the tiles draw's pair buffer is capped at ${tiles.capacity} pairs (needed ${tiles.last?.needed}): the image lacks splats`);
+  console.log(`${cloud.source.name}: ${cloud.count} splats, SH ${cloud.shDegree}, draw ${renderer.draw}, ${width}x${height} in ${ms.toFixed(0)} ms (first frame, incl. pipeline creation) -> ${values.out}`);
   renderer.destroy();
   gpu.device.destroy();
 });

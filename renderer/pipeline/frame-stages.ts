@@ -25,12 +25,23 @@ export interface FrameStage {
   readonly graph: boolean;
   /** A column of the benchmark report. */
   readonly report: boolean;
+  /** Written by one draw strategy only: a column of the report's table only when a row measured it. */
+  readonly optional?: boolean;
 }
 
+// Rows in the order the passes run. A frame times its own draw strategy's stages
+// (draw-strategies.ts) and writes the others' with empty passes (a query slot keeps
+// its last value otherwise: a switch would show the other draw's stale figures):
+// quads writes the tiles rows before its draw, tiles writes `draw` after its blend.
+// The total spans the first to the last row written: project to draw for quads,
+// project to the empty draw pass (a few microseconds after the blend) for tiles.
 export const FRAME_STAGES = [
-  { name: 'project', label: 'project: view depth, cull, append (key, id)', colour: '#4e79a7', graph: true, report: true },
+  { name: 'project', label: 'project: view depth, cull (tiles: also conic, colour, footprint)', colour: '#4e79a7', graph: true, report: true },
+  { name: 'tileKeys', label: 'tile keys: one (tile, depth) pair per screen tile a splat touches (tiles)', colour: '#76b7b2', graph: true, report: true, optional: true },
   { name: 'sort', label: 'sort of the (key, id) pairs', colour: '#f28e2b', graph: true, report: true },
-  { name: 'draw', label: 'draw: instanced quads, back to front', colour: '#59a14f', graph: true, report: true },
+  { name: 'ranges', label: 'ranges: each tile\'s run of sorted pairs (tiles)', colour: '#edc948', graph: true, report: true, optional: true },
+  { name: 'blend', label: 'blend: per pixel, front to back in workgroup memory, then onto the target (tiles)', colour: '#b07aa1', graph: true, report: true, optional: true },
+  { name: 'draw', label: 'draw: instanced quads, back to front (quads)', colour: '#59a14f', graph: true, report: true },
 ] as const satisfies readonly FrameStage[];
 
 /** The name of a stage of {@link FRAME_STAGES}. */

@@ -35,10 +35,16 @@ export async function renderOffscreen(
     size: bytesPerRow * height,
     usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ,
   });
-  const encoder = device.createCommandEncoder({ label: 'renderOffscreen.encoder' });
-  renderer.encodeFrame(encoder, texture.createView(), camera, settings);
-  encoder.copyTextureToBuffer({ texture }, { buffer: readback, bytesPerRow }, { width, height });
-  device.queue.submit([encoder.finish()]);
+  // A frame that outgrew the tiles draw's pair buffers is drawn again once they
+  // have grown (a live view does that on its next frame; a one-shot render waits).
+  for (let attempt = 0; ; attempt++) {
+    const encoder = device.createCommandEncoder({ label: 'renderOffscreen.encoder' });
+    renderer.encodeFrame(encoder, texture.createView(), camera, settings);
+    encoder.copyTextureToBuffer({ texture }, { buffer: readback, bytesPerRow }, { width, height });
+    device.queue.submit([encoder.finish()]);
+    renderer.submitted();
+    if (!(await renderer.settle()) || attempt >= 2) break;
+  }
   await readback.mapAsync(GPUMapMode.READ);
   const src = new Uint8Array(readback.getMappedRange());
   const rgba = new Uint8Array(width * height * 4);

@@ -3,6 +3,7 @@
  * order (strategies.ts lists them).
  */
 import type { SplatCloud } from '../../scenes/splat-cloud';
+import type { SorterFactory } from '../../sort/types';
 import type { FrameCamera } from './frame-uniforms';
 import type { FrameTimestamps } from './frame-stages';
 import type { ProjectPass } from './project-pass';
@@ -56,6 +57,11 @@ export interface SortState {
 
 export interface SortStrategy {
   readonly info: StrategyInfo;
+  /**
+   * The GPU sorter behind the strategy, for draws that sort keys of their own (the
+   * tiles draw sorts (tile, depth) pairs with it); absent for a host sort.
+   */
+  readonly sorter?: SorterFactory;
   supported(device: GPUDevice): boolean;
   create(device: GPUDevice, target: SortTarget): SortState;
 }

@@ -2,14 +2,18 @@ import { sortBufferUsage } from '../../sort/types';
 import type { SplatCloud } from '../../scenes/splat-cloud';
 import { DrawArgs } from './draw-args';
 import { DrawPass, QUAD_VERTICES } from './draw-pass';
-import { stageWrites, type FrameTimestamps } from './frame-stages';
+import { encodeEmptyStages, stageWrites, type FrameTimestamps } from './frame-stages';
 import { FrameUniforms, type FrameCamera, type FrameSettings } from './frame-uniforms';
 import { GpuScene } from './gpu-scene';
 import { ProjectPass } from './project-pass';
 import { strategyByName, type SortState, type SortStrategy, type SortTarget, type StrategyInfo } from './strategies';
+import { drawByName, otherStages, type DrawName } from './draw-strategies';
+import { TileRasterizer, type TileRasterizerOptions } from './tiles/tile-rasterizer';
+import type { PairStatus } from './tiles/pair-budget';
 
 export type { FrameCamera, FrameSettings } from './frame-uniforms';
 export type { FrameTimestamps } from './frame-stages';
+export type { DrawName } from './draw-strategies';
 
 export interface EncodeOptions {
   background: readonly [number, number, number];
@@ -23,11 +27,14 @@ export interface EncodeOptions {
 }
 
 /**
- * One frame of the pipeline:
- *   ordering (the sort strategy: project + GPU sort, or the CPU worker's order)
- *   -> draw (instanced quads back to front, drawIndirect)
+ * One frame of the pipeline, by the draw strategy (draw-strategies.ts):
+ *   quads: ordering (the sort strategy: project + GPU sort, or the CPU worker's
+ *          order) -> draw (instanced quads back to front, drawIndirect)
+ *   tiles: the compute tile rasteriser (tiles/tile-rasterizer.ts) with the sort
+ *          strategy's GPU sorter
  * Owns the scene's GPU buffers, the (key, id) buffers and the draw arguments;
- * the strategy (strategies.ts) fills the ids and the count.
+ * the strategy (strategies.ts) fills the ids and the count. Only the active draw's
+ * state is alive: switching frees the other's.
  */
 export class SplatRenderer {
   private readonly uniforms: FrameUniforms;
@@ -36,19 +43,24 @@ export class SplatRenderer {
   private values: GPUBuffer | null = null;
   /** drawIndirect arguments (struct DrawArgs of shaders/splat_common.wgsl). */
   private readonly drawArgs: GPUBuffer;
-  private draw: DrawPass | null = null;
+  private quads: DrawPass | null = null;
   private floor: DrawPass | null = null;
   private target: SortTarget | null = null;
   private sortState: SortState | null = null;
   private sortStrategy: SortStrategy;
+  private drawName: DrawName = 'quads';
+  private tiles: TileRasterizer | null = null;
 
   constructor(
     readonly device: GPUDevice,
     readonly format: GPUTextureFormat,
     strategy: string,
+    draw: string = 'quads',
+    private readonly tileOptions: TileRasterizerOptions = {},
   ) {
     this.uniforms = new FrameUniforms(device);
     this.sortStrategy = strategyByName(strategy);
+    this.drawName = this.checkedDraw(draw, this.sortStrategy);
     this.drawArgs = device.createBuffer({
       label: 'SplatRenderer.drawArgs',
       size: DrawArgs.size,
@@ -68,6 +80,16 @@ export class SplatRenderer {
   /** The sort strategy's description. */
   get strategyInfo(): StrategyInfo {
     return this.sortStrategy.info;
+  }
+
+  /** The draw strategy. */
+  get draw(): DrawName {
+    return this.drawName;
+  }
+
+  /** The tiles draw's pair buffers (capacity, last count, overflow / cap warnings); null for quads or no scene. */
+  get tileStatus(): PairStatus | null {
+    return this.tiles?.status ?? null;
   }
 
   /** The last sort's wall time in ms when the strategy sorts on the host (null for a GPU sort, or no scene). */
@@ -100,7 +122,7 @@ export class SplatRenderer {
       order: values,
       drawArgs: this.drawArgs,
     };
-    this.draw = new DrawPass(device, this.format, drawBuffers);
+    this.quads = new DrawPass(device, this.format, drawBuffers);
     this.floor = new DrawPass(device, this.format, drawBuffers, 'floor');
     const drawArgs = this.drawArgs;
     this.target = {
@@ -113,17 +135,59 @@ export class SplatRenderer {
     };
     // Nothing is sorted for the new scene yet: a frame that skips the sort draws nothing.
     this.target.writeCount(0);
-    this.sortState = this.sortStrategy.create(device, this.target);
+    this.createDrawState();
   }
 
   /** Switches the sort strategy live; the old strategy's memory is freed, the scene stays. */
   setStrategy(name: string): void {
     if (name === this.strategy) return;
     const next = strategyByName(name); // throws for an unknown name, changing nothing
+    this.checkedDraw(this.drawName, next); // throws for a host sort under the tiles draw
+    this.sortStrategy = next;
+    if (this.tiles) {
+      this.tiles.setSorter(next.sorter!);
+    } else {
+      this.destroyDrawState();
+      this.createDrawState();
+    }
+  }
+
+  /**
+   * Switches the draw strategy live (`quads` | `tiles`); the old draw's memory is
+   * freed, the scene and the sort strategy stay. Throws, changing nothing, for an
+   * unknown name or for `tiles` under a host sort strategy.
+   */
+  setDraw(name: string): void {
+    const draw = this.checkedDraw(name, this.sortStrategy);
+    if (draw === this.drawName) return;
+    this.drawName = draw;
+    this.destroyDrawState();
+    this.createDrawState();
+  }
+
+  private checkedDraw(name: string, sort: SortStrategy): DrawName {
+    const info = drawByName(name);
+    if (info.needsGpuSorter && !sort.sorter) {
+      throw new Error(`draw '${info.name}' sorts its (tile, depth) pairs on the GPU: sort strategy '${sort.info.name}' sorts on the host`);
+    }
+    return info.name;
+  }
+
+  private createDrawState(): void {
+    const scene = this.scene;
+    if (!scene || !this.target) return;
+    if (this.drawName === 'tiles') {
+      this.tiles = new TileRasterizer(this.device, this.uniforms.buffer, scene, this.sortStrategy.sorter!, this.tileOptions);
+    } else {
+      this.sortState = this.sortStrategy.create(this.device, this.target);
+    }
+  }
+
+  private destroyDrawState(): void {
     this.sortState?.destroy();
     this.sortState = null;
-    this.sortStrategy = next;
-    if (this.target) this.sortState = next.create(this.device, this.target);
+    this.tiles?.destroy();
+    this.tiles = null;
   }
 
   /** Records one frame into `encoder`, drawing into `target` (of this renderer's format). */
@@ -135,7 +199,7 @@ export class SplatRenderer {
     timestamps?: FrameTimestamps,
   ): void {
     const scene = this.scene;
-    if (!scene || !this.sortState || !this.draw || !this.floor) {
+    if (!scene || !(this.sortState || this.tiles) || !this.quads || !this.floor) {
       const bg = settings.background;
       const pass = encoder.beginRenderPass({
         label: 'SplatRenderer.clear',
@@ -145,13 +209,41 @@ export class SplatRenderer {
       return;
     }
     this.uniforms.write(camera, settings, scene.count, scene.shDegree, scene.shStride);
-    this.sortState.encode(encoder, { camera, keyBits: settings.keyBits, sortNow: settings.sort !== false, timestamps });
-    (settings.rasterFloor ? this.floor : this.draw).encode(encoder, target, settings.background, stageWrites(timestamps, 'draw'));
+    if (this.tiles) {
+      // The tile path always redraws (its image depends on every setting); the
+      // key-bits setting caps the depth bits of its (tile, depth) keys.
+      this.tiles.encode(
+        encoder,
+        target,
+        this.format,
+        { width: camera.width, height: camera.height, depthBits: settings.keyBits, background: settings.background },
+        (stage) => stageWrites(timestamps, stage),
+      );
+      encodeEmptyStages(encoder, timestamps, otherStages(drawByName('tiles')));
+      return;
+    }
+    this.sortState!.encode(encoder, { camera, keyBits: settings.keyBits, sortNow: settings.sort !== false, timestamps });
+    encodeEmptyStages(encoder, timestamps, otherStages(drawByName('quads')));
+    (settings.rasterFloor ? this.floor : this.quads).encode(encoder, target, settings.background, stageWrites(timestamps, 'draw'));
   }
 
-  /** Resolves once a host sort in flight (the CPU strategy's) has finished; no-op otherwise. */
-  async settle(): Promise<void> {
+  /**
+   * Call after submitting a frame encoded by encodeFrame: starts the non-blocking
+   * read-back of what the frame counted (the tiles draw's pairs; a few frames late).
+   */
+  submitted(): void {
+    this.tiles?.submitted();
+  }
+
+  /**
+   * Resolves once a host sort in flight (the CPU strategy's) has finished and the
+   * tiles draw's pair counts of the submitted frames are in. True when the last
+   * frame lost pairs and the buffers have grown since: draw it again for the full
+   * image (one-shot renders; a live view just draws its next frame).
+   */
+  async settle(): Promise<boolean> {
     await this.sortState?.settle();
+    return (await this.tiles?.settle()) ?? false;
   }
 
   /** GPU buffers for tests and profiling: sorted (key, id) pairs and the draw arguments. */
@@ -160,15 +252,14 @@ export class SplatRenderer {
   }
 
   private releaseScene(): void {
-    this.sortState?.destroy();
-    this.sortState = null;
+    this.destroyDrawState();
     this.scene?.destroy();
     this.keys?.destroy();
     this.values?.destroy();
     this.scene = null;
     this.keys = this.values = null;
     this.target = null;
-    this.draw = this.floor = null;
+    this.quads = this.floor = null;
   }
 
   destroy(): void {

@@ -17,6 +17,7 @@ export type { SortFrame, SortState, SortStrategy, SortTarget, StrategyInfo } fro
 function gpuSortStrategy(factory: SorterFactory): SortStrategy {
   return {
     info: { name: factory.name, description: factory.description, stable: factory.stable, lagsCamera: false },
+    sorter: factory,
     supported: (device) => factory.supported(device),
     create(device, target) {
       const sorter = factory.create(device, Math.max(1, target.cloud.count));

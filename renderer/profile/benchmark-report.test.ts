@@ -43,7 +43,8 @@ const input: BenchmarkInput = {
   ],
 };
 
-const nulls = { project: null, sort: null, draw: null, total: null };
+const tileNulls = { tileKeys: null, ranges: null, blend: null };
+const nulls = { project: null, sort: null, draw: null, total: null, ...tileNulls };
 
 describe('buildRows', () => {
   it('medians and nearest-rank p95 per stage, null where no frame measured a stage', () => {
@@ -55,8 +56,8 @@ describe('buildRows', () => {
         splats: 5_834_784,
         visible: 4_102_334,
         frames: 4,
-        stages: { project: 2.5, sort: 2.5, draw: 11.5, total: 17 },
-        p95: { project: 4, sort: 4, draw: 13, total: 18.5 },
+        stages: { project: 2.5, sort: 2.5, draw: 11.5, total: 17, ...tileNulls },
+        p95: { project: 4, sort: 4, draw: 13, total: 18.5, ...tileNulls },
         rasterFloorMs: 9.25,
         outOfOrderFraction: 0,
       },
@@ -77,8 +78,8 @@ describe('buildRows', () => {
         splats: 5_834_784,
         visible: 4_102_334,
         frames: 3,
-        stages: { project: 2, sort: null, draw: 5, total: 5 },
-        p95: { project: 3, sort: null, draw: 5, total: 7 },
+        stages: { project: 2, sort: null, draw: 5, total: 5, ...tileNulls },
+        p95: { project: 3, sort: null, draw: 5, total: 7, ...tileNulls },
         rasterFloorMs: 9.25,
         outOfOrderFraction: 0.00001,
       },
@@ -134,14 +135,14 @@ describe('toCsv', () => {
   it('a header and one flat line per strategy; missing figures are empty fields', () => {
     expect(toCsv(buildRows(input))).toBe(
       [
-        'strategy,scene,splats,visible,frames,project_median_ms,project_p95_ms,sort_median_ms,sort_p95_ms,draw_median_ms,draw_p95_ms,total_median_ms,total_p95_ms,raster_floor_ms,out_of_order_fraction',
-        'radix4,garden.ply,5834784,4102334,4,2.5,4,2.5,4,11.5,13,17,18.5,9.25,0',
-        'cpu,garden.ply,5834784,4102334,3,,,,,,,,,,0.0125',
-        'bitonic,garden.ply,5834784,4102334,3,2,3,,,5,5,5,7,9.25,0.00001',
+        'strategy,draw,scene,splats,visible,frames,project_median_ms,project_p95_ms,tileKeys_median_ms,tileKeys_p95_ms,sort_median_ms,sort_p95_ms,ranges_median_ms,ranges_p95_ms,blend_median_ms,blend_p95_ms,draw_median_ms,draw_p95_ms,total_median_ms,total_p95_ms,raster_floor_ms,out_of_order_fraction',
+        'radix4,,garden.ply,5834784,4102334,4,2.5,4,,,2.5,4,,,,,11.5,13,17,18.5,9.25,0',
+        'cpu,,garden.ply,5834784,4102334,3,,,,,,,,,,,,,,,,0.0125',
+        'bitonic,,garden.ply,5834784,4102334,3,2,3,,,,,,,,,5,5,5,7,9.25,0.00001',
         '',
       ].join('\n'),
     );
-    expect(CSV_COLUMNS).toHaveLength(15);
+    expect(CSV_COLUMNS).toHaveLength(22);
   });
 
   it('quotes fields with commas, quotes, line breaks or edge spaces', () => {
@@ -150,7 +151,7 @@ describe('toCsv', () => {
     expect(csvField('a\nb')).toBe('"a\nb"');
     expect(csvField(' padded')).toBe('" padded"');
     const [row] = buildRows({ scene: 'a,b', splats: 2, visible: 2, runs: [{ strategy: 'say "hi"', samples: [], outOfOrderFraction: 0 }] });
-    expect(toCsv([row]).split('\n')[1]).toBe('"say ""hi""","a,b",2,2,0,,,,,,,,,,0');
+    expect(toCsv([row]).split('\n')[1]).toBe('"say ""hi""",,"a,b",2,2,0,,,,,,,,,,,,,,,,0');
   });
 
   it('numbers carry 6 significant digits', () => {
@@ -160,7 +161,7 @@ describe('toCsv', () => {
       visible: 1,
       runs: [{ strategy: 'x', samples: [{ cpuMs: 0, frameMs: 0, total: 1 / 3 }], outOfOrderFraction: 2 / 3 }],
     });
-    expect(toCsv([row]).split('\n')[1]).toBe('x,s,1,1,1,,,,,,,0.333333,0.333333,,0.666667');
+    expect(toCsv([row]).split('\n')[1]).toBe('x,,s,1,1,1,,,,,,,,,,,,,0.333333,0.333333,,0.666667');
   });
 });
 
@@ -202,6 +203,43 @@ describe('formatTable', () => {
         '',
       ].join('\n'),
     );
+  });
+
+  it('a draw column, the tiles stages and pairs appear when rows have them', () => {
+    const rows = buildRows({
+      scene: 's.ply',
+      splats: 10,
+      visible: 10,
+      runs: [
+        { strategy: 'onesweep', draw: 'quads', samples: [{ cpuMs: 1, frameMs: 1, project: 1, sort: 2, draw: 3, total: 6 }], outOfOrderFraction: 0 },
+        {
+          strategy: 'onesweep',
+          draw: 'tiles',
+          visible: 9,
+          tilePairs: 12345,
+          samples: [{ cpuMs: 1, frameMs: 1, project: 1, tileKeys: 0.5, sort: 2, ranges: 0.25, blend: 1, total: 4.75 }],
+          outOfOrderFraction: NaN,
+        },
+      ],
+    });
+    expect(rows[1]).toMatchObject({ draw: 'tiles', visible: 9, tilePairs: 12345, stages: { tileKeys: 0.5, ranges: 0.25, blend: 1, draw: null } });
+    const table = formatTable(rows);
+    expect(table.split('\n')[0].split(/  +/)).toEqual([
+      'strategy', 'draw', 'scene', 'splats', 'visible', 'frames', 'project ms med / p95', 'tileKeys ms med / p95', 'sort ms med / p95',
+      'ranges ms med / p95', 'blend ms med / p95', 'draw ms med / p95', 'total ms med / p95', 'out of order', 'tile pairs',
+    ]);
+    expect(table).toContain('12,345');
+    expect(JSON.parse(toJson(rows))[1].outOfOrderFraction).toBeNull();
+  });
+
+  it('names a fixed camera in a heading line and in each row; rows without one carry no key', () => {
+    const camera = 'eye=0,0,-3 target=0,0,0 up=0,-1,0 fovy=60';
+    const rows = buildRows({ ...input, camera });
+    expect(rows.every((r) => r.camera === camera)).toBe(true);
+    expect(Object.keys(rows[0]).slice(0, 4)).toEqual(['strategy', 'scene', 'splats', 'camera']);
+    expect(formatTable(rows).split('\n')[1]).toBe(`camera: ${camera}`);
+    expect('camera' in buildRows(input)[0]).toBe(false);
+    expect(formatTable(buildRows(input))).not.toContain('camera:');
   });
 
   it('an empty result says so', () => {

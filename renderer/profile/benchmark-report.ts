@@ -20,8 +20,12 @@ export type StageFigures = Record<ReportStage, number | null>;
 /** One strategy's results on one scene. */
 export interface BenchmarkRow {
   strategy: string;
+  /** The draw strategy (quads | tiles); absent when the run did not say. */
+  draw?: string;
   scene: string;
   splats: number;
+  /** The view: 'orbit' (the fixed benchmark path) or a fixed pose as a `--camera` argument. */
+  camera?: string;
   /** Splats that passed the cull (the sort's element count). */
   visible: number;
   /** Frames the figures stand on (warm-up excluded). */
@@ -32,13 +36,19 @@ export interface BenchmarkRow {
   p95: StageFigures;
   /** Draw time of the same quads without a sort, measured in the same run; absent if not measured. */
   rasterFloorMs?: number | null;
-  /** See {@link outOfOrderFraction}: 0 for an exact sort. */
+  /** See {@link outOfOrderFraction}: 0 for an exact sort; NaN (null in JSON) where not measured (tiles). */
   outOfOrderFraction: number;
+  /** The tiles draw: (tile, depth) pairs sorted at the first measured pose. */
+  tilePairs?: number;
 }
 
 /** One strategy's measured frames. */
 export interface StrategyRun {
   strategy: string;
+  draw?: string;
+  /** Overrides {@link BenchmarkInput.visible} for this run (e.g. the tiles draw counts its own). */
+  visible?: number;
+  tilePairs?: number;
   samples: readonly FrameSample[];
   /** Out-of-order fraction of the sorted order this strategy drew (see {@link outOfOrderFraction}). */
   outOfOrderFraction: number;
@@ -50,6 +60,8 @@ export interface StrategyRun {
 export interface BenchmarkInput {
   scene: string;
   splats: number;
+  /** See {@link BenchmarkRow.camera}; omitted rows carry none. */
+  camera?: string;
   visible: number;
   /** Raster floor of the scene's view, shared by the strategies; omit when not measured. */
   rasterFloorMs?: number | null;
@@ -70,14 +82,17 @@ export function buildRows(input: BenchmarkInput): BenchmarkRow[] {
     // Keys in the documented order: the JSON output reads as the row shape.
     return {
       strategy: run.strategy,
+      ...(run.draw !== undefined ? { draw: run.draw } : {}),
       scene: input.scene,
       splats: input.splats,
-      visible: input.visible,
+      ...(input.camera !== undefined ? { camera: input.camera } : {}),
+      visible: run.visible ?? input.visible,
       frames: run.samples.length,
       stages,
       p95,
       ...(floor !== undefined ? { rasterFloorMs: floor } : {}),
       outOfOrderFraction: run.outOfOrderFraction,
+      ...(run.tilePairs !== undefined ? { tilePairs: run.tilePairs } : {}),
     };
   });
 }
@@ -107,6 +122,7 @@ export function outOfOrderFraction(depthsInDrawOrder: Float32Array | readonly nu
 /** The CSV columns, in order. */
 export const CSV_COLUMNS: readonly string[] = [
   'strategy',
+  'draw',
   'scene',
   'splats',
   'visible',
@@ -124,7 +140,7 @@ export const CSV_COLUMNS: readonly string[] = [
 export function toCsv(rows: readonly BenchmarkRow[]): string {
   const lines = [CSV_COLUMNS.map(csvField).join(',')];
   for (const r of rows) {
-    const cells: Array<string | number | null | undefined> = [r.strategy, r.scene, r.splats, r.visible, r.frames];
+    const cells: Array<string | number | null | undefined> = [r.strategy, r.draw, r.scene, r.splats, r.visible, r.frames];
     for (const s of REPORT_STAGES) cells.push(r.stages[s], r.p95[s]);
     cells.push(r.rasterFloorMs, r.outOfOrderFraction);
     lines.push(cells.map((c) => csvField(typeof c === 'number' ? csvNumber(c) : (c ?? ''))).join(','));
@@ -158,9 +174,11 @@ export function formatTable(rows: readonly BenchmarkRow[], adapter?: string): st
   const first = rows[0];
   const shared = first !== undefined && rows.every((r) => r.scene === first.scene && r.splats === first.splats && r.visible === first.visible);
   if (shared) out.push(`scene: ${first.scene}, ${groupDigits(first.splats)} splats, ${groupDigits(first.visible)} visible`);
+  if (first?.camera !== undefined && rows.every((r) => r.camera === first.camera)) out.push(`camera: ${first.camera}`);
 
   type Column = { title: string; right: boolean; cell: (r: BenchmarkRow) => string };
   const columns: Column[] = [{ title: 'strategy', right: false, cell: (r) => r.strategy }];
+  if (rows.some((r) => r.draw !== undefined)) columns.push({ title: 'draw', right: false, cell: (r) => r.draw ?? '-' });
   if (!shared) {
     columns.push(
       { title: 'scene', right: false, cell: (r) => r.scene },
@@ -169,13 +187,18 @@ export function formatTable(rows: readonly BenchmarkRow[], adapter?: string): st
     );
   }
   columns.push({ title: 'frames', right: true, cell: (r) => String(r.frames) });
+  const optional = new Set<string>(FRAME_STAGES.filter((s) => 'optional' in s && s.optional).map((s) => s.name));
   for (const s of REPORT_STAGES) {
+    if (optional.has(s) && !rows.some((r) => r.stages[s] !== null)) continue;
     columns.push({ title: `${s} ms med / p95`, right: true, cell: (r) => `${fmtMs(r.stages[s])} / ${fmtMs(r.p95[s])}` });
   }
   if (rows.some((r) => r.rasterFloorMs !== undefined)) {
     columns.push({ title: 'raster floor ms', right: true, cell: (r) => fmtMs(r.rasterFloorMs ?? null) });
   }
   columns.push({ title: 'out of order', right: true, cell: (r) => fmtFraction(r.outOfOrderFraction) });
+  if (rows.some((r) => r.tilePairs !== undefined)) {
+    columns.push({ title: 'tile pairs', right: true, cell: (r) => (r.tilePairs === undefined ? '-' : groupDigits(r.tilePairs)) });
+  }
 
   const table = [columns.map((c) => c.title), ...rows.map((r) => columns.map((c) => c.cell(r)))];
   const widths = columns.map((_, j) => Math.max(...table.map((line) => line[j].length)));

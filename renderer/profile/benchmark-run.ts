@@ -8,6 +8,7 @@
  */
 import type { CameraPose } from '../camera/camera';
 import { buildRows, type BenchmarkRow } from './benchmark-report';
+import { ownStages, type DrawInfo } from '../pipeline/draw-strategies';
 import { withHostStage, type FrameSample } from './frame-stats';
 
 /** The drawn order is probed on every 10th path frame, from the 5th. */
@@ -118,16 +119,26 @@ export class BenchmarkRun {
     this.check();
   }
 
-  /** The report rows (call once complete). */
-  rows(scene: { name: string; splats: number; visible: number }): BenchmarkRow[] {
+  /**
+   * The report rows (call once complete). `draw`: the draw strategy the run used; its
+   * rows keep only that draw's stages (draw-strategies.ts), and the tiles draw, whose
+   * order is per tile, has no drawn-order figure (NaN).
+   */
+  rows(scene: { name: string; splats: number; visible: number }, draw?: DrawInfo): BenchmarkRow[] {
+    const tiles = draw?.name === 'tiles';
     return buildRows({
       scene: scene.name,
       splats: scene.splats,
       visible: scene.visible,
       runs: this.strategies.map((strategy, i) => ({
         strategy,
-        samples: this.samples[i],
-        outOfOrderFraction: this.outOfOrder[i].length ? this.outOfOrder[i].reduce((a, b) => a + b, 0) / this.outOfOrder[i].length : 0,
+        ...(draw ? { draw: draw.name } : {}),
+        samples: draw ? this.samples[i].map((s) => ownStages(s, draw)) : this.samples[i],
+        outOfOrderFraction: tiles
+          ? NaN
+          : this.outOfOrder[i].length
+            ? this.outOfOrder[i].reduce((a, b) => a + b, 0) / this.outOfOrder[i].length
+            : 0,
       })),
     });
   }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { STAGE_NAMES, TIMESTAMPS_PER_FRAME } from '../pipeline/frame-stages';
 import type { FrameSample } from './frame-stats';
 import { type FrameMeta, GpuProfiler, ProfilerRing, stageTimes } from './profiler';
 
@@ -31,12 +32,26 @@ function clock() {
 
 const tick = () => new Promise((r) => setTimeout(r, 0));
 
+/**
+ * A quads frame's 6 timestamps (project, sort, draw begin/end) in their slots of the
+ * stage table; the tiles draw's stages unwritten (0).
+ */
+function quads(ts: bigint[]): bigint[] {
+  const out = new Array<bigint>(TIMESTAMPS_PER_FRAME).fill(0n);
+  (['project', 'sort', 'draw'] as const).forEach((name, k) => {
+    const i = STAGE_NAMES.indexOf(name);
+    out[2 * i] = ts[2 * k];
+    out[2 * i + 1] = ts[2 * k + 1];
+  });
+  return out;
+}
+
 /** Timestamps (ns) of a frame whose stages take project, sort, draw ms back to back, from `t0` ns. */
 function frameTs(project: number, sort: number, draw: number, t0 = 5_000_000_000n): bigint[] {
   const ms = (x: number) => BigInt(Math.round(x * 1e6));
   const t1 = t0 + ms(project);
   const t3 = t1 + ms(sort);
-  return [t0, t1, t1, t3, t3, t3 + ms(draw)];
+  return quads([t0, t1, t1, t3, t3, t3 + ms(draw)]);
 }
 
 function setup(slots: number, gpu = true, maxWaiting?: number) {
@@ -49,40 +64,40 @@ function setup(slots: number, gpu = true, maxWaiting?: number) {
 
 describe('stageTimes', () => {
   it('turns ns timestamps into stage ms; total spans project begin to draw end', () => {
-    const r = stageTimes([1_000_000n, 3_000_000n, 3_100_000n, 3_600_000n, 4_000_000n, 10_000_000n]);
+    const r = stageTimes(quads([1_000_000n, 3_000_000n, 3_100_000n, 3_600_000n, 4_000_000n, 10_000_000n]));
     expect(r).toEqual({ outcome: 'measured', times: { project: 2, sort: 0.5, draw: 6, total: 9 } });
   });
 
   it('is exact on large absolute timestamps (differences taken in bigint)', () => {
     const t0 = 1_609_534_029_021n;
-    const r = stageTimes([t0, t0 + 1n, t0 + 1n, t0 + 3n, t0 + 3n, t0 + 7n]);
+    const r = stageTimes(quads([t0, t0 + 1n, t0 + 1n, t0 + 3n, t0 + 3n, t0 + 7n]));
     expect(r).toEqual({ outcome: 'measured', times: { project: 1e-6, sort: 2e-6, draw: 4e-6, total: 7e-6 } });
   });
 
   it('all zero (nothing written) is unwritten; a 0 ns frame is unavailable: no zero or negative garbage', () => {
-    expect(stageTimes([0n, 0n, 0n, 0n, 0n, 0n])).toEqual({ outcome: 'unwritten' });
-    expect(stageTimes(new Array(6).fill(77n))).toEqual({ outcome: 'unavailable' });
+    expect(stageTimes(quads([0n, 0n, 0n, 0n, 0n, 0n]))).toEqual({ outcome: 'unwritten' });
+    expect(stageTimes(quads(new Array(6).fill(77n)))).toEqual({ outcome: 'unavailable' });
   });
 
   it('a stage whose queries were not written is absent; the others stand', () => {
-    const r = stageTimes([1_000_000n, 2_000_000n, 0n, 0n, 4_000_000n, 5_000_000n]);
+    const r = stageTimes(quads([1_000_000n, 2_000_000n, 0n, 0n, 4_000_000n, 5_000_000n]));
     expect(r).toEqual({ outcome: 'measured', times: { project: 1, draw: 1, total: 4 } });
     // Only draw written: total is draw.
-    expect(stageTimes([0n, 0n, 0n, 0n, 4_000_000n, 5_500_000n])).toEqual({ outcome: 'measured', times: { draw: 1.5, total: 1.5 } });
+    expect(stageTimes(quads([0n, 0n, 0n, 0n, 4_000_000n, 5_500_000n]))).toEqual({ outcome: 'measured', times: { draw: 1.5, total: 1.5 } });
   });
 
   it('a stage of 0 ns inside a frame that took time is a real 0', () => {
-    const r = stageTimes([1_000_000n, 2_000_000n, 2_000_000n, 2_000_000n, 2_000_000n, 3_000_000n]);
+    const r = stageTimes(quads([1_000_000n, 2_000_000n, 2_000_000n, 2_000_000n, 2_000_000n, 3_000_000n]));
     expect(r).toEqual({ outcome: 'measured', times: { project: 1, sort: 0, draw: 1, total: 2 } });
   });
 
   it('discards a frame where a stage, or the whole span, ends before it begins', () => {
-    expect(stageTimes([1_000_000n, 2_000_000n, 2_000_000n, 3_000_000n, 5_000_000n, 4_000_000n])).toEqual({ outcome: 'discarded' });
+    expect(stageTimes(quads([1_000_000n, 2_000_000n, 2_000_000n, 3_000_000n, 5_000_000n, 4_000_000n]))).toEqual({ outcome: 'discarded' });
     // Each stage in order but draw ends before project begins (clock reset between passes).
-    expect(stageTimes([9_000_000n, 9_500_000n, 1_000_000n, 1_200_000n, 1_300_000n, 1_400_000n])).toEqual({ outcome: 'discarded' });
+    expect(stageTimes(quads([9_000_000n, 9_500_000n, 1_000_000n, 1_200_000n, 1_300_000n, 1_400_000n]))).toEqual({ outcome: 'discarded' });
   });
 
-  it('rejects fewer than 6 timestamps', () => {
+  it('rejects fewer timestamps than the table has', () => {
     expect(() => stageTimes([1n, 2n])).toThrow(RangeError);
   });
 });
@@ -256,8 +271,8 @@ describe('ProfilerRing', () => {
       ring.end();
       ring.submitted();
     }
-    mapper.resolve(0, new Array(6).fill(123n));
-    mapper.resolve(1, new Array(6).fill(0n));
+    mapper.resolve(0, quads(new Array(6).fill(123n)));
+    mapper.resolve(1, quads(new Array(6).fill(0n)));
     await tick();
     expect(out.map((o) => o.meta.gpu)).toEqual(['unavailable', 'unwritten']);
     for (const { sample } of out) expect(Object.keys(sample).sort()).toEqual(['cpuMs', 'frameMs']);

@@ -15,7 +15,8 @@ import { GpuProfiler } from '../profile/profiler';
 import { DrawArgs } from '../pipeline/draw-args';
 import { SplatRenderer } from '../pipeline/splat-renderer';
 import { preferredSorter } from '../../sort/default-strategy';
-import { listStrategies } from '../pipeline/strategies';
+import { listStrategies, strategyByName } from '../pipeline/strategies';
+import { DRAW_NAMES, drawByName, type DrawName } from '../pipeline/draw-strategies';
 import { decodeViewHash, encodeViewHash, readSceneParam } from './view-url';
 
 export interface AppElements {
@@ -79,6 +80,8 @@ export class ViewerApp {
   /** Frames submitted and not yet finished by the GPU. */
   private gpuInFlight = 0;
   private bench: Benchmark | null = null;
+  /** The pair-buffer cap warning of the tiles draw is on screen. */
+  private tilesCapShown = false;
   /** Frames submitted so far (read by the end-to-end test). */
   framesRendered = 0;
   /** The last benchmark's rows (also offered as CSV / JSON downloads). */
@@ -96,12 +99,15 @@ export class ViewerApp {
 
     const strategies = listStrategies(device);
     const names = strategies.map((s) => s.name);
-    const saved = ViewerPanel.loadSaved((k, v) => k !== 'sorter' || names.includes(v as string));
+    const saved = ViewerPanel.loadSaved(
+      (k, v) => (k !== 'sorter' || names.includes(v as string)) && (k !== 'draw' || DRAW_NAMES.includes(v as DrawName)),
+    );
     // onesweep where the scheduler is known to be fair, radix4 elsewhere (sort/default-strategy.ts).
     const preferred = preferredSorter(device.adapterInfo ?? {}, device.features);
     this.settings = {
       scene: 'default',
       sorter: names.includes(preferred) ? preferred : strategies[0].name,
+      draw: 'quads',
       keyBits: 32,
       sortMode: 'every frame',
       shDegree: 3,
@@ -117,18 +123,26 @@ export class ViewerApp {
     const params = new URLSearchParams(location.search);
     const urlSort = params.get('sort');
     if (urlSort && names.includes(urlSort)) this.settings.sorter = urlSort;
+    const urlDraw = params.get('draw');
+    if (urlDraw && DRAW_NAMES.includes(urlDraw as DrawName)) this.settings.draw = urlDraw as DrawName;
+    // The tiles draw sorts on the GPU: with a host sort strategy it falls back to quads.
+    if (drawByName(this.settings.draw).needsGpuSorter && !strategyByName(this.settings.sorter).sorter) this.settings.draw = 'quads';
 
-    this.renderer = new SplatRenderer(device, format, this.settings.sorter);
+    this.renderer = new SplatRenderer(device, format, this.settings.sorter, this.settings.draw);
     this.controller = new CameraController({ eye: [0, 0, -5], target: [0, 0, 0], up: upVector(this.settings.upAxis), fovyDeg: this.settings.fovyDeg });
     this.panel = new ViewerPanel(this.settings, strategies, this.sceneChoices, {
       openFile: () => el.file.click(),
       openScene: (name) => this.openScene(name),
       frameScene: () => this.frameScene(),
       resetView: () => this.controller.reset(),
-      onStrategyChange: (name) => {
-        this.renderer.setStrategy(name);
-        this.dirty = true;
-      },
+      onStrategyChange: (name) => this.tryChange(() => this.renderer.setStrategy(name)),
+      onDrawChange: (name) =>
+        this.tryChange(() => {
+          this.renderer.setDraw(name);
+          // The window's medians would mix the two draws' stages.
+          this.profiler.stats.clear();
+          this.graph.setLegendStages(drawByName(name).stages);
+        }),
       onUpAxisChange: (axis) => this.setUpAxis(axis),
       onSettingsChange: () => {
         this.dirty = true;
@@ -140,6 +154,7 @@ export class ViewerApp {
     this.profiler = new GpuProfiler(device, { onFrame: (sample, meta) => this.onProfiledFrame(sample, meta.frame) });
     this.graph = new FrameGraph(el.graph);
     this.graph.setVisible(this.settings.graph);
+    this.graph.setLegendStages(drawByName(this.renderer.draw).stages);
     this.countReadback = device.createBuffer({
       label: 'ViewerApp.countReadback',
       size: DrawArgs.size,
@@ -161,6 +176,18 @@ export class ViewerApp {
     void device.lost.then((info) => {
       if (info.reason !== 'destroyed') this.showMessage(`The GPU device was lost: ${info.message}. Reload the page.`);
     });
+  }
+
+  /** Applies a strategy change; a refused one (e.g. tiles with a host sort) shows why and changes nothing. */
+  private tryChange(change: () => void): boolean {
+    try {
+      change();
+      this.dirty = true;
+      return true;
+    } catch (err) {
+      this.showMessage(err instanceof Error ? err.message : String(err));
+      return false;
+    }
   }
 
   /** Opens the scene named by ?scene=URL, else the generated default scene (?splats=N sizes it). */
@@ -353,10 +380,12 @@ export class ViewerApp {
     );
     this.profiler.end(encoder);
     const debug = this.renderer.debugBuffers;
-    const readCount = !this.countPending && now - this.lastCountRead > 250 && debug;
+    // The tiles draw counts its own visible splats (tileStatus); drawArgs is the quads'.
+    const readCount = !this.countPending && now - this.lastCountRead > 250 && debug && this.renderer.draw === 'quads';
     if (readCount && debug) encoder.copyBufferToBuffer(debug.drawArgs, 0, this.countReadback, 0, DrawArgs.size);
     if (probeThisFrame && debug && this.probe) this.probe.capture(encoder, debug);
     this.device.queue.submit([encoder.finish()]);
+    this.renderer.submitted();
     this.gpuInFlight++;
     void this.device.queue.onSubmittedWorkDone().finally(() => this.gpuInFlight--);
     const cpuMs = performance.now() - t0;
@@ -384,15 +413,36 @@ export class ViewerApp {
     s.project = fmt(sum.project?.median);
     const hostSortMs = this.renderer.hostSortMs;
     s.sort = fmt(hostSortMs !== null ? hostSortMs : sum.sort?.median);
-    s.draw = fmt(sum.draw?.median);
+    const tiles = this.renderer.draw === 'tiles';
+    s.draw = tiles ? '-' : fmt(sum.draw?.median);
+    s.tileKeys = tiles ? fmt(sum.tileKeys?.median) : '-';
+    s.ranges = tiles ? fmt(sum.ranges?.median) : '-';
+    s.blend = tiles ? fmt(sum.blend?.median) : '-';
+    const pairs = this.renderer.tileStatus;
+    if (pairs?.last) s.visible = pairs.last.visible.toLocaleString('en-US');
+    s.tilePairs = !pairs
+      ? '-'
+      : `${(pairs.last?.needed ?? 0).toLocaleString('en-US')} / ${pairs.capacity.toLocaleString('en-US')}${pairs.capped ? ' CAPPED' : pairs.grows ? ` (grew ${pairs.grows}x)` : ''}`;
+    if (pairs?.capped) {
+      this.showMessage(
+        `tiles: the pair buffer is capped at ${pairs.capacity.toLocaleString('en-US')} pairs and this view needs ${(pairs.last?.needed ?? 0).toLocaleString('en-US')}: some splats are missing (draw quads, or a smaller window)`,
+      );
+      this.tilesCapShown = true;
+    } else if (this.tilesCapShown) {
+      this.tilesCapShown = false;
+      this.hideMessage();
+    }
     s.gpuTotal = fmt(sum.total?.median);
     const reason = this.profiler.reason;
     s.timing = reason ?? (hostSortMs !== null ? 'sort = CPU worker ms' : 'GPU timestamps, median');
     this.graph.setNote(reason);
     this.graph.setVisible(this.settings.graph);
-    this.el.hud.textContent = `${cloud?.source.name ?? ''}  ${s.splats} splats (${s.visible} visible)  ${s.fps} fps  sort ${this.renderer.strategy}${
-      s.gpuTotal !== '-' ? `  gpu ${s.gpuTotal} ms (project ${s.project} / sort ${s.sort} / draw ${s.draw})` : ''
-    }`;
+    const stages = tiles
+      ? `project ${s.project} / tile keys ${s.tileKeys} / sort ${s.sort} / ranges ${s.ranges} / blend ${s.blend}`
+      : `project ${s.project} / sort ${s.sort} / draw ${s.draw}`;
+    this.el.hud.textContent = `${cloud?.source.name ?? ''}  ${s.splats} splats (${s.visible} visible)  ${s.fps} fps  draw ${this.renderer.draw}  sort ${
+      this.renderer.strategy
+    }${s.gpuTotal !== '-' ? `  gpu ${s.gpuTotal} ms (${stages})` : ''}`;
   }
 
   private onProfiledFrame(sample: FrameSample, frameId: number): void {
@@ -400,7 +450,9 @@ export class ViewerApp {
     this.bench?.run.profiled(frameId, sample);
   }
 
-  private startBenchmark(strategies: string[]): void {
+  private startBenchmark(all: string[]): void {
+    // The tiles draw benchmarks the GPU sorters only (a host sort cannot serve it).
+    const strategies = this.renderer.draw === 'tiles' ? all.filter((n) => strategyByName(n).sorter) : all;
     const cloud = this.renderer.cloud;
     if (!cloud || strategies.length === 0 || this.bench) return;
     const { width, height } = this.el.canvas;
@@ -426,11 +478,14 @@ export class ViewerApp {
     if (!bench || bench.run !== run) return;
     this.bench = null;
     const cloud = this.renderer.cloud!;
-    const rows = run.rows({
-      name: cloud.source.name,
-      splats: cloud.count,
-      visible: Number(this.panel.stats.visible.replace(/,/g, '')) || cloud.count,
-    });
+    const rows = run.rows(
+      {
+        name: cloud.source.name,
+        splats: cloud.count,
+        visible: Number(this.panel.stats.visible.replace(/,/g, '')) || cloud.count,
+      },
+      drawByName(this.renderer.draw),
+    );
     this.lastBenchmark = rows;
     this.renderer.setStrategy(bench.restore.strategy);
     this.controller.setPose(bench.restore.pose);

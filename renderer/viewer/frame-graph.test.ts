@@ -2,22 +2,31 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { summarize } from '../profile/frame-stats';
 import { figuresText, formatMs, FrameGraph, graphScale, niceScale, STAGE_COLOURS, stackSample, tickLabel } from './frame-graph';
 
+/** The tiles draw's stages, 0 in a quads frame's bar. */
+const T0 = { tileKeys: 0, ranges: 0, blend: 0 };
+
 describe('stackSample', () => {
   it("stacks the GPU stages and fills the rest of the frame time with 'other'", () => {
-    expect(stackSample({ cpuMs: 2, frameMs: 16, project: 1, sort: 2, draw: 3, total: 6.5 })).toEqual({ project: 1, sort: 2, draw: 3, other: 10, total: 16 });
+    expect(stackSample({ cpuMs: 2, frameMs: 16, project: 1, sort: 2, draw: 3, total: 6.5 })).toEqual({ project: 1, sort: 2, draw: 3, ...T0, other: 10, total: 16 });
   });
 
   it('without GPU times the whole frame is other', () => {
-    expect(stackSample({ cpuMs: 2, frameMs: 16 })).toEqual({ project: 0, sort: 0, draw: 0, other: 16, total: 16 });
+    expect(stackSample({ cpuMs: 2, frameMs: 16 })).toEqual({ project: 0, sort: 0, draw: 0, ...T0, other: 16, total: 16 });
   });
 
   it('GPU stages longer than the frame time: no other, a bar taller than the frame', () => {
-    expect(stackSample({ cpuMs: 1, frameMs: 5, project: 2, sort: 2, draw: 3 })).toEqual({ project: 2, sort: 2, draw: 3, other: 0, total: 7 });
+    expect(stackSample({ cpuMs: 1, frameMs: 5, project: 2, sort: 2, draw: 3 })).toEqual({ project: 2, sort: 2, draw: 3, ...T0, other: 0, total: 7 });
+  });
+
+  it('a tiles frame stacks its own stages', () => {
+    expect(stackSample({ cpuMs: 1, frameMs: 16, project: 1, tileKeys: 0.5, sort: 2, ranges: 0.25, blend: 4 })).toEqual({
+      project: 1, tileKeys: 0.5, sort: 2, ranges: 0.25, draw: 0, blend: 4, other: 8.25, total: 16,
+    });
   });
 
   it('falls back to the CPU time when the frame time is unknown; bad stage values count as 0', () => {
-    expect(stackSample({ cpuMs: 3, frameMs: NaN, draw: 1 })).toEqual({ project: 0, sort: 0, draw: 1, other: 2, total: 3 });
-    expect(stackSample({ cpuMs: NaN, frameMs: NaN, project: -1, sort: NaN })).toEqual({ project: 0, sort: 0, draw: 0, other: 0, total: 0 });
+    expect(stackSample({ cpuMs: 3, frameMs: NaN, draw: 1 })).toEqual({ project: 0, sort: 0, draw: 1, ...T0, other: 2, total: 3 });
+    expect(stackSample({ cpuMs: NaN, frameMs: NaN, project: -1, sort: NaN })).toEqual({ project: 0, sort: 0, draw: 0, ...T0, other: 0, total: 0 });
   });
 });
 

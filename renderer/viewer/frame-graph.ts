@@ -142,6 +142,8 @@ export class FrameGraph {
   private readonly now: () => number;
   private visible = true;
   private note: string | undefined;
+  /** The stages the legend names (the current draw strategy's); all when unset. */
+  private legendStages: ReadonlySet<string> | null = null;
   private lastDraw = -Infinity;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private destroyed = false;
@@ -172,6 +174,12 @@ export class FrameGraph {
   push(sample: FrameSample): void {
     if (this.destroyed) return;
     this.stats.push(sample);
+    this.schedule();
+  }
+
+  /** Names only these stages in the legend (the draw strategy's own; the others' passes are empty). */
+  setLegendStages(stages: readonly StageName[] | null): void {
+    this.legendStages = stages ? new Set(stages) : null;
     this.schedule();
   }
 
@@ -212,6 +220,7 @@ export class FrameGraph {
     let x = PAD_PX;
     const legendY = PAD_PX + LINE_PX / 2;
     for (const stage of GRAPH_STAGES) {
+      if (stage !== 'other' && this.legendStages && !this.legendStages.has(stage)) continue;
       ctx.fillStyle = STAGE_COLOURS[stage];
       ctx.fillRect(x, legendY - 4, 8, 8);
       x += 11;

@@ -1,11 +1,14 @@
 import GUI, { type Controller } from 'lil-gui';
 import type { UpAxis } from '../camera/camera';
 import type { StrategyInfo } from '../pipeline/strategies';
+import { DRAW_NAMES, type DrawName } from '../pipeline/draw-strategies';
 
 /** Everything the panel edits; the app reads it every frame. */
 export interface ViewerSettings {
   scene: string;
   sorter: string;
+  /** Draw strategy: instanced quads or the compute tile rasteriser. */
+  draw: DrawName;
   keyBits: number;
   sortMode: 'every frame' | 'when the camera moves';
   shDegree: number;
@@ -27,6 +30,11 @@ export interface PanelStats {
   project: string;
   sort: string;
   draw: string;
+  tileKeys: string;
+  ranges: string;
+  blend: string;
+  /** The tiles draw's pair buffer: pairs / capacity, and a warning when capped. */
+  tilePairs: string;
   gpuTotal: string;
   timing: string;
 }
@@ -36,7 +44,10 @@ export interface PanelActions {
   openScene(name: string): void;
   frameScene(): void;
   resetView(): void;
-  onStrategyChange(name: string): void;
+  /** Returns false when the renderer refused it (the panel then shows the previous value). */
+  onStrategyChange(name: string): boolean;
+  /** Returns false when the renderer refused it (the panel then shows the previous value). */
+  onDrawChange(name: DrawName): boolean;
   onUpAxisChange(axis: UpAxis): void;
   /** Any setting that changes the sorted order or the picture. */
   onSettingsChange(): void;
@@ -51,7 +62,7 @@ export interface PanelActions {
  * the read-only figures.
  */
 const STORAGE_KEY = 'splatview.settings.v1';
-const PERSISTED = ['sorter', 'keyBits', 'sortMode', 'splatScale', 'cull', 'background', 'upAxis', 'fovyDeg', 'graph'] as const;
+const PERSISTED = ['sorter', 'draw', 'keyBits', 'sortMode', 'splatScale', 'cull', 'background', 'upAxis', 'fovyDeg', 'graph'] as const;
 
 /**
  * The lil-gui panel: the only module that touches the GUI. Groups: Scene, Sort,
@@ -60,7 +71,10 @@ const PERSISTED = ['sorter', 'keyBits', 'sortMode', 'splatScale', 'cull', 'backg
  */
 export class ViewerPanel {
   readonly gui: GUI;
-  readonly stats: PanelStats = { splats: '-', visible: '-', fps: '-', cpuMs: '-', project: '-', sort: '-', draw: '-', gpuTotal: '-', timing: '' };
+  readonly stats: PanelStats = {
+    splats: '-', visible: '-', fps: '-', cpuMs: '-', project: '-', sort: '-', draw: '-',
+    tileKeys: '-', ranges: '-', blend: '-', tilePairs: '-', gpuTotal: '-', timing: '',
+  };
   private readonly shController: Controller;
   private sceneController: Controller;
   private readonly exportControllers: Controller[];
@@ -85,11 +99,28 @@ export class ViewerPanel {
 
     const sort = gui.addFolder('Sort');
     const options = Object.fromEntries(strategies.map((s) => [`${s.name}${s.stable ? '' : ' (unstable)'}${s.lagsCamera ? ' (lags a frame)' : ''}`, s.name]));
-    sort.add(settings, 'sorter', options).name('strategy').onChange((v: string) => actions.onStrategyChange(v));
+    let sorter = settings.sorter;
+    const sorterController = sort.add(settings, 'sorter', options).name('strategy');
+    sorterController.onChange((v: string) => {
+      if (actions.onStrategyChange(v)) sorter = v;
+      else {
+        settings.sorter = sorter;
+        sorterController.updateDisplay();
+      }
+    });
     sort.add(settings, 'keyBits', [32, 24, 20, 16]).name('key bits').onChange(() => actions.onSettingsChange());
     sort.add(settings, 'sortMode', ['every frame', 'when the camera moves']).name('sort');
 
     const render = gui.addFolder('Render');
+    let draw = settings.draw;
+    const drawController = render.add(settings, 'draw', [...DRAW_NAMES]).name('draw');
+    drawController.onChange((v: DrawName) => {
+      if (actions.onDrawChange(v)) draw = v;
+      else {
+        settings.draw = draw;
+        drawController.updateDisplay();
+      }
+    });
     render.add(settings, 'splatScale', 0.05, 2, 0.01).name('splat scale').onChange(() => actions.onSettingsChange());
     render.add(settings, 'cull').name('frustum culling').onChange(() => actions.onSettingsChange());
     render.addColor(settings, 'background').name('background').onChange(() => actions.onSettingsChange());
@@ -109,7 +140,11 @@ export class ViewerPanel {
     profile.add(this.stats, 'visible').name('visible splats').disable().listen();
     profile.add(this.stats, 'project').name('GPU project ms').disable().listen();
     profile.add(this.stats, 'sort').name('GPU sort ms').disable().listen();
-    profile.add(this.stats, 'draw').name('GPU draw ms').disable().listen();
+    profile.add(this.stats, 'draw').name('GPU draw ms (quads)').disable().listen();
+    profile.add(this.stats, 'tileKeys').name('GPU tile keys ms').disable().listen();
+    profile.add(this.stats, 'ranges').name('GPU ranges ms').disable().listen();
+    profile.add(this.stats, 'blend').name('GPU blend ms (tiles)').disable().listen();
+    profile.add(this.stats, 'tilePairs').name('tile pairs').disable().listen();
     profile.add(this.stats, 'gpuTotal').name('GPU total ms').disable().listen();
     profile.add(this.stats, 'timing').name('timing').disable().listen();
     profile.add(settings, 'graph').name('frame graph');

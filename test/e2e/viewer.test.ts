@@ -9,6 +9,8 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { PNG } from 'pngjs';
 import { createServer, type ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { STAGE_NAMES } from '../../renderer/pipeline/frame-stages';
+import { psnr } from '../reference/raster';
 import { haveSharedScenes, sharedScene } from '../support/shared-scenes';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -45,8 +47,8 @@ interface PageLog {
   errors: string[];
 }
 
-async function openViewer(query: string): Promise<{ page: Page; log: PageLog }> {
-  const page = await browser.newPage({ viewport: { width: 480, height: 360 } });
+async function openViewer(query: string, viewport = { width: 480, height: 360 }): Promise<{ page: Page; log: PageLog }> {
+  const page = await browser.newPage({ viewport });
   const log: PageLog = { errors: [] };
   page.on('console', (m) => {
     if (m.type() === 'error') log.errors.push(m.text());
@@ -84,6 +86,26 @@ async function litFraction(page: Page, file: string): Promise<number> {
     }
   }
   return lit / total;
+}
+
+/** The canvas alone (panel and HUD hidden) as rgb floats of its central half, for comparing two draws. */
+async function canvasPixels(page: Page, file: string): Promise<Float32Array> {
+  const style = await page.addStyleTag({ content: '.lil-gui, #hud, #graph { visibility: hidden !important; }' });
+  // A page screenshot clipped to the canvas (an element screenshot waits for two equal
+  // animation frames, see litFraction).
+  const box = await page.locator('canvas#view').boundingBox();
+  if (!box) throw new Error('the canvas has no box');
+  const buf = await page.screenshot({ path: path.join(OUT, file), clip: box, timeout: 120_000 });
+  await style.evaluate((el) => (el as unknown as { remove(): void }).remove());
+  const png = PNG.sync.read(buf);
+  const out: number[] = [];
+  for (let y = Math.floor(png.height * 0.25); y < png.height * 0.75; y++) {
+    for (let x = Math.floor(png.width * 0.25); x < png.width * 0.75; x++) {
+      const i = (y * png.width + x) * 4;
+      out.push(png.data[i] / 255, png.data[i + 1] / 255, png.data[i + 2] / 255);
+    }
+  }
+  return new Float32Array(out);
 }
 
 describe('viewer page (headless Chromium, SwiftShader WebGPU)', () => {
@@ -140,13 +162,36 @@ describe('viewer page (headless Chromium, SwiftShader WebGPU)', () => {
       expect(typeof row.outOfOrderFraction).toBe('number');
       for (const key of ['stages', 'p95'] as const) {
         const stages = row[key] as Record<string, number | null>;
-        expect(Object.keys(stages).sort()).toEqual(['draw', 'project', 'sort', 'total']);
+        expect(Object.keys(stages).sort()).toEqual([...STAGE_NAMES, 'total'].sort());
         for (const v of Object.values(stages)) expect(v === null || (typeof v === 'number' && v >= 0)).toBe(true);
       }
     }
     // An exact GPU sort draws in order; the CPU sort is a frame late while the camera flies.
     const radix4 = rows.find((r) => r.strategy === 'radix4')!;
     expect(radix4.outOfOrderFraction).toBe(0);
+    expect(log.errors).toEqual([]);
+    await page.close();
+  });
+
+  it('switching the draw strategy (GUI "draw: quads | tiles", ?draw=) shows the same picture', async () => {
+    // Small: a tiles frame sorts its (tile, depth) pairs on SwiftShader, about a second here.
+    const { page, log } = await openViewer('?splats=1000&draw=quads', { width: 320, height: 240 });
+    await waitFrames(page, 3);
+    const hud = () => page.locator('#hud').textContent();
+    await page.waitForFunction(() => document.getElementById('hud')!.textContent!.includes('draw quads'), undefined, { timeout: 60_000 });
+    const quads = await canvasPixels(page, 'e2e-draw-quads.png');
+    const drawSelect = page.locator('.lil-controller.lil-option', { has: page.locator('.lil-name', { hasText: /^draw$/ }) }).locator('select');
+    await drawSelect.selectOption('tiles');
+    await page.waitForFunction(() => document.getElementById('hud')!.textContent!.includes('draw tiles'), undefined, { timeout: 60_000 });
+    const frames = await page.evaluate(() => (window as unknown as { splatview: { framesRendered: number } }).splatview.framesRendered);
+    await waitFrames(page, frames + 3);
+    const tiles = await canvasPixels(page, 'e2e-draw-tiles.png');
+    const p = psnr(tiles, quads);
+    console.log(`e2e: tiles vs quads in Chromium ${p.toFixed(1)} dB (${await hud()})`);
+    expect(p).toBeGreaterThan(40);
+    // The choice is remembered: a reload without ?draw= comes back drawing tiles.
+    await page.goto(base + '?splats=1000');
+    await page.waitForFunction(() => document.getElementById('hud')?.textContent?.includes('draw tiles'), undefined, { timeout: 60_000 });
     expect(log.errors).toEqual([]);
     await page.close();
   });

@@ -7,7 +7,7 @@ import { GRAPH_STAGES, STAGE_COLOURS } from '../../renderer/viewer/frame-graph';
 
 describe('the frame-stage table', () => {
   it('is what the statistics, the report, the graph and the profiler read', () => {
-    expect(STAGE_NAMES).toEqual(['project', 'sort', 'draw']);
+    expect(STAGE_NAMES).toEqual(['project', 'tileKeys', 'sort', 'ranges', 'blend', 'draw']);
     expect(TIMESTAMPS_PER_FRAME).toBe(2 * FRAME_STAGES.length);
     expect(SAMPLE_FIELDS).toEqual(['cpuMs', 'frameMs', ...STAGE_NAMES, 'total']);
     expect(REPORT_STAGES).toEqual([...FRAME_STAGES.filter((s) => s.report).map((s) => s.name), 'total']);

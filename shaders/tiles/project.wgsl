@@ -1,0 +1,96 @@
+// tiles/project: per splat, everything the blend needs, computed once, and the
+// screen tiles it can touch.
+//
+// One thread per splat (256 a workgroup; grids over 65,535 workgroups spill into y):
+//   1. Cull as the forward model: depth d = -z_view <= near, centre |ndc| > 1.3,
+//      det(cov2D) <= 0; also opacity < 1/255 (no pixel can reach 1/255).
+//   2. EWA: cov2D = J W Sigma W^T J^T + 0.3 I (J at the centre clamped to 1.3x
+//      the frustum), conic = inverse(cov2D).
+//   3. Footprint: a pixel contributes only where power = dx^T conic dx <= 9 and
+//      opacity exp(-power / 2) >= 1/255, i.e. power <= P = min(9, 2 ln(255 opacity)).
+//      That ellipse's bounding box has half-widths sqrt(P cov2D.xx), sqrt(P cov2D.yy);
+//      the tiles holding the pixel centres inside it (clipped to the screen) are
+//      the footprint. Nothing on screen: culled.
+//   4. Colour from SH (degree frame.shDegree, world-space view direction), and the
+//      depth quantised to depthBits between the near and far planes.
+
+@group(0) @binding(0) var<uniform> frame: Frame;
+@group(0) @binding(1) var<uniform> tiles: Tiles;
+@group(0) @binding(2) var<storage, read> centers: array<vec4f>;
+@group(0) @binding(3) var<storage, read> covs: array<vec4f>;
+@group(0) @binding(4) var<storage, read> sh: array<u32>;
+@group(0) @binding(5) var<storage, read_write> records: array<vec4u>;
+@group(0) @binding(6) var<storage, read_write> footprints: array<vec4u>;
+
+override WORKGROUP_SIZE: u32 = 256u;
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+  let i = gid.x + gid.y * nwg.x * WORKGROUP_SIZE;
+  if (i >= tiles.splatCount) {
+    return;
+  }
+  footprints[i] = vec4u(0u);
+  let c = centers[i];
+  let opacity = c.w;
+  let t = frame.view * vec4f(c.xyz, 1.0);
+  let d = -t.z;
+  if (!(d > frame.near) || !(opacity >= MIN_ALPHA)) {
+    return;
+  }
+  let pv = frame.proj * t;
+  let ndc = pv.xy / pv.w;
+  if (!all(abs(ndc) <= vec2f(1.3))) {
+    return;
+  }
+
+  // EWA: J = d(pixel)/d(view) at the (clamped) centre; pixel y points down.
+  let lim = 1.3 * frame.tanHalfFov;
+  let txy = clamp(t.xy / d, -lim, lim) * d;
+  let fx = frame.focal.x;
+  let fy = frame.focal.y;
+  let j0 = vec3f(fx / d, 0.0, fx * txy.x / (d * d));
+  let j1 = vec3f(0.0, -fy / d, -fy * txy.y / (d * d));
+  let W = mat3x3f(frame.view[0].xyz, frame.view[1].xyz, frame.view[2].xyz);
+  let ca = covs[2u * i];
+  let cb = covs[2u * i + 1u];
+  let s2 = frame.splatScale * frame.splatScale;
+  let sigma = mat3x3f(
+    vec3f(ca.x, ca.y, ca.z),
+    vec3f(ca.y, ca.w, cb.x),
+    vec3f(ca.z, cb.x, cb.y)) * s2;
+  let r0 = j0 * W;
+  let r1 = j1 * W;
+  let a = dot(r0, sigma * r0) + 0.3;
+  let b = dot(r0, sigma * r1);
+  let cc = dot(r1, sigma * r1) + 0.3;
+  let det = a * cc - b * b;
+  if (!(det > 0.0)) {
+    return;
+  }
+  let conic = vec3f(cc, -b, a) / det;
+
+  // Footprint in pixel indices (centres at +0.5), a hair wider than the exact
+  // bound so that f32 rounding never drops a pixel the model keeps.
+  let power = min(9.0, 2.0 * log(255.0 * opacity));
+  let halfExtent = sqrt(power * vec2f(a, cc)) * 1.001 + 0.01;
+  let centre = vec2f((ndc.x * 0.5 + 0.5) * frame.viewport.x, (0.5 - ndc.y * 0.5) * frame.viewport.y);
+  let size = vec2f(f32(tiles.width), f32(tiles.height));
+  let lo = clamp(ceil(centre - halfExtent - 0.5), vec2f(0.0), size);
+  let hi = clamp(floor(centre + halfExtent - 0.5), vec2f(-1.0), size - 1.0);
+  if (any(lo > hi)) {
+    return;
+  }
+  let t0 = vec2u(lo) / TILE;
+  let t1 = vec2u(hi) / TILE + 1u;
+
+  let rgb = evalSH(i * frame.shStride, frame.shDegree, normalize(c.xyz - frame.eye));
+  let depthT = clamp((d - frame.near) / (frame.far - frame.near), 0.0, 1.0);
+  let maxDepth = (1u << tiles.depthBits) - 1u;
+  let depthQ = min(u32(depthT * f32(maxDepth)), maxDepth);
+
+  records[2u * i] = vec4u(bitcast<vec2u>(centre), bitcast<vec2u>(conic.xy));
+  records[2u * i + 1u] = vec4u(bitcast<u32>(conic.z), bitcast<u32>(opacity),
+                               pack2x16float(rgb.rg), pack2x16float(vec2f(rgb.b, 0.0)));
+  footprints[i] = vec4u(t0.x | (t0.y << 16u), t1.x | (t1.y << 16u), depthQ, 0u);
+}
