@@ -4,21 +4,23 @@
  *
  * Off the visible frame's critical path: the trial sorts its own buffers (random
  * 32-bit keys, `count` of them: the scene's splat count), never the frame's, in
- * submissions of their own between frames. While one timed sort runs the caller
- * holds its frames back (`hold(true)`), so that the sort runs alone: with GPU
- * timestamps that keeps the figure clean, and without them (SwiftShader in a
- * browser reads 0 elapsed) the wall-clock time from submit to onSubmittedWorkDone,
- * on a queue drained first, is the sort's time. A few sorts per strategy: one
- * untimed warm-up (first dispatches compile and allocate), then `reps` timed ones;
- * a strategy already 3x slower than the best so far on its warm-up stops there
- * (on SwiftShader radix4 takes 1.5 s a sort at 60k: no need to wait for three).
+ * submissions of their own between frames, and the frames go on. With GPU
+ * timestamps the sort's own passes are timed, whatever else the queue runs. Where
+ * timestamps are missing or read 0, the time is the wall clock from submit to
+ * onSubmittedWorkDone on a drained queue, and for that sort the caller holds its
+ * frames back (`hold(true)`) so that it runs alone.
+ *
+ * A few sorts per strategy: one untimed warm-up (first dispatches compile pipelines
+ * and allocate; never held), then timed ones: 5 when a sort takes < 20 ms, 3 below
+ * 300 ms, else 1; a strategy whose first timed sort is 3x slower than the best so
+ * far stops there (on SwiftShader radix4 takes 1.5 s a sort at 60k splats).
  */
 import { getSorterFactory } from '../../sort/registry';
 import { sortBufferUsage } from '../../sort/types';
 import type { StrategyTiming, StrategyTraits } from './auto-strategy';
 
 export interface TrialOptions {
-  /** Timed sorts per strategy after the warm-up (default: 5 when a sort takes < 20 ms, 3 below 300 ms, else 1). */
+  /** Timed sorts per strategy after the warm-up (default: 5 when the first takes < 20 ms, 3 below 300 ms, else 1). */
   reps?: number;
   keyBits?: number;
   /** Called with true before a timed sort (hold frames back) and false after it. */
@@ -78,14 +80,18 @@ export async function timeStrategies(device: GPUDevice, candidates: readonly Str
   const readback = stamps ? device.createBuffer({ label: 'strategyTrial.readback', size: 16, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST }) : null;
   let usedStamps = 0;
   let usedWall = 0;
+  /** Timestamps read 0 here: time by the wall clock, alone on the queue. */
+  let wallClock = !stamps;
 
-  /** One sort of fresh keys, alone on the queue; its time in ms. */
-  const sortOnce = async (sorter: ReturnType<ReturnType<typeof getSorterFactory>['create']>): Promise<number> => {
-    opts.hold(true);
+  /** One sort of fresh keys; its time in ms (NaN for a warm-up, which is not timed). */
+  const sortOnce = async (sorter: ReturnType<ReturnType<typeof getSorterFactory>['create']>, warmUp = false): Promise<number> => {
+    const alone = wallClock && !warmUp;
+    if (alone) opts.hold(true);
     try {
       device.queue.writeBuffer(keys, 0, keyData);
       device.queue.writeBuffer(values, 0, iota);
-      await device.queue.onSubmittedWorkDone(); // the frames in flight and the uploads finish first
+      // Alone: the frames in flight and the uploads finish first.
+      if (alone) await device.queue.onSubmittedWorkDone();
       const encoder = device.createCommandEncoder({ label: 'strategyTrial.sort' });
       sorter.encode(encoder, { keys, values, count: countBuf, countOffset: 0, keyBits }, querySet ? { querySet, beginIndex: 0, endIndex: 1 } : undefined);
       if (querySet && resolve && readback) {
@@ -96,6 +102,7 @@ export async function timeStrategies(device: GPUDevice, candidates: readonly Str
       device.queue.submit([encoder.finish()]);
       await device.queue.onSubmittedWorkDone();
       const wall = now() - t0;
+      if (warmUp) return NaN;
       if (readback) {
         await readback.mapAsync(GPUMapMode.READ);
         const [b, e] = new BigUint64Array(readback.getMappedRange().slice(0));
@@ -105,10 +112,15 @@ export async function timeStrategies(device: GPUDevice, candidates: readonly Str
           return Number(e - b) / 1e6;
         }
       }
+      if (!alone) {
+        // Timestamps read 0: from now on by the wall clock, alone; this sort again.
+        wallClock = true;
+        return sortOnce(sorter);
+      }
       usedWall++;
       return wall;
     } finally {
-      opts.hold(false);
+      if (alone) opts.hold(false);
     }
   };
 
@@ -123,12 +135,15 @@ export async function timeStrategies(device: GPUDevice, candidates: readonly Str
       try {
         sorter = getSorterFactory(c.name).create(device, n);
         opts.progress?.(`${c.name} warm-up`);
-        const warm = await sortOnce(sorter);
-        if (warm > 3 * best) {
-          ms.push(warm); // clearly slower: its warm-up is figure enough
-        } else {
-          const reps = opts.reps ?? (warm < 20 ? 5 : warm < 300 ? 3 : 1);
-          for (let r = 0; r < reps; r++) {
+        await sortOnce(sorter, true);
+        if (opts.cancelled?.()) return null;
+        opts.progress?.(`${c.name} 1`);
+        const first = await sortOnce(sorter);
+        ms.push(first);
+        // Clearly slower than the best so far: one sort is figure enough.
+        if (!(first > 3 * best)) {
+          const reps = opts.reps ?? (first < 20 ? 5 : first < 300 ? 3 : 1);
+          for (let r = 1; r < reps; r++) {
             if (opts.cancelled?.()) return null;
             opts.progress?.(`${c.name} ${r + 1}/${reps}`);
             ms.push(await sortOnce(sorter));

@@ -45,8 +45,9 @@ interface PageLog {
   errors: string[];
 }
 
-async function openViewer(query: string): Promise<{ page: Page; log: PageLog }> {
-  const page = await browser.newPage({ viewport: { width: 480, height: 360 } });
+async function openViewer(query: string, viewport = { width: 480, height: 360 }, before?: (page: Page) => Promise<void>): Promise<{ page: Page; log: PageLog }> {
+  const page = await browser.newPage({ viewport, acceptDownloads: true });
+  if (before) await before(page);
   const log: PageLog = { errors: [] };
   page.on('console', (m) => {
     if (m.type() === 'error') log.errors.push(m.text());
@@ -85,6 +86,183 @@ async function litFraction(page: Page, file: string): Promise<number> {
   }
   return lit / total;
 }
+
+/** What the tests read of window.splatview. */
+interface AppView {
+  framesRendered: number;
+  framesCompleted: number;
+  scenesShown: string[];
+  sceneFirstFrameAt: number | null;
+  strategy: string;
+  strategyNote: string;
+  view: { eye: number[]; target: number[]; up: number[]; fovyDeg: number };
+}
+
+async function app<T>(page: Page, fn: (a: AppView) => T): Promise<T> {
+  return page.evaluate(`(${fn.toString()})(window.splatview)`) as Promise<T>;
+}
+
+/** Serves the shared scenes under /e2e-scenes/ (vite serves nothing outside the repository). */
+async function routeScenes(page: Page): Promise<void> {
+  await page.route((url) => url.pathname.startsWith('/e2e-scenes/'), (route) => {
+    const name = decodeURIComponent(new URL(route.request().url()).pathname.split('/').pop()!);
+    void route.fulfill({ status: 200, contentType: 'application/octet-stream', body: fs.readFileSync(sharedScene(name)) });
+  });
+}
+
+const near = (a: number[], b: number[], tol = 1e-3) => a.every((v, i) => Math.abs(v - b[i]) <= tol * Math.max(1, Math.abs(b[i])));
+
+describe('viewer page: figures, views, auto, conveniences (issue 11)', () => {
+  it('the HUD names a newly opened scene within 250 ms of its first frame, with no figure of the old one', async () => {
+    const { page, log } = await openViewer('?splats=2000');
+    await waitFrames(page, 2);
+    await page.evaluate(() => {
+      const w = window as unknown as { hudLog: { t: number; text: string }[] };
+      w.hudLog = [];
+      new MutationObserver(() => w.hudLog.push({ t: performance.now(), text: document.getElementById('hud')!.textContent ?? '' })).observe(
+        document.getElementById('hud')!,
+        { childList: true, characterData: true, subtree: true },
+      );
+    });
+    await page.locator('#file').setInputFiles(sharedScene('inria_sh3_tile_1971.ply'));
+    await page.waitForFunction(() => (window as unknown as { splatview: AppView }).splatview.sceneFirstFrameAt !== null && document.title.startsWith('inria'), undefined, { timeout: 120_000 });
+    const firstFrame = (await app(page, (a) => a.sceneFirstFrameAt))!;
+    const hudLog = await page.evaluate(() => (window as unknown as { hudLog: { t: number; text: string }[] }).hudLog);
+    const named = hudLog.find((h) => h.text.includes('inria_sh3_tile_1971.ply'));
+    expect(named).toBeDefined();
+    expect(named!.t - firstFrame).toBeLessThanOrEqual(250);
+    // The first HUD naming the new scene shows its count, and "-" for what is not measured yet.
+    expect(named!.text).not.toMatch(/2,000 splats/);
+    expect(named!.text).toMatch(/- fps/);
+    // The SH slider shows the new scene's degree (3), not the old setting.
+    expect(await page.locator('.lil-controller', { hasText: 'SH degree' }).locator('input').inputValue()).toBe('3');
+    // The scene list keeps the file next to the generated scenes.
+    const options = await page.locator('.lil-controller', { hasText: /^scene/ }).locator('select option').allTextContents();
+    expect(options).toContain('inria_sh3_tile_1971.ply');
+    expect(log.errors).toEqual([]);
+    await page.close();
+  });
+
+  it('a hash with FOV 45 restores FOV 45, and a view saved for another scene is not applied', async () => {
+    const { page, log } = await openViewer('?splats=2000#cam=0.5,-1,-6,0,0,0,0,-1,0,45&scene=default%3A2000');
+    await waitFrames(page, 2);
+    const v = await app(page, (a) => a.view);
+    expect(v.fovyDeg).toBe(45);
+    expect(near(v.eye, [0.5, -1, -6])).toBe(true);
+    expect(await page.locator('.lil-controller', { hasText: 'field of view' }).locator('input').inputValue()).toBe('45');
+    await page.waitForFunction(() => location.hash.includes(',45&scene=default%3A2000'), undefined, { timeout: 30_000 });
+    await page.close();
+
+    const other = await openViewer('?splats=2000#cam=0.5,-1,-6,0,0,0,0,-1,0,45&scene=file%3Agarden.ply');
+    await waitFrames(other.page, 2);
+    const w = await app(other.page, (a) => a.view);
+    expect(near(w.eye, [0.5, -1, -6])).toBe(false);
+    expect(w.fovyDeg).toBe(60);
+    expect(log.errors.concat(other.log.errors)).toEqual([]);
+    await other.page.close();
+  });
+
+  it('editing the hash moves the camera, and back / forward move it again', async () => {
+    const { page, log } = await openViewer('?splats=2000');
+    await waitFrames(page, 2);
+    await page.waitForFunction(() => location.hash.startsWith('#cam='), undefined, { timeout: 30_000 });
+    const start = await app(page, (a) => a.view);
+    await page.evaluate(() => {
+      location.hash = '#cam=3,-1,-4,0,0,0,0,-1,0,50&scene=default%3A2000';
+    });
+    await page.waitForFunction(() => Math.abs((window as unknown as { splatview: AppView }).splatview.view.eye[0] - 3) < 1e-3, undefined, { timeout: 30_000 });
+    expect((await app(page, (a) => a.view)).fovyDeg).toBe(50);
+    await page.goBack();
+    await page.waitForFunction(() => Math.abs((window as unknown as { splatview: AppView }).splatview.view.eye[0] - 3) > 0.5, undefined, { timeout: 30_000 });
+    const back = await app(page, (a) => a.view);
+    expect(near(back.eye, start.eye, 1e-2)).toBe(true);
+    await page.goForward();
+    await page.waitForFunction(() => Math.abs((window as unknown as { splatview: AppView }).splatview.view.eye[0] - 3) < 1e-3, undefined, { timeout: 30_000 });
+    expect(log.errors).toEqual([]);
+    await page.close();
+  });
+
+  it('a ?scene= link loads that scene first and never shows the default scene', async () => {
+    const { page, log } = await openViewer('?scene=/e2e-scenes/inria_sh3_tile_1971.ply', undefined, async (p) => {
+      await routeScenes(p);
+      await p.addInitScript(() => {
+        const w = window as unknown as { hudTexts: string[] };
+        w.hudTexts = [];
+        document.addEventListener('DOMContentLoaded', () =>
+          new MutationObserver(() => w.hudTexts.push(document.getElementById('hud')!.textContent ?? '')).observe(document.getElementById('hud')!, {
+            childList: true,
+            characterData: true,
+            subtree: true,
+          }),
+        );
+      });
+    });
+    await page.waitForFunction(() => document.title.startsWith('inria_sh3_tile_1971.ply'), undefined, { timeout: 120_000 });
+    await waitFrames(page, 2);
+    expect(await app(page, (a) => a.scenesShown)).toEqual(['/e2e-scenes/inria_sh3_tile_1971.ply']);
+    const texts = await page.evaluate(() => (window as unknown as { hudTexts: string[] }).hudTexts);
+    expect(texts.some((t) => /^default/m.test(t))).toBe(false);
+    expect(await litFraction(page, 'e2e-scene-link.png')).toBeGreaterThan(0.02);
+    // The hash names the scene: the link alone reopens it.
+    await page.waitForFunction(() => location.hash.includes('&scene=%2Fe2e-scenes%2Finria_sh3_tile_1971.ply'), undefined, { timeout: 30_000 });
+    expect(log.errors).toEqual([]);
+    await page.close();
+  });
+
+  it('the screenshot downloads a PNG of the view (P), and 2x through an offscreen render (Shift+P)', async () => {
+    const { page, log } = await openViewer('?splats=2000');
+    await waitFrames(page, 3);
+    const [one] = await Promise.all([page.waitForEvent('download', { timeout: 120_000 }), page.keyboard.press('p')]);
+    const f1 = path.join(OUT, 'e2e-screenshot.png');
+    await one.saveAs(f1);
+    expect(one.suggestedFilename()).toMatch(/^splatview-default-2000-.*\.png$/);
+    const png = PNG.sync.read(fs.readFileSync(f1));
+    expect([png.width, png.height]).toEqual([480, 360]);
+    let lit = 0;
+    for (let i = 0; i < png.data.length; i += 4) if (png.data[i] + png.data[i + 1] + png.data[i + 2] > 30) lit++;
+    expect(lit / (png.width * png.height)).toBeGreaterThan(0.05);
+
+    const [two] = await Promise.all([page.waitForEvent('download', { timeout: 120_000 }), page.keyboard.press('Shift+P')]);
+    const f2 = path.join(OUT, 'e2e-screenshot-2x.png');
+    await two.saveAs(f2);
+    const png2 = PNG.sync.read(fs.readFileSync(f2));
+    expect([png2.width, png2.height]).toEqual([960, 720]);
+    let lit2 = 0;
+    for (let i = 0; i < png2.data.length; i += 4) if (png2.data[i] + png2.data[i + 1] + png2.data[i + 2] > 30) lit2++;
+    expect(Math.abs(lit2 / (png2.width * png2.height) - lit / (png.width * png.height))).toBeLessThan(0.05);
+    expect(log.errors).toEqual([]);
+    await page.close();
+  });
+
+  it('on a 390x844 phone the panel starts collapsed, with touch-sized controls', async () => {
+    const { page, log } = await openViewer('?splats=2000', { width: 390, height: 844 });
+    await waitFrames(page, 1);
+    const root = page.locator('.lil-gui.lil-root');
+    expect(await root.evaluate((el) => el.classList.contains('lil-closed'))).toBe(true);
+    const box = (await root.boundingBox())!;
+    expect(box.width * box.height).toBeLessThan(0.1 * 390 * 844);
+    expect((await page.locator('.lil-gui.lil-root > .lil-title').boundingBox())!.height).toBeGreaterThanOrEqual(40);
+    await page.screenshot({ path: path.join(OUT, 'e2e-phone.png') });
+    expect(log.errors).toEqual([]);
+    await page.close();
+  });
+
+  it('on SwiftShader, auto measures and does not pick radix4, and says which and why', async () => {
+    const { page, log } = await openViewer('?splats=2000');
+    await page.waitForFunction(() => /fastest exact sort/.test((window as unknown as { splatview?: AppView }).splatview?.strategyNote ?? ''), undefined, {
+      timeout: 280_000,
+    });
+    const strategy = await app(page, (a) => a.strategy);
+    const note = await page.locator('.sv-note').textContent();
+    console.log(`auto on SwiftShader: ${note}`);
+    expect(strategy).not.toBe('radix4');
+    expect(note).toMatch(new RegExp(`^${strategy}: fastest exact sort`));
+    expect(await page.locator('#hud').textContent()).toMatch(new RegExp(`sort ${strategy} \\(auto\\)`));
+    expect(await page.locator('#hud').textContent()).toMatch(/Software GPU/);
+    expect(log.errors).toEqual([]);
+    await page.close();
+  });
+});
 
 describe('viewer page (headless Chromium, SwiftShader WebGPU)', () => {
   it('renders the default scene, opens a real scene, and survives a bad file', async () => {

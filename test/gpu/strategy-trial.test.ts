@@ -30,7 +30,7 @@ describe('timeStrategies (auto strategy trial)', () => {
     );
     expect(result).not.toBeNull();
     expect(held).toBe(0);
-    expect(maxHeld).toBe(1);
+    expect(maxHeld).toBeLessThanOrEqual(1); // held only around wall-clock sorts, never nested
     expect(result!.timings.map((t) => t.name)).toEqual(candidates.map((c) => c.name));
     for (const t of result!.timings) {
       expect(t.ms.length).toBeGreaterThan(0);
