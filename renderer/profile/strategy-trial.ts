@@ -27,6 +27,11 @@ export interface TrialOptions {
   hold: (held: boolean) => void;
   /** Checked between sorts: true abandons the trial (result null). */
   cancelled?: () => boolean;
+  /**
+   * Awaited before each sort: e.g. until the page's next frame completes, so that on
+   * a slow adapter the visible frames keep coming between the trial's sorts.
+   */
+  between?: () => Promise<void>;
   /** Progress for the page, e.g. "radix16 2/3". */
   progress?: (text: string) => void;
   /** Clock in ms (default performance.now). */
@@ -85,6 +90,7 @@ export async function timeStrategies(device: GPUDevice, candidates: readonly Str
 
   /** One sort of fresh keys; its time in ms (NaN for a warm-up, which is not timed). */
   const sortOnce = async (sorter: ReturnType<ReturnType<typeof getSorterFactory>['create']>, warmUp = false): Promise<number> => {
+    await opts.between?.();
     const alone = wallClock && !warmUp;
     if (alone) opts.hold(true);
     try {

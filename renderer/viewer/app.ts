@@ -421,6 +421,18 @@ export class ViewerApp {
   }
 
   private autoChoiceScene: string | null = null;
+  private frameWaiters: (() => void)[] = [];
+
+  /** Resolves when the next frame's GPU work completes (or after 2 s, should none come). */
+  private nextFrameDone(): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, 2000);
+      this.frameWaiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
 
   /** Times the exact strategies on this adapter with the scene's count, then draws with the fastest. */
   private async runAuto(): Promise<void> {
@@ -444,6 +456,7 @@ export class ViewerApp {
         this.trialHold = h;
       },
       cancelled: stale,
+      between: () => this.nextFrameDone(),
       progress: (t) => note(`auto: drawing with ${current}; measuring ${t}…`),
     });
     if (!result || stale()) return;
@@ -617,6 +630,9 @@ export class ViewerApp {
         this.gpuInFlight--;
         this.framesCompleted++;
         this.figures.completed(frameId, performance.now());
+        const waiters = this.frameWaiters;
+        this.frameWaiters = [];
+        for (const w of waiters) w();
       },
       () => this.gpuInFlight--,
     );

@@ -74,7 +74,8 @@ async function waitFrames(page: Page, n: number): Promise<void> {
 async function litFraction(page: Page, file: string): Promise<number> {
   // A page screenshot: an element screenshot waits for two equal animation frames,
   // which a page drawing slowly on SwiftShader may take long to give.
-  const buf = await page.screenshot({ path: path.join(OUT, file) });
+  // Long timeout: while auto times the sorts, SwiftShader's GPU process is busy for seconds.
+  const buf = await page.screenshot({ path: path.join(OUT, file), timeout: 120_000 });
   const png = PNG.sync.read(buf);
   let lit = 0, total = 0;
   for (let y = Math.floor(png.height * 0.25); y < png.height * 0.75; y++) {
@@ -242,7 +243,7 @@ describe('viewer page: figures, views, auto, conveniences (issue 11)', () => {
     const box = (await root.boundingBox())!;
     expect(box.width * box.height).toBeLessThan(0.1 * 390 * 844);
     expect((await page.locator('.lil-gui.lil-root > .lil-title').boundingBox())!.height).toBeGreaterThanOrEqual(40);
-    await page.screenshot({ path: path.join(OUT, 'e2e-phone.png') });
+    await page.screenshot({ path: path.join(OUT, 'e2e-phone.png'), timeout: 120_000 });
     expect(log.errors).toEqual([]);
     await page.close();
   });
