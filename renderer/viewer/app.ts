@@ -544,6 +544,9 @@ export class ViewerApp {
       canvas.width = w;
       canvas.height = h;
       this.dirty = true;
+      // Other pixels, other draw times: the figures start over.
+      this.figures.change();
+      this.refresh.invalidate();
     }
   }
 

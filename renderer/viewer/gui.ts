@@ -107,7 +107,7 @@ export class ViewerPanel {
     this.strategyNote.className = 'sv-note';
     sort.$children.appendChild(this.strategyNote);
     sort.add(settings, 'keyBits', [32, 24, 20, 16]).name('key bits').onChange(() => actions.onSettingsChange());
-    sort.add(settings, 'sortMode', ['every frame', 'when the camera moves']).name('sort');
+    sort.add(settings, 'sortMode', ['every frame', 'when the camera moves']).name('sort').onChange(() => actions.onSettingsChange());
 
     const render = gui.addFolder('Render');
     render.add(settings, 'splatScale', 0.05, 2, 0.01).name('splat scale').onChange(() => actions.onSettingsChange());

@@ -111,6 +111,18 @@ async function routeScenes(page: Page): Promise<void> {
   });
 }
 
+/** A tiny binary 3DGS PLY of SH degree 0: n splats on a line, opaque, grey. */
+function tinyPly(n: number): Buffer {
+  const props = ['x', 'y', 'z', 'f_dc_0', 'f_dc_1', 'f_dc_2', 'opacity', 'scale_0', 'scale_1', 'scale_2', 'rot_0', 'rot_1', 'rot_2', 'rot_3'];
+  const header = `ply\nformat binary_little_endian 1.0\nelement vertex ${n}\n${props.map((p) => `property float ${p}`).join('\n')}\nend_header\n`;
+  const body = Buffer.alloc(n * props.length * 4);
+  for (let i = 0; i < n; i++) {
+    const v = [i * 0.1, 0, 0, 0, 0, 0, 4, -3, -3, -3, 1, 0, 0, 0];
+    v.forEach((x, k) => body.writeFloatLE(x, (i * props.length + k) * 4));
+  }
+  return Buffer.concat([Buffer.from(header, 'ascii'), body]);
+}
+
 const near = (a: number[], b: number[], tol = 1e-3) => a.every((v, i) => Math.abs(v - b[i]) <= tol * Math.max(1, Math.abs(b[i])));
 
 describe('viewer page: figures, views, auto, conveniences (issue 11)', () => {
@@ -125,6 +137,10 @@ describe('viewer page: figures, views, auto, conveniences (issue 11)', () => {
         { childList: true, characterData: true, subtree: true },
       );
     });
+    // An SH0 scene first: the SH slider must then follow the SH3 scene up to 3.
+    await page.locator('#file').setInputFiles({ name: 'tiny-sh0.ply', mimeType: 'application/octet-stream', buffer: tinyPly(20) });
+    await page.waitForFunction(() => document.title.startsWith('tiny-sh0.ply'), undefined, { timeout: 60_000 });
+    expect(await page.locator('.lil-controller', { hasText: 'SH degree' }).locator('input').inputValue()).toBe('0');
     await page.locator('#file').setInputFiles(sharedScene('inria_sh3_tile_1971.ply'));
     await page.waitForFunction(() => (window as unknown as { splatview: AppView }).splatview.sceneFirstFrameAt !== null && document.title.startsWith('inria'), undefined, { timeout: 120_000 });
     const firstFrame = (await app(page, (a) => a.sceneFirstFrameAt))!;
@@ -133,13 +149,14 @@ describe('viewer page: figures, views, auto, conveniences (issue 11)', () => {
     expect(named).toBeDefined();
     expect(named!.t - firstFrame).toBeLessThanOrEqual(250);
     // The first HUD naming the new scene shows its count, and "-" for what is not measured yet.
-    expect(named!.text).not.toMatch(/2,000 splats/);
+    expect(named!.text).not.toMatch(/2,000 splats|tiny-sh0|20 splats/);
     expect(named!.text).toMatch(/- fps/);
     // The SH slider shows the new scene's degree (3), not the old setting.
     expect(await page.locator('.lil-controller', { hasText: 'SH degree' }).locator('input').inputValue()).toBe('3');
     // The scene list keeps the file next to the generated scenes.
     const options = await page.locator('.lil-controller', { hasText: /^scene/ }).locator('select option').allTextContents();
     expect(options).toContain('inria_sh3_tile_1971.ply');
+    expect(options).toContain('tiny-sh0.ply');
     expect(log.errors).toEqual([]);
     await page.close();
   });
@@ -231,6 +248,31 @@ describe('viewer page: figures, views, auto, conveniences (issue 11)', () => {
     let lit2 = 0;
     for (let i = 0; i < png2.data.length; i += 4) if (png2.data[i] + png2.data[i + 1] + png2.data[i + 2] > 30) lit2++;
     expect(Math.abs(lit2 / (png2.width * png2.height) - lit / (png.width * png.height))).toBeLessThan(0.05);
+    expect(log.errors).toEqual([]);
+    await page.close();
+  });
+
+  it('double-click focuses the splat under the cursor: the eye stays, the pivot moves to it', async () => {
+    const { page, log } = await openViewer('?splats=2000');
+    await waitFrames(page, 3);
+    const before = await app(page, (a) => a.view);
+    // Below the centre: the ground disc in front of the knot.
+    await page.mouse.dblclick(240, 230);
+    // focusOn glides (damped): wait until it has arrived, the target moved and the eye back in place.
+    await page.waitForFunction(
+      (b) => {
+        const v = (window as unknown as { splatview: AppView }).splatview.view;
+        const moved = Math.hypot(...v.target.map((x, i) => x - b.target[i]));
+        const eye = Math.hypot(...v.eye.map((x, i) => x - b.eye[i]));
+        return moved > 0.05 && eye < 1e-3 * Math.max(1, Math.hypot(...b.eye));
+      },
+      before,
+      { timeout: 60_000 },
+    );
+    const after = await app(page, (a) => a.view);
+    expect(near(after.eye, before.eye, 1e-2)).toBe(true);
+    // The ground (y = 0 in the default scene's frame) is what lies under that pixel.
+    expect(Math.abs(after.target[1])).toBeLessThan(0.3);
     expect(log.errors).toEqual([]);
     await page.close();
   });
