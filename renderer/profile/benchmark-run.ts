@@ -2,13 +2,15 @@
  * A benchmark run in the viewer: each selected strategy flies the same camera path
  * (after a short warm-up), its profiled frames and drawn-order probes are collected,
  * and once every frame's timings and every probe are in, the run yields its report
- * rows. No DOM and no GPU: the viewer (renderer/viewer/app.ts) draws the frames,
+ * rows. With `rasterFloor`, the path is first flown once more, with the first
+ * strategy drawing the raster-floor variant (same quads, trivial fragment shader):
+ * its median draw time is every row's `rasterFloorMs`, as in bench:frame. No DOM and no GPU: the viewer (renderer/viewer/app.ts) draws the frames,
  * switches the renderer's strategy to {@link BenchmarkRun.strategy}, and shows and
  * downloads the rows.
  */
 import type { CameraPose } from '../camera/camera';
-import { buildRows, type BenchmarkRow } from './benchmark-report';
-import { withHostStage, type FrameSample } from './frame-stats';
+import { buildRows, type BenchmarkMeta, type BenchmarkRow } from './benchmark-report';
+import { summarize, withHostStage, type FrameSample } from './frame-stats';
 
 /** The drawn order is probed on every 10th path frame, from the 5th. */
 const PROBE_EVERY = 10;
@@ -19,6 +21,8 @@ export interface BenchmarkRunOptions {
   path: readonly CameraPose[];
   /** Frames flown before the path of each strategy, not counted (default 5). */
   warmup?: number;
+  /** First fly the path drawing the raster floor (default false). */
+  rasterFloor?: boolean;
   /** Called once, when every strategy has flown and every result is in. */
   onComplete?: (run: BenchmarkRun) => void;
 }
@@ -45,6 +49,10 @@ export class BenchmarkRun {
   private pending = 0;
   private probeBusy = false;
   private completed = false;
+  /** Flying the raster-floor pass (before the strategies). */
+  private floor: boolean;
+  private readonly wantFloor: boolean;
+  private readonly floorSamples: FrameSample[] = [];
 
   constructor(opts: BenchmarkRunOptions) {
     if (opts.strategies.length === 0) throw new RangeError('BenchmarkRun: no strategies');
@@ -55,6 +63,8 @@ export class BenchmarkRun {
     this.onComplete = opts.onComplete;
     this.samples = this.strategies.map(() => []);
     this.outOfOrder = this.strategies.map(() => []);
+    this.wantFloor = opts.rasterFloor ?? false;
+    this.floor = this.wantFloor;
   }
 
   /** The strategy to draw the next frame with; undefined once every strategy has flown. */
@@ -68,11 +78,12 @@ export class BenchmarkRun {
   }
 
   /** The next frame's camera, and whether to probe its drawn order. */
-  nextFrame(): { pose: CameraPose; probe: boolean } {
+  /** The next frame's camera, whether to probe its drawn order, and whether it draws the raster floor. */
+  nextFrame(): { pose: CameraPose; probe: boolean; rasterFloor: boolean } {
     const k = this.step - this.warmup;
     const pose = this.path[Math.min(this.path.length - 1, Math.max(0, k))];
-    const probe = this.current < this.strategies.length && k >= 0 && k % PROBE_EVERY === PROBE_PHASE && !this.probeBusy;
-    return { pose, probe };
+    const probe = !this.floor && this.current < this.strategies.length && k >= 0 && k % PROBE_EVERY === PROBE_PHASE && !this.probeBusy;
+    return { pose, probe, rasterFloor: this.floor };
   }
 
   /**
@@ -83,6 +94,17 @@ export class BenchmarkRun {
   submitted(frameId: number, hostSortMs: number | null, probe?: Promise<number>): void {
     const index = this.current;
     if (index >= this.strategies.length) return;
+    if (this.floor) {
+      if (this.step >= this.warmup) {
+        this.owners.set(frameId, { index: -1, hostSortMs: null });
+        this.pending++;
+      }
+      if (++this.step >= this.warmup + this.path.length) {
+        this.floor = false;
+        this.step = 0;
+      }
+      return;
+    }
     if (this.step >= this.warmup) {
       this.owners.set(frameId, { index, hostSortMs });
       this.pending++;
@@ -113,17 +135,25 @@ export class BenchmarkRun {
     const owner = this.owners.get(frameId);
     if (!owner) return;
     this.owners.delete(frameId);
+    if (owner.index < 0) {
+      this.floorSamples.push(sample);
+      this.check();
+      return;
+    }
     // A host sort stands for the sort stage, which the GPU does not do.
     this.samples[owner.index].push(owner.hostSortMs === null ? sample : withHostStage(sample, 'sort', owner.hostSortMs));
     this.check();
   }
 
   /** The report rows (call once complete). */
-  rows(scene: { name: string; splats: number; visible: number }): BenchmarkRow[] {
+  rows(scene: { name: string; splats: number; visible: number }, meta?: BenchmarkMeta): BenchmarkRow[] {
+    const floor = summarize(this.floorSamples.map((f) => f.draw ?? NaN));
     return buildRows({
       scene: scene.name,
       splats: scene.splats,
       visible: scene.visible,
+      ...(this.wantFloor ? { rasterFloorMs: floor ? floor.median : null } : {}),
+      ...(meta ? { meta } : {}),
       runs: this.strategies.map((strategy, i) => ({
         strategy,
         samples: this.samples[i],
@@ -134,7 +164,7 @@ export class BenchmarkRun {
 
   private check(): void {
     if (this.completed || this.current < this.strategies.length) return;
-    const received = this.samples.reduce((a, s) => a + s.length, 0);
+    const received = this.samples.reduce((a, s) => a + s.length, 0) + this.floorSamples.length;
     if (received < this.pending || this.probeBusy) return;
     this.completed = true;
     this.onComplete?.(this);

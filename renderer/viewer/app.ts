@@ -61,6 +61,8 @@ function builtInScene(name: string): SplatCloud {
 interface Benchmark {
   run: BenchmarkRun;
   restore: { strategy: string; pose: CameraPose };
+  /** The canvas in device pixels when the run started, "1280x800". */
+  resolution: string;
 }
 
 /**
@@ -575,12 +577,14 @@ export class ViewerApp {
     let pose: CameraPose;
     let moved: boolean;
     let probeThisFrame = false;
+    let rasterFloor = false;
     const bench = this.bench;
     if (bench) {
       const next = bench.run.nextFrame();
       pose = next.pose;
       moved = true;
       probeThisFrame = next.probe;
+      rasterFloor = next.rasterFloor;
     } else {
       this.controller.fovyDeg = this.settings.fovyDeg;
       moved = this.controller.update(dt);
@@ -606,6 +610,7 @@ export class ViewerApp {
         keyBits: this.settings.keyBits,
         background: hexToRgb(this.settings.background),
         sort: sortNow,
+        rasterFloor,
       },
       timestamps,
     );
@@ -719,8 +724,9 @@ export class ViewerApp {
     if (!cloud || strategies.length === 0 || this.bench) return;
     const { width, height } = this.el.canvas;
     const path = benchmarkPath(robustBounds(cloud.positions), upVector(this.settings.upAxis), this.settings.fovyDeg, width / height, this.settings.benchFrames);
-    const run = new BenchmarkRun({ strategies, path, warmup: 5, onComplete: (r) => this.finishBenchmark(r) });
-    this.bench = { run, restore: { strategy: this.renderer.strategy, pose: this.controller.pose } };
+    // The raster floor (the draw of the same quads with a trivial fragment shader) is flown first.
+    const run = new BenchmarkRun({ strategies, path, warmup: 5, rasterFloor: true, onComplete: (r) => this.finishBenchmark(r) });
+    this.bench = { run, restore: { strategy: this.renderer.strategy, pose: this.controller.pose }, resolution: `${width}x${height}` };
     this.renderer.setStrategy(run.strategy!);
     this.panel.setExportEnabled(false);
     this.el.bench.hidden = true;
@@ -740,11 +746,16 @@ export class ViewerApp {
     if (!bench || bench.run !== run) return;
     this.bench = null;
     const cloud = this.renderer.cloud!;
-    const rows = run.rows({
-      name: cloud.source.name,
-      splats: cloud.count,
-      visible: Number(this.panel.stats.visible.replace(/,/g, '')) || cloud.count,
-    });
+    // Every row says where and how it was measured, so a downloaded file stands alone.
+    const meta = { keyBits: this.settings.keyBits, resolution: bench.resolution, adapter: this.adapterLine(), date: new Date().toISOString() };
+    const rows = run.rows(
+      {
+        name: cloud.source.name,
+        splats: cloud.count,
+        visible: Number(this.panel.stats.visible.replace(/,/g, '')) || cloud.count,
+      },
+      meta,
+    );
     this.lastBenchmark = rows;
     this.renderer.setStrategy(bench.restore.strategy);
     this.controller.setPose(bench.restore.pose);
@@ -775,7 +786,7 @@ export class ViewerApp {
 
   private adapterLine(): string {
     const info = this.device.adapterInfo;
-    return info ? `${info.vendor} / ${info.architecture} ${info.description ?? ''}`.trim() : 'adapter: unknown';
+    return info ? `${info.vendor} / ${info.architecture} ${info.description ?? ''}`.trim() : 'unknown';
   }
 
   private download(name: string, type: string, text: string): void {

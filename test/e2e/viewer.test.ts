@@ -358,6 +358,12 @@ describe('viewer page (headless Chromium, SwiftShader WebGPU)', () => {
     for (const row of rows) {
       expect(row.frames).toBe(10);
       expect(row.splats).toBe(2000);
+      // Where and how it was measured, in every row (issue 11): the file stands alone.
+      expect(row.resolution).toBe('480x360');
+      expect(row.keyBits).toBe(32);
+      expect(row.adapter).toMatch(/swiftshader/i);
+      expect(Date.now() - Date.parse(row.date as string)).toBeLessThan(3_600_000);
+      expect(typeof row.rasterFloorMs).toBe('number');
       expect(typeof row.outOfOrderFraction).toBe('number');
       for (const key of ['stages', 'p95'] as const) {
         const stages = row[key] as Record<string, number | null>;
@@ -368,6 +374,14 @@ describe('viewer page (headless Chromium, SwiftShader WebGPU)', () => {
     // An exact GPU sort draws in order; the CPU sort is a frame late while the camera flies.
     const radix4 = rows.find((r) => r.strategy === 'radix4')!;
     expect(radix4.outOfOrderFraction).toBe(0);
+    // The CSV has every column filled for a GPU strategy (SwiftShader's timestamps read here).
+    const [csv] = await Promise.all([page.waitForEvent('download'), page.locator('#bench button', { hasText: 'Download CSV' }).click()]);
+    const csvFile = path.join(OUT, 'e2e-benchmark.csv');
+    await csv.saveAs(csvFile);
+    const [header, ...lines] = fs.readFileSync(csvFile, 'utf8').trim().split('\n');
+    expect(header.split(',')).toEqual(expect.arrayContaining(['raster_floor_ms', 'adapter', 'resolution', 'key_bits', 'date']));
+    const radix4Line = lines.find((l) => l.startsWith('radix4,'))!;
+    expect(radix4Line.split(',').filter((c) => c === '')).toEqual([]);
     expect(log.errors).toEqual([]);
     await page.close();
   });
