@@ -336,6 +336,8 @@ describe('viewer page (headless Chromium, SwiftShader WebGPU)', () => {
   it('benchmark mode flies every strategy and exports JSON with every stage', async () => {
     const { page, log } = await openViewer('?splats=2000');
     await waitFrames(page, 3);
+    // 480 px wide is a narrow screen: the panel starts collapsed; open it as a user would.
+    if (await page.locator('.lil-gui.lil-root.lil-closed').count()) await page.locator('.lil-gui.lil-root > .lil-title').click();
     const frames = page.locator('.lil-controller', { hasText: 'frames each' }).locator('input');
     await frames.fill('10');
     await frames.press('Enter');
