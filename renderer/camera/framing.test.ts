@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { boundsCenter, boundsRadius, fitDistance, length, robustBounds, sub, type Vec3 } from './camera';
 import { CameraController } from './controller';
-import { denseBounds } from './framing';
+import { broadSideForward, denseBounds } from './framing';
 
 /** Deterministic pseudo-random numbers (mulberry32). */
 function rng(seed: number): () => number {
@@ -102,5 +102,50 @@ describe('denseBounds: framing ignores floaters', () => {
     ctl.snap();
     expect(length(sub(ctl.pose.target, first.target))).toBeLessThan(1e-9);
     expect(length(sub(ctl.pose.eye, ctl.pose.target))).toBeCloseTo(fitted, 6);
+  });
+});
+
+describe('broadSideForward: a side that shows the body', () => {
+  const up: Vec3 = [0, -1, 0];
+  const forward: Vec3 = [0, 0, 1]; // COLMAP default for -y up
+  const strip = (along: 0 | 2) => {
+    const r = rng(3);
+    const p = new Float32Array(20_000 * 3);
+    for (let i = 0; i < 20_000; i++) {
+      p[3 * i + along] = -50 + 100 * r();
+      p[3 * i + (2 - along)] = -1 + 2 * r();
+      p[3 * i + 1] = r();
+    }
+    return p;
+  };
+
+  it('a long strip lying along the view is seen from its side, not end-on', () => {
+    const p = strip(2); // long in z, the default view direction
+    const f = broadSideForward(p, denseBounds(p), up, forward);
+    expect(Math.abs(f[0])).toBeCloseTo(1, 2);
+    expect(Math.abs(f[2])).toBeLessThan(0.02);
+    expect(f[1]).toBeCloseTo(0, 9);
+  });
+
+  it('a strip across the view, or a round body, keeps the default direction', () => {
+    const across = strip(0);
+    expect(broadSideForward(across, denseBounds(across), up, forward)).toEqual(forward);
+    const blob = sceneWithFloaters(20_000, 0, [0, 0, 0]);
+    expect(broadSideForward(blob, denseBounds(blob), up, forward)).toEqual(forward);
+  });
+
+  it('of the two senses of the thin axis, takes the one closer to the default', () => {
+    // A diagonal strip: thin axis at 45 degrees; the answer leans towards +z, not -z.
+    const r = rng(5);
+    const p = new Float32Array(20_000 * 3);
+    for (let i = 0; i < 20_000; i++) {
+      const s = -50 + 100 * r();
+      const w = -1 + 2 * r();
+      p[3 * i] = (s + w) / Math.SQRT2;
+      p[3 * i + 2] = (s - w) / Math.SQRT2;
+    }
+    const f = broadSideForward(p, denseBounds(p), up, forward);
+    expect(f[2]).toBeGreaterThan(0.6);
+    expect(Math.abs(Math.abs(f[0]) - Math.SQRT1_2)).toBeLessThan(0.05);
   });
 });

@@ -19,9 +19,9 @@ import type { Bounds } from '../../scenes/splat-cloud';
 import type { Vec3 } from './camera';
 
 export interface DenseBoundsOptions {
-  /** Points farther than this many median distances from the centre are floaters (default 3). */
+  /** Points farther than this many median distances from the centre are floaters (default 5: a standing figure's feet are ~3 median distances from its torso). */
   reach?: number;
-  /** Lower / upper per-axis percentile of the kept points (default 0.01 / 0.99). */
+  /** Lower / upper per-axis percentile of the kept points (default 0.002 / 0.998: a figure's boots are under 1% of its splats). */
   lo?: number;
   hi?: number;
   /** Points sampled at most (default 40,000: ~50 ms on a loaded laptop core). */
@@ -43,9 +43,9 @@ function gather(values: Float64Array, keep: Uint8Array, scratch: Float64Array): 
 
 /** Bounds of the dense body of a point set (x, y, z per point); see the module comment. */
 export function denseBounds(positions: Float32Array, opts: DenseBoundsOptions = {}): Bounds {
-  const reach = opts.reach ?? 3;
-  const lo = opts.lo ?? 0.01;
-  const hi = opts.hi ?? 0.99;
+  const reach = opts.reach ?? 5;
+  const lo = opts.lo ?? 0.002;
+  const hi = opts.hi ?? 0.998;
   const maxSamples = opts.maxSamples ?? 40_000;
   const count = Math.floor(positions.length / 3);
   const stride = Math.max(1, Math.ceil(count / Math.max(1, maxSamples)));
@@ -98,4 +98,57 @@ export function denseBounds(positions: Float32Array, opts: DenseBoundsOptions = 
     max[a] = s[Math.ceil(hi * (k - 1))];
   }
   return { min, max };
+}
+
+/**
+ * The direction to look at the body from, "a side that shows it": when the body is
+ * clearly longer one way than the other across `up` (standard deviations differ by
+ * more than `ratio`, 2.5 by default: a street, a wall, a row of objects; not a person,
+ * whose front and back this cannot tell apart), look along its thin horizontal axis
+ * so that its broad side faces the camera instead of framing it end-on; otherwise `forward`
+ * (the up axis' default, the COLMAP camera's own forward). Of the two senses of the
+ * thin axis, the one closer to `forward`. Points outside `bounds` are ignored.
+ */
+export function broadSideForward(positions: Float32Array, bounds: Bounds, up: Vec3, forward: Vec3, ratio = 2.5, maxSamples = 40_000): Vec3 {
+  const r: Vec3 = [forward[1] * up[2] - forward[2] * up[1], forward[2] * up[0] - forward[0] * up[2], forward[0] * up[1] - forward[1] * up[0]];
+  const c = [0, 1, 2].map((a) => (bounds.min[a] + bounds.max[a]) / 2);
+  const count = Math.floor(positions.length / 3);
+  const stride = Math.max(1, Math.ceil(count / maxSamples));
+  let n = 0;
+  let saa = 0;
+  let sbb = 0;
+  let sab = 0;
+  for (let i = 0; i < count; i += stride) {
+    const p = [positions[3 * i], positions[3 * i + 1], positions[3 * i + 2]];
+    let inside = true;
+    for (let k = 0; k < 3; k++) if (!(p[k] >= bounds.min[k] && p[k] <= bounds.max[k])) inside = false;
+    if (!inside) continue;
+    const d = [p[0] - c[0], p[1] - c[1], p[2] - c[2]];
+    const a = d[0] * forward[0] + d[1] * forward[1] + d[2] * forward[2];
+    const b = d[0] * r[0] + d[1] * r[1] + d[2] * r[2];
+    saa += a * a;
+    sbb += b * b;
+    sab += a * b;
+    n++;
+  }
+  if (n < 3) return forward;
+  saa /= n;
+  sbb /= n;
+  sab /= n;
+  const mean = (saa + sbb) / 2;
+  const diff = Math.sqrt(((saa - sbb) / 2) ** 2 + sab * sab);
+  const major = mean + diff;
+  const minor = mean - diff;
+  if (!(minor > 0) || Math.sqrt(major / minor) <= ratio) return forward;
+  // The major axis is at angle t in the (forward, right) plane; the thin axis is perpendicular.
+  const t = 0.5 * Math.atan2(2 * sab, saa - sbb);
+  let ma = -Math.sin(t);
+  let mb = Math.cos(t);
+  if (ma < 0 || (ma === 0 && mb < 0)) {
+    ma = -ma;
+    mb = -mb;
+  }
+  // Within 10 degrees of the default: keep the default (the view the scene was captured in).
+  if (ma > Math.cos((10 * Math.PI) / 180)) return forward;
+  return [ma * forward[0] + mb * r[0], ma * forward[1] + mb * r[1], ma * forward[2] + mb * r[2]];
 }

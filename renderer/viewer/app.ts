@@ -4,8 +4,8 @@ import type { SplatCloud } from '../../scenes/splat-cloud';
 import { benchmarkPath, DrawnOrderProbe } from '../profile/benchmark-path';
 import { formatTable, toCsv, toJson, type BenchmarkRow } from '../profile/benchmark-report';
 import { BenchmarkRun } from '../profile/benchmark-run';
-import { robustBounds, upVector, type CameraPose, type UpAxis } from '../camera/camera';
-import { denseBounds } from '../camera/framing';
+import { defaultForward, fitPose, robustBounds, upVector, type CameraPose, type UpAxis } from '../camera/camera';
+import { broadSideForward, denseBounds } from '../camera/framing';
 import { pickSplat } from '../camera/pick';
 import { CameraController } from '../camera/controller';
 import { attachControls } from './input';
@@ -354,7 +354,15 @@ export class ViewerApp {
     this.controller.aspect = this.el.canvas.width / Math.max(1, this.el.canvas.height);
     this.controller.setUp(this.settings.upAxis);
     // The dense body, not the floaters (camera/framing.ts); F frames the same bounds.
-    this.controller.frame(denseBounds(cloud.positions), { keepDirection: false, setHome: true, snap: true });
+    const body = denseBounds(cloud.positions);
+    this.controller.frame(body, { keepDirection: false, setHome: true, snap: true });
+    // From a side that shows it: a body much longer one way is not framed end-on.
+    const up = upVector(this.settings.upAxis);
+    const side = broadSideForward(cloud.positions, body, up, defaultForward(this.settings.upAxis));
+    if (side.some((v, i) => v !== defaultForward(this.settings.upAxis)[i])) {
+      this.controller.setPose(fitPose(body, up, this.settings.fovyDeg, this.controller.aspect, side));
+      this.controller.setHome();
+    }
     // A view from the hash, if it was saved for this scene (not another's camera).
     const view = this.pendingView;
     this.pendingView = null;
