@@ -179,6 +179,8 @@ export class ViewerApp {
     const first = this.settings.sorter === AUTO_STRATEGY ? startingStrategy(adapter, device.features, strategies) : this.settings.sorter;
     this.renderer = new SplatRenderer(device, format, first);
     if (this.settings.sorter === AUTO_STRATEGY) this.autoNote = `auto: starting with ${first}${this.softwareNote ? ' (fastest known on software GPUs)' : ''}; measuring once a scene is on screen`;
+    else if (urlSort === this.settings.sorter) this.autoNote = `${first}: chosen by the link (?sort=)`;
+    else this.autoNote = `${first}: your choice (remembered; pick auto to measure and choose)`;
     this.controller = new CameraController({ eye: [0, 0, -5], target: [0, 0, 0], up: upVector(this.settings.upAxis), fovyDeg: this.settings.fovyDeg });
     this.panel = new ViewerPanel(this.settings, strategies, this.scenes.options(), {
       openFile: () => el.file.click(),

@@ -290,6 +290,23 @@ describe('viewer page: figures, views, auto, conveniences (issue 11)', () => {
     await page.close();
   });
 
+  it("the user's explicit strategy wins over auto and is remembered across a reload", async () => {
+    const { page, log } = await openViewer('?splats=2000');
+    await waitFrames(page, 1);
+    if (await page.locator('.lil-gui.lil-root.lil-closed').count()) await page.locator('.lil-gui.lil-root > .lil-title').click();
+    await page.locator('.lil-controller', { hasText: 'strategy' }).locator('select').selectOption('radix16');
+    await page.waitForFunction(() => (window as unknown as { splatview: AppView }).splatview.strategy === 'radix16', undefined, { timeout: 60_000 });
+    expect(await page.locator('.sv-note').textContent()).toMatch(/^radix16: your choice/);
+    await page.reload();
+    await waitFrames(page, 2);
+    expect(await app(page, (a) => a.strategy)).toBe('radix16');
+    expect(await page.locator('.sv-note').textContent()).toMatch(/^radix16: your choice/);
+    expect(await page.locator('#hud').textContent()).toMatch(/sort radix16\n|sort radix16$/m);
+    expect(await page.locator('#hud').textContent()).not.toMatch(/\(auto\)/);
+    expect(log.errors).toEqual([]);
+    await page.close();
+  });
+
   it('on SwiftShader, auto measures and does not pick radix4, and says which and why', async () => {
     const { page, log } = await openViewer('?splats=2000');
     await page.waitForFunction(() => /fastest exact sort/.test((window as unknown as { splatview?: AppView }).splatview?.strategyNote ?? ''), undefined, {
