@@ -4,7 +4,7 @@ import type { SplatCloud } from '../../scenes/splat-cloud';
 import { benchmarkPath, DrawnOrderProbe } from '../profile/benchmark-path';
 import { formatTable, toCsv, toJson, type BenchmarkRow } from '../profile/benchmark-report';
 import { BenchmarkRun } from '../profile/benchmark-run';
-import { defaultForward, fitPose, robustBounds, upVector, type CameraPose, type UpAxis } from '../camera/camera';
+import { defaultForward, fitPose, length, normalize, robustBounds, sub, upVector, type CameraPose, type UpAxis } from '../camera/camera';
 import { broadSideForward, denseBounds } from '../camera/framing';
 import { pickSplat } from '../camera/pick';
 import { CameraController } from '../camera/controller';
@@ -392,6 +392,9 @@ export class ViewerApp {
   private applyPose(pose: CameraPose): void {
     this.controller.setPose(pose);
     this.settings.fovyDeg = pose.fovyDeg;
+    // The up-axis control follows a pose whose up is one of its axes.
+    const axis = (['-y', '+y', '+z', '-z'] as const).find((a) => length(sub(normalize(pose.up), upVector(a))) < 1e-3);
+    if (axis) this.settings.upAxis = axis;
     this.panel.refreshControls();
     this.dirty = true;
   }

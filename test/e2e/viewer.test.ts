@@ -277,6 +277,19 @@ describe('viewer page: figures, views, auto, conveniences (issue 11)', () => {
     await page.close();
   });
 
+  it('Shift+F toggles fullscreen; a hash with up +y sets the up-axis control', async () => {
+    const { page, log } = await openViewer('?splats=2000#cam=0,1,-6,0,0,0,0,1,0,50');
+    await waitFrames(page, 1);
+    expect(await page.locator('.lil-controller', { hasText: 'up axis' }).locator('select').evaluate((el) => (el as HTMLSelectElement).selectedOptions[0].textContent)).toBe('+y up');
+    await page.locator('#view').click({ position: { x: 5, y: 5 } });
+    await page.keyboard.press('Shift+F');
+    await page.waitForFunction(() => document.fullscreenElement !== null, undefined, { timeout: 20_000 });
+    await page.keyboard.press('Shift+F');
+    await page.waitForFunction(() => document.fullscreenElement === null, undefined, { timeout: 20_000 });
+    expect(log.errors).toEqual([]);
+    await page.close();
+  });
+
   it('on a 390x844 phone the panel starts collapsed, with touch-sized controls', async () => {
     const { page, log } = await openViewer('?splats=2000', { width: 390, height: 844 });
     await waitFrames(page, 1);
