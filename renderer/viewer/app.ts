@@ -16,10 +16,10 @@ import { ViewerPanel, type ViewerSettings } from './gui';
 import { GpuProfiler } from '../profile/profiler';
 import { DrawArgs } from '../pipeline/draw-args';
 import { SplatRenderer } from '../pipeline/splat-renderer';
-import { listStrategies, type StrategyInfo } from '../pipeline/strategies';
+import { listStrategies } from '../pipeline/strategies';
 import { renderOffscreen } from '../pipeline/offscreen';
-import { AUTO_STRATEGY, chooseStrategy, isExact, softwareAdapterNote, startingStrategy, type AutoChoice } from '../profile/auto-strategy';
-import { timeStrategies } from '../profile/strategy-trial';
+import { AUTO_STRATEGY, softwareAdapterNote, startingStrategy } from '../profile/auto-strategy';
+import { AutoRun } from '../profile/auto-run';
 import { LiveFigures, RefreshGate } from '../profile/live-figures';
 import { hudText } from './hud';
 import { SceneList, sceneIdOf, type SceneSource } from './scene-list';
@@ -81,7 +81,6 @@ export class ViewerApp {
   private readonly countReadback: GPUBuffer;
   private probe: DrawnOrderProbe | null = null;
   private readonly scenes = new SceneList(BUILT_IN_SCENES);
-  private readonly strategies: StrategyInfo[];
   /** Figures of the scene and configuration on screen now (a change starts a new epoch). */
   private readonly figures = new LiveFigures();
   private readonly refresh = new RefreshGate(200);
@@ -93,13 +92,8 @@ export class ViewerApp {
   /** The hash as this page last wrote or applied it: anything else is the user's edit. */
   private knownHash = '';
   private loading: string | null = null;
-  private autoChoice: AutoChoice | null = null;
-  private autoNote = '';
-  private autoToken = 0;
-  /** Start auto's trial once the new scene's first frame has completed. */
-  private autoWanted = false;
-  /** A trial sort is running alone on the queue: frames wait. */
-  private trialHold = false;
+  /** The `auto` strategy: when and what to measure, its pick and the panel's line (profile/auto-run.ts). */
+  private readonly auto: AutoRun;
   private lastCamera: ReturnType<typeof frameCamera> | null = null;
   private shotRequest = false;
   private lastTime = 0;
@@ -134,7 +128,7 @@ export class ViewerApp {
 
   /** What auto picked and why, or the user's choice, as the panel says it. */
   get strategyNote(): string {
-    return this.autoNote;
+    return this.auto.note;
   }
   /** The last benchmark's rows (also offered as CSV / JSON downloads). */
   lastBenchmark: BenchmarkRow[] | null = null;
@@ -150,7 +144,6 @@ export class ViewerApp {
     context.configure({ device, format, alphaMode: 'opaque' });
 
     const strategies = listStrategies(device);
-    this.strategies = strategies;
     const names = [AUTO_STRATEGY, ...strategies.map((s) => s.name)];
     const saved = ViewerPanel.loadSaved((k, v) => k !== 'sorter' || names.includes(v as string));
     const adapter = device.adapterInfo ?? {};
@@ -178,9 +171,22 @@ export class ViewerApp {
     // Until auto has measured: the prior for this adapter (the fastest known on software adapters).
     const first = this.settings.sorter === AUTO_STRATEGY ? startingStrategy(adapter, device.features, strategies) : this.settings.sorter;
     this.renderer = new SplatRenderer(device, format, first);
-    if (this.settings.sorter === AUTO_STRATEGY) this.autoNote = `auto: starting with ${first}${this.softwareNote ? ' (fastest known on software GPUs)' : ''}; measuring once a scene is on screen`;
-    else if (urlSort === this.settings.sorter) this.autoNote = `${first}: chosen by the link (?sort=)`;
-    else this.autoNote = `${first}: your choice (remembered; pick auto to measure and choose)`;
+    this.auto = new AutoRun(device, strategies, {
+      frameDone: () => this.nextFrameDone(),
+      noted: (t) => {
+        this.panel?.setStrategyNote(t);
+        this.refresh.invalidate();
+      },
+      apply: (name) => {
+        if (this.renderer.strategy === name) return;
+        this.renderer.setStrategy(name);
+        this.changed(true);
+      },
+      active: () => this.settings.sorter === AUTO_STRATEGY && this.bench === null,
+    });
+    if (this.settings.sorter === AUTO_STRATEGY) this.auto.note = `auto: starting with ${first}${this.softwareNote ? ' (fastest known on software GPUs)' : ''}; measuring once a scene is on screen`;
+    else if (urlSort === this.settings.sorter) this.auto.note = `${first}: chosen by the link (?sort=)`;
+    else this.auto.note = `${first}: your choice (remembered; pick auto to measure and choose)`;
     this.controller = new CameraController({ eye: [0, 0, -5], target: [0, 0, 0], up: upVector(this.settings.upAxis), fovyDeg: this.settings.fovyDeg });
     this.panel = new ViewerPanel(this.settings, strategies, this.scenes.options(), {
       openFile: () => el.file.click(),
@@ -204,7 +210,7 @@ export class ViewerApp {
       size: DrawArgs.size,
       usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ,
     });
-    this.panel.setStrategyNote(this.autoNote);
+    this.panel.setStrategyNote(this.auto.note);
     attachControls(el.canvas, this.controller, {
       onKey: (key: string, e: KeyboardEvent) => {
         if (key === 'f' && e.shiftKey) toggleFullscreen();
@@ -370,8 +376,7 @@ export class ViewerApp {
     this.pendingView = null;
     if (view && viewAppliesTo(view, id)) this.applyPose(view.pose);
     document.title = `${cloud.source.name} — splatview`;
-    this.autoWanted = this.settings.sorter === AUTO_STRATEGY;
-    this.autoToken++; // a trial for the previous scene stops
+    this.auto.sceneChanged(); // a trial for the previous scene stops; this one is measured once on screen
     this.changed(true);
     this.updateFigures();
   }
@@ -419,23 +424,16 @@ export class ViewerApp {
 
   /** The user picked a strategy, or auto. An explicit choice wins over auto and is remembered (panel save). */
   private chooseStrategy(name: string): void {
-    this.autoToken++;
     if (name === AUTO_STRATEGY) {
-      if (this.autoChoice && this.autoChoiceScene === this.sceneId) {
-        this.renderer.setStrategy(this.autoChoice.name);
-        this.autoNote = this.autoChoice.reason;
-      } else {
-        this.autoWanted = true;
-      }
+      this.auto.chosen(this.sceneId);
     } else {
+      this.auto.cancel();
       this.renderer.setStrategy(name);
-      this.autoNote = `${name}: your choice (remembered; pick auto to measure and choose)`;
+      this.auto.say(`${name}: your choice (remembered; pick auto to measure and choose)`);
     }
-    this.panel.setStrategyNote(this.autoNote);
     this.changed(true);
   }
 
-  private autoChoiceScene: string | null = null;
   private frameWaiters: (() => void)[] = [];
 
   /** Resolves when the next frame's GPU work completes (or after 2 s, should none come). */
@@ -447,47 +445,6 @@ export class ViewerApp {
         resolve();
       });
     });
-  }
-
-  /** Times the exact strategies on this adapter with the scene's count, then draws with the fastest. */
-  private async runAuto(): Promise<void> {
-    const cloud = this.renderer.cloud;
-    if (!cloud || this.settings.sorter !== AUTO_STRATEGY || this.bench) return;
-    const token = ++this.autoToken;
-    const scene = this.sceneId;
-    const current = this.renderer.strategy;
-    // The strategy drawing now first: the others stop early when clearly slower.
-    const candidates = this.strategies.filter(isExact).sort((a, b) => Number(b.name === current) - Number(a.name === current));
-    const stale = () => token !== this.autoToken || this.settings.sorter !== AUTO_STRATEGY || this.bench !== null;
-    const note = (t: string) => {
-      this.autoNote = t;
-      this.panel.setStrategyNote(t);
-      this.refresh.invalidate();
-    };
-    note(`auto: drawing with ${current}; measuring ${candidates.map((c) => c.name).join(', ')} with ${cloud.count.toLocaleString('en-US')} keys…`);
-    const result = await timeStrategies(this.device, candidates, cloud.count, {
-      keyBits: this.settings.keyBits,
-      hold: (h) => {
-        this.trialHold = h;
-      },
-      cancelled: stale,
-      between: () => this.nextFrameDone(),
-      progress: (t) => note(`auto: drawing with ${current}; measuring ${t}…`),
-    });
-    if (!result || stale()) return;
-    const choice = chooseStrategy(result.timings, cloud.count, result.method);
-    if (!choice) {
-      note(`auto: could not time the sorts here; drawing with ${current}`);
-      return;
-    }
-    this.autoChoice = choice;
-    this.autoChoiceScene = scene;
-    console.info(`auto: ${choice.reason}`);
-    if (this.renderer.strategy !== choice.name) {
-      this.renderer.setStrategy(choice.name);
-      this.changed(true);
-    }
-    note(choice.reason);
   }
 
   private frameScene(): void {
@@ -570,15 +527,15 @@ export class ViewerApp {
     // Figures refresh here, before the pacing: a frame in flight for seconds must not
     // freeze what the page says (at once after a change, else every 200 ms).
     if (this.refresh.due(now)) this.updateFigures();
-    if (this.autoWanted && this.framesCompleted > 0 && this.figures.fps.count > 0 && !this.bench) {
+    const cloud0 = this.renderer.cloud;
+    if (this.auto.wanted && cloud0 && this.figures.fps.count > 0 && !this.bench) {
       // The new scene is on screen (a frame of it completed): measure now, off its first frame's path.
-      this.autoWanted = false;
-      void this.runAuto();
+      void this.auto.measure(this.sceneId, cloud0.count, this.settings.keyBits, this.renderer.strategy);
     }
     // Frame pacing: a GPU slower than the display (a software adapter, a huge scene)
     // must not collect a queue of frames, which would grow latency without bound.
     // While auto times a sort, it runs alone.
-    if (this.gpuInFlight >= MAX_FRAMES_IN_FLIGHT || this.trialHold) return;
+    if (this.gpuInFlight >= MAX_FRAMES_IN_FLIGHT || this.auto.holding) return;
     // Time between frames actually drawn (FPS, damping), not between animation callbacks.
     const frameSeconds = this.lastTime ? (now - this.lastTime) / 1000 : 1 / 60;
     const dt = Math.min(0.1, frameSeconds);
@@ -723,7 +680,7 @@ export class ViewerApp {
       total: med(sum.total),
       gpuNote: reason ? (this.profiler.supported ? 'unavailable (timestamps read 0 on this adapter)' : 'unavailable (no timestamp-query)') : null,
     });
-    this.panel.setStrategyNote(this.autoNote);
+    this.panel.setStrategyNote(this.auto.note);
   }
 
   private onProfiledFrame(sample: FrameSample, frameId: number): void {
