@@ -40,6 +40,25 @@ export interface BenchmarkRow {
   outOfOrderFraction: number;
   /** The tiles draw: (tile, depth) pairs sorted at the first measured pose. */
   tilePairs?: number;
+  /** Depth-key bits the sort used; with the rest of {@link BenchmarkMeta}, present when the input had it. */
+  keyBits?: number;
+  /** Render target in device pixels, "1280x800". */
+  resolution?: string;
+  /** The GPU adapter as it names itself. */
+  adapter?: string;
+  /** When the run finished, ISO 8601 UTC. */
+  date?: string;
+}
+
+/**
+ * Where and how a benchmark ran. Every row carries it, so an exported CSV or JSON
+ * file says on its own what it measured.
+ */
+export interface BenchmarkMeta {
+  keyBits: number;
+  resolution: string;
+  adapter: string;
+  date: string;
 }
 
 /** One strategy's measured frames. */
@@ -66,6 +85,8 @@ export interface BenchmarkInput {
   /** Raster floor of the scene's view, shared by the strategies; omit when not measured. */
   rasterFloorMs?: number | null;
   runs: readonly StrategyRun[];
+  /** Adapter, resolution, key bits and date, copied into every row when given. */
+  meta?: BenchmarkMeta;
 }
 
 /** Builds one row per run, in the runs' order. */
@@ -93,6 +114,7 @@ export function buildRows(input: BenchmarkInput): BenchmarkRow[] {
       ...(floor !== undefined ? { rasterFloorMs: floor } : {}),
       outOfOrderFraction: run.outOfOrderFraction,
       ...(run.tilePairs !== undefined ? { tilePairs: run.tilePairs } : {}),
+      ...(input.meta ? { keyBits: input.meta.keyBits, resolution: input.meta.resolution, adapter: input.meta.adapter, date: input.meta.date } : {}),
     };
   });
 }
@@ -130,6 +152,10 @@ export const CSV_COLUMNS: readonly string[] = [
   ...REPORT_STAGES.flatMap((s) => [`${s}_median_ms`, `${s}_p95_ms`]),
   'raster_floor_ms',
   'out_of_order_fraction',
+  'key_bits',
+  'resolution',
+  'adapter',
+  'date',
 ];
 
 /**
@@ -142,7 +168,7 @@ export function toCsv(rows: readonly BenchmarkRow[]): string {
   for (const r of rows) {
     const cells: Array<string | number | null | undefined> = [r.strategy, r.draw, r.scene, r.splats, r.visible, r.frames];
     for (const s of REPORT_STAGES) cells.push(r.stages[s], r.p95[s]);
-    cells.push(r.rasterFloorMs, r.outOfOrderFraction);
+    cells.push(r.rasterFloorMs, r.outOfOrderFraction, r.keyBits, r.resolution, r.adapter, r.date);
     lines.push(cells.map((c) => csvField(typeof c === 'number' ? csvNumber(c) : (c ?? ''))).join(','));
   }
   return lines.join('\n') + '\n';
@@ -175,6 +201,9 @@ export function formatTable(rows: readonly BenchmarkRow[], adapter?: string): st
   const shared = first !== undefined && rows.every((r) => r.scene === first.scene && r.splats === first.splats && r.visible === first.visible);
   if (shared) out.push(`scene: ${first.scene}, ${groupDigits(first.splats)} splats, ${groupDigits(first.visible)} visible`);
   if (first?.camera !== undefined && rows.every((r) => r.camera === first.camera)) out.push(`camera: ${first.camera}`);
+  if (first?.resolution !== undefined && rows.every((r) => r.resolution === first.resolution && r.keyBits === first.keyBits && r.date === first.date)) {
+    out.push(`resolution: ${first.resolution}, key bits: ${first.keyBits}, date: ${first.date}`);
+  }
 
   type Column = { title: string; right: boolean; cell: (r: BenchmarkRow) => string };
   const columns: Column[] = [{ title: 'strategy', right: false, cell: (r) => r.strategy }];

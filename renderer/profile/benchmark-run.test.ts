@@ -69,6 +69,32 @@ describe('BenchmarkRun', () => {
     expect(run.rows({ name: 's', splats: 1, visible: 1 })[0].outOfOrderFraction).toBe(0.5);
   });
 
+  it('with rasterFloor, first flies the path drawing the floor; its median draw is every row\'s raster_floor_ms', async () => {
+    const path = Array.from({ length: 4 }, (_, i) => pose(i));
+    const run = new BenchmarkRun({ strategies: ['radix4', 'onesweep'], path, warmup: 1, rasterFloor: true });
+    const floorFrames: boolean[] = [];
+    let id = 0;
+    const frames: { id: number; floor: boolean }[] = [];
+    while (run.strategy !== undefined) {
+      const next = run.nextFrame();
+      floorFrames.push(next.rasterFloor);
+      if (next.rasterFloor) expect(next.probe).toBe(false);
+      run.submitted(id, null);
+      frames.push({ id: id++, floor: next.rasterFloor });
+    }
+    // Floor pass (1 + 4 frames, drawn by the first strategy), then each strategy's 1 + 4.
+    expect(floorFrames).toEqual([true, true, true, true, true, ...new Array(10).fill(false)]);
+    for (const f of frames) run.profiled(f.id, { cpuMs: 1, frameMs: 16, project: 1, sort: 1, draw: f.floor ? 2 + f.id : 9, total: 11 });
+    await Promise.resolve();
+    expect(run.complete).toBe(true);
+    const meta = { keyBits: 24, resolution: '640x480', adapter: 'a', date: 'd' };
+    const rows = run.rows({ name: 's', splats: 1, visible: 1 }, undefined, meta);
+    // Counted floor frames are ids 1..4: draw 3, 4, 5, 6 -> median 4.5.
+    expect(rows.map((r) => r.rasterFloorMs)).toEqual([4.5, 4.5]);
+    expect(rows.map((r) => r.frames)).toEqual([4, 4]);
+    expect(rows[0]).toMatchObject(meta);
+  });
+
   it('rejects an empty run', () => {
     expect(() => new BenchmarkRun({ strategies: [], path: [pose(0)] })).toThrow(RangeError);
     expect(() => new BenchmarkRun({ strategies: ['radix4'], path: [] })).toThrow(RangeError);

@@ -2,14 +2,16 @@
  * A benchmark run in the viewer: each selected strategy flies the same camera path
  * (after a short warm-up), its profiled frames and drawn-order probes are collected,
  * and once every frame's timings and every probe are in, the run yields its report
- * rows. No DOM and no GPU: the viewer (renderer/viewer/app.ts) draws the frames,
+ * rows. With `rasterFloor`, the path is first flown once more, with the first
+ * strategy drawing the raster-floor variant (same quads, trivial fragment shader):
+ * its median draw time is every row's `rasterFloorMs`, as in bench:frame. No DOM and no GPU: the viewer (renderer/viewer/app.ts) draws the frames,
  * switches the renderer's strategy to {@link BenchmarkRun.strategy}, and shows and
  * downloads the rows.
  */
 import type { CameraPose } from '../camera/camera';
-import { buildRows, type BenchmarkRow } from './benchmark-report';
+import { buildRows, type BenchmarkMeta, type BenchmarkRow } from './benchmark-report';
 import { ownStages, type DrawInfo } from '../pipeline/draw-strategies';
-import { withHostStage, type FrameSample } from './frame-stats';
+import { summarize, withHostStage, type FrameSample } from './frame-stats';
 
 /** The drawn order is probed on every 10th path frame, from the 5th. */
 const PROBE_EVERY = 10;
@@ -20,6 +22,8 @@ export interface BenchmarkRunOptions {
   path: readonly CameraPose[];
   /** Frames flown before the path of each strategy, not counted (default 5). */
   warmup?: number;
+  /** First fly the path drawing the raster floor (default false). */
+  rasterFloor?: boolean;
   /** Called once, when every strategy has flown and every result is in. */
   onComplete?: (run: BenchmarkRun) => void;
 }
@@ -46,6 +50,10 @@ export class BenchmarkRun {
   private pending = 0;
   private probeBusy = false;
   private completed = false;
+  /** Flying the raster-floor pass (before the strategies). */
+  private floor: boolean;
+  private readonly wantFloor: boolean;
+  private readonly floorSamples: FrameSample[] = [];
 
   constructor(opts: BenchmarkRunOptions) {
     if (opts.strategies.length === 0) throw new RangeError('BenchmarkRun: no strategies');
@@ -56,6 +64,8 @@ export class BenchmarkRun {
     this.onComplete = opts.onComplete;
     this.samples = this.strategies.map(() => []);
     this.outOfOrder = this.strategies.map(() => []);
+    this.wantFloor = opts.rasterFloor ?? false;
+    this.floor = this.wantFloor;
   }
 
   /** The strategy to draw the next frame with; undefined once every strategy has flown. */
@@ -69,11 +79,12 @@ export class BenchmarkRun {
   }
 
   /** The next frame's camera, and whether to probe its drawn order. */
-  nextFrame(): { pose: CameraPose; probe: boolean } {
+  /** The next frame's camera, whether to probe its drawn order, and whether it draws the raster floor. */
+  nextFrame(): { pose: CameraPose; probe: boolean; rasterFloor: boolean } {
     const k = this.step - this.warmup;
     const pose = this.path[Math.min(this.path.length - 1, Math.max(0, k))];
-    const probe = this.current < this.strategies.length && k >= 0 && k % PROBE_EVERY === PROBE_PHASE && !this.probeBusy;
-    return { pose, probe };
+    const probe = !this.floor && this.current < this.strategies.length && k >= 0 && k % PROBE_EVERY === PROBE_PHASE && !this.probeBusy;
+    return { pose, probe, rasterFloor: this.floor };
   }
 
   /**
@@ -84,6 +95,17 @@ export class BenchmarkRun {
   submitted(frameId: number, hostSortMs: number | null, probe?: Promise<number>): void {
     const index = this.current;
     if (index >= this.strategies.length) return;
+    if (this.floor) {
+      if (this.step >= this.warmup) {
+        this.owners.set(frameId, { index: -1, hostSortMs: null });
+        this.pending++;
+      }
+      if (++this.step >= this.warmup + this.path.length) {
+        this.floor = false;
+        this.step = 0;
+      }
+      return;
+    }
     if (this.step >= this.warmup) {
       this.owners.set(frameId, { index, hostSortMs });
       this.pending++;
@@ -114,6 +136,11 @@ export class BenchmarkRun {
     const owner = this.owners.get(frameId);
     if (!owner) return;
     this.owners.delete(frameId);
+    if (owner.index < 0) {
+      this.floorSamples.push(sample);
+      this.check();
+      return;
+    }
     // A host sort stands for the sort stage, which the GPU does not do.
     this.samples[owner.index].push(owner.hostSortMs === null ? sample : withHostStage(sample, 'sort', owner.hostSortMs));
     this.check();
@@ -124,12 +151,15 @@ export class BenchmarkRun {
    * rows keep only that draw's stages (draw-strategies.ts), and the tiles draw, whose
    * order is per tile, has no drawn-order figure (NaN).
    */
-  rows(scene: { name: string; splats: number; visible: number }, draw?: DrawInfo): BenchmarkRow[] {
+  rows(scene: { name: string; splats: number; visible: number }, draw?: DrawInfo, meta?: BenchmarkMeta): BenchmarkRow[] {
     const tiles = draw?.name === 'tiles';
+    const floor = summarize(this.floorSamples.map((f) => f.draw ?? NaN));
     return buildRows({
       scene: scene.name,
       splats: scene.splats,
       visible: scene.visible,
+      ...(this.wantFloor ? { rasterFloorMs: floor ? floor.median : null } : {}),
+      ...(meta ? { meta } : {}),
       runs: this.strategies.map((strategy, i) => ({
         strategy,
         ...(draw ? { draw: draw.name } : {}),
@@ -145,7 +175,7 @@ export class BenchmarkRun {
 
   private check(): void {
     if (this.completed || this.current < this.strategies.length) return;
-    const received = this.samples.reduce((a, s) => a + s.length, 0);
+    const received = this.samples.reduce((a, s) => a + s.length, 0) + this.floorSamples.length;
     if (received < this.pending || this.probeBusy) return;
     this.completed = true;
     this.onComplete?.(this);

@@ -4,7 +4,9 @@ import type { SplatCloud } from '../../scenes/splat-cloud';
 import { benchmarkPath, DrawnOrderProbe } from '../profile/benchmark-path';
 import { formatTable, toCsv, toJson, type BenchmarkRow } from '../profile/benchmark-report';
 import { BenchmarkRun } from '../profile/benchmark-run';
-import { robustBounds, upVector, type CameraPose, type UpAxis } from '../camera/camera';
+import { defaultForward, fitPose, length, normalize, robustBounds, sub, upVector, type CameraPose, type UpAxis } from '../camera/camera';
+import { broadSideForward, denseBounds } from '../camera/framing';
+import { pickSplat } from '../camera/pick';
 import { CameraController } from '../camera/controller';
 import { attachControls } from './input';
 import { frameCamera } from '../camera/frame-camera';
@@ -14,10 +16,18 @@ import { ViewerPanel, type ViewerSettings } from './gui';
 import { GpuProfiler } from '../profile/profiler';
 import { DrawArgs } from '../pipeline/draw-args';
 import { SplatRenderer } from '../pipeline/splat-renderer';
-import { preferredSorter } from '../../sort/default-strategy';
-import { listStrategies, strategyByName } from '../pipeline/strategies';
+import { strategyByName } from '../pipeline/strategies';
 import { DRAW_NAMES, drawByName, type DrawName } from '../pipeline/draw-strategies';
-import { decodeViewHash, encodeViewHash, readSceneParam } from './view-url';
+import { listStrategies } from '../pipeline/strategies';
+import { renderOffscreen } from '../pipeline/offscreen';
+import { AUTO_STRATEGY, softwareAdapterNote, startingStrategy } from '../profile/auto-strategy';
+import { AutoRun } from '../profile/auto-run';
+import { LiveFigures, RefreshGate } from '../profile/live-figures';
+import { hudText } from './hud';
+import { SceneList, sceneIdOf, type SceneSource } from './scene-list';
+import { fetchWithProgress, formatProgress } from './fetch-progress';
+import { canvasToPng, downloadBlob, imageToPng, screenshotName, toggleFullscreen } from './screenshot';
+import { decodeViewState, encodeViewHash, readSceneParam, sceneIdIsUrl, viewAppliesTo, type ViewState } from './view-url';
 
 export interface AppElements {
   canvas: HTMLCanvasElement;
@@ -43,13 +53,18 @@ function hexToRgb(hex: string): [number, number, number] {
 
 function builtInScene(name: string): SplatCloud {
   const [kind, n] = name.split(':');
-  return kind === 'synthetic' ? generateSynthetic(Number(n)) : generateDefaultScene(n ? Number(n) : undefined);
+  const cloud = kind === 'synthetic' ? generateSynthetic(Number(n)) : generateDefaultScene(n ? Number(n) : undefined);
+  // The list's name: 'default:3000' is not 'default' (60,000 splats).
+  cloud.source = { ...cloud.source, name };
+  return cloud;
 }
 
 /** A benchmark in progress (renderer/profile/benchmark-run.ts) and what to restore after it. */
 interface Benchmark {
   run: BenchmarkRun;
   restore: { strategy: string; pose: CameraPose };
+  /** The canvas in device pixels when the run started, "1280x800". */
+  resolution: string;
 }
 
 /**
@@ -67,9 +82,23 @@ export class ViewerApp {
   private readonly graph: FrameGraph;
   private readonly countReadback: GPUBuffer;
   private probe: DrawnOrderProbe | null = null;
-  private sceneChoices = [...BUILT_IN_SCENES];
+  private readonly scenes = new SceneList(BUILT_IN_SCENES);
+  /** Figures of the scene and configuration on screen now (a change starts a new epoch). */
+  private readonly figures = new LiveFigures();
+  private readonly refresh = new RefreshGate(200);
+  private readonly softwareNote: string | null;
+  /** Identity of the scene on screen (scene-list.ts), written into the view hash. */
+  private sceneId: string | null = null;
+  /** A view from the hash waiting for the scene it was saved for. */
+  private pendingView: ViewState | null = null;
+  /** The hash as this page last wrote or applied it: anything else is the user's edit. */
+  private knownHash = '';
+  private loading: string | null = null;
+  /** The `auto` strategy: when and what to measure, its pick and the panel's line (profile/auto-run.ts). */
+  private readonly auto: AutoRun;
+  private lastCamera: ReturnType<typeof frameCamera> | null = null;
+  private shotRequest = false;
   private lastTime = 0;
-  private fpsEma = 0;
   private countPending = false;
   private lastCountRead = 0;
   private hashWritten = 0;
@@ -84,6 +113,27 @@ export class ViewerApp {
   private tilesCapShown = false;
   /** Frames submitted so far (read by the end-to-end test). */
   framesRendered = 0;
+  /** Frames whose GPU work completed (read by the end-to-end test). */
+  framesCompleted = 0;
+  /** Identities of the scenes shown so far, in order (read by the end-to-end test). */
+  readonly scenesShown: string[] = [];
+  /** performance.now() of the current scene's first submitted frame, or null before it (read by the end-to-end test). */
+  sceneFirstFrameAt: number | null = null;
+
+  /** The strategy drawing now (auto's pick, or the user's). */
+  get strategy(): string {
+    return this.renderer.strategy;
+  }
+
+  /** The camera pose on screen now. */
+  get view(): CameraPose {
+    return this.controller.pose;
+  }
+
+  /** What auto picked and why, or the user's choice, as the panel says it. */
+  get strategyNote(): string {
+    return this.auto.note;
+  }
   /** The last benchmark's rows (also offered as CSV / JSON downloads). */
   lastBenchmark: BenchmarkRow[] | null = null;
 
@@ -98,15 +148,16 @@ export class ViewerApp {
     context.configure({ device, format, alphaMode: 'opaque' });
 
     const strategies = listStrategies(device);
-    const names = strategies.map((s) => s.name);
+    const names = [AUTO_STRATEGY, ...strategies.map((s) => s.name)];
     const saved = ViewerPanel.loadSaved(
       (k, v) => (k !== 'sorter' || names.includes(v as string)) && (k !== 'draw' || DRAW_NAMES.includes(v as DrawName)),
     );
-    // onesweep where the scheduler is known to be fair, radix4 elsewhere (sort/default-strategy.ts).
-    const preferred = preferredSorter(device.adapterInfo ?? {}, device.features);
+    const adapter = device.adapterInfo ?? {};
+    this.softwareNote = softwareAdapterNote(adapter);
     this.settings = {
       scene: 'default',
-      sorter: names.includes(preferred) ? preferred : strategies[0].name,
+      // auto: measured on this adapter (auto-strategy.ts); a saved or ?sort= choice wins.
+      sorter: AUTO_STRATEGY,
       draw: 'quads',
       keyBits: 32,
       sortMode: 'every frame',
@@ -128,14 +179,32 @@ export class ViewerApp {
     // The tiles draw sorts on the GPU: with a host sort strategy it falls back to quads.
     if (drawByName(this.settings.draw).needsGpuSorter && !strategyByName(this.settings.sorter).sorter) this.settings.draw = 'quads';
 
-    this.renderer = new SplatRenderer(device, format, this.settings.sorter, this.settings.draw);
+    // Until auto has measured: the prior for this adapter (the fastest known on software adapters).
+    const first = this.settings.sorter === AUTO_STRATEGY ? startingStrategy(adapter, device.features, strategies) : this.settings.sorter;
+    this.renderer = new SplatRenderer(device, format, first, this.settings.draw);
+    this.auto = new AutoRun(device, strategies, {
+      frameDone: () => this.nextFrameDone(),
+      noted: (t) => {
+        this.panel?.setStrategyNote(t);
+        this.refresh.invalidate();
+      },
+      apply: (name) => {
+        if (this.renderer.strategy === name) return;
+        this.renderer.setStrategy(name);
+        this.changed(true);
+      },
+      active: () => this.settings.sorter === AUTO_STRATEGY && this.bench === null,
+    });
+    if (this.settings.sorter === AUTO_STRATEGY) this.auto.note = `auto: starting with ${first}${this.softwareNote ? ' (fastest known on software GPUs)' : ''}; measuring once a scene is on screen`;
+    else if (urlSort === this.settings.sorter) this.auto.note = `${first}: chosen by the link (?sort=)`;
+    else this.auto.note = `${first}: your choice (remembered; pick auto to measure and choose)`;
     this.controller = new CameraController({ eye: [0, 0, -5], target: [0, 0, 0], up: upVector(this.settings.upAxis), fovyDeg: this.settings.fovyDeg });
-    this.panel = new ViewerPanel(this.settings, strategies, this.sceneChoices, {
+    this.panel = new ViewerPanel(this.settings, strategies, this.scenes.options(), {
       openFile: () => el.file.click(),
       openScene: (name) => this.openScene(name),
       frameScene: () => this.frameScene(),
       resetView: () => this.controller.reset(),
-      onStrategyChange: (name) => this.tryChange(() => this.renderer.setStrategy(name)),
+      onStrategyChange: (name) => this.chooseStrategy(name),
       onDrawChange: (name) =>
         this.tryChange(() => {
           this.renderer.setDraw(name);
@@ -144,9 +213,9 @@ export class ViewerApp {
           this.graph.setLegendStages(drawByName(name).stages);
         }),
       onUpAxisChange: (axis) => this.setUpAxis(axis),
-      onSettingsChange: () => {
-        this.dirty = true;
-      },
+      onSettingsChange: () => this.changed(),
+      screenshot: (scale) => this.screenshot(scale),
+      toggleFullscreen: () => toggleFullscreen(),
       runBenchmark: (list) => this.startBenchmark(list),
       exportCsv: () => this.download('splatview-benchmark.csv', 'text/csv', toCsv(this.lastBenchmark ?? [])),
       exportJson: () => this.download('splatview-benchmark.json', 'application/json', toJson(this.lastBenchmark ?? [])),
@@ -160,13 +229,19 @@ export class ViewerApp {
       size: DrawArgs.size,
       usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ,
     });
+    this.panel.setStrategyNote(this.auto.note);
     attachControls(el.canvas, this.controller, {
-      onKey: (key: string) => {
-        if (key === 'f') this.frameScene();
+      onKey: (key: string, e: KeyboardEvent) => {
+        if (key === 'f' && e.shiftKey) toggleFullscreen();
+        else if (key === 'f') this.frameScene();
         else if (key === 'r') this.controller.reset();
         else if (key === 'h') el.help.hidden = !el.help.hidden;
+        else if (key === 'p') this.screenshot(e.shiftKey ? 2 : 1);
       },
+      pick: (x, y) => this.pick(x, y),
     });
+    // Editing the hash, or back / forward between hashes, moves the camera.
+    window.addEventListener('hashchange', (e) => this.applyHash(new URL(e.newURL).hash));
     this.wireInputs();
     device.addEventListener('uncapturederror', (e) => {
       const err = (e as GPUUncapturedErrorEvent).error;
@@ -190,18 +265,23 @@ export class ViewerApp {
     }
   }
 
-  /** Opens the scene named by ?scene=URL, else the generated default scene (?splats=N sizes it). */
+  /**
+   * Opens the scene named by ?scene=URL (or by the hash's scene, when that is a URL),
+   * else the generated default scene (?splats=N sizes it). A scene URL is loaded
+   * first: the default scene is built only if there is none, or it fails. The hash's
+   * view is applied when it was saved for the scene that opens.
+   */
   async start(): Promise<void> {
-    const url = readSceneParam(location.search);
-    const splats = Number(new URLSearchParams(location.search).get('splats') ?? '') || undefined;
-    this.setScene(generateDefaultScene(splats));
-    const fromHash = decodeViewHash(location.hash);
-    if (fromHash) this.controller.setPose(fromHash);
+    const view = decodeViewState(location.hash);
+    this.knownHash = location.hash;
+    this.pendingView = view;
+    const url = readSceneParam(location.search) ?? (view?.scene && sceneIdIsUrl(view.scene) ? view.scene : null);
     requestAnimationFrame((t) => this.frame(t));
-    if (url) {
-      await this.openUrl(url);
-      if (fromHash) this.controller.setPose(fromHash);
-    }
+    if (url && (await this.openSource({ kind: 'url', url }))) return;
+    const splats = Number(new URLSearchParams(location.search).get('splats') ?? '') || undefined;
+    const spec = splats ? `default:${splats}` : 'default';
+    this.scenes.add({ kind: 'generated', spec });
+    this.setScene(builtInScene(spec), spec);
   }
 
   private wireInputs(): void {
@@ -236,69 +316,212 @@ export class ViewerApp {
     });
   }
 
-  async openFile(file: File): Promise<void> {
-    await this.openBytes(file.name, () => file.arrayBuffer(), file.size);
+  async openFile(file: File): Promise<boolean> {
+    return this.openSource({ kind: 'file', file });
   }
 
-  async openUrl(url: string): Promise<void> {
-    const name = decodeURIComponent(url.split('/').pop()?.split('?')[0] || url);
-    await this.openBytes(name, async () => {
-      const res = await fetch(url);
-      if (!res.ok) throw new Error(`${name}: HTTP ${res.status} ${res.statusText} for ${url}`);
-      return res.arrayBuffer();
-    });
+  async openUrl(url: string): Promise<boolean> {
+    return this.openSource({ kind: 'url', url });
   }
 
-  private openScene(name: string): void {
-    if (!BUILT_IN_SCENES.includes(name)) return; // an opened file: it is already what is shown
-    this.showMessage(`Generating ${name}…`, 'info');
-    // Let the message paint before the (synchronous) generation.
-    setTimeout(() => {
-      this.setScene(builtInScene(name));
-      this.hideMessage();
-    }, 20);
+  /** From the scene list: a generated scene, or a file or URL opened earlier in the visit. */
+  private openScene(id: string): void {
+    const entry = this.scenes.get(id);
+    if (entry && id !== this.sceneId) void this.openSource(entry.source);
   }
 
-  /** Loads bytes into a scene; on failure, shows one line and keeps the current scene. */
-  private async openBytes(name: string, read: () => Promise<ArrayBuffer>, size?: number): Promise<void> {
+  /**
+   * Opens a scene from a source; on failure shows one line and keeps the scene on
+   * screen. Resolves true when the scene is shown.
+   */
+  private async openSource(source: SceneSource): Promise<boolean> {
     const token = ++this.loadToken;
-    const mb = size ? ` (${(size / 1e6).toFixed(1)} MB)` : '';
-    this.showMessage(`Loading ${name}${mb}…`, 'info');
+    const id = sceneIdOf(source);
+    const show = (line: string) => {
+      this.loading = line;
+      this.showMessage(line, 'info');
+      this.refresh.invalidate();
+    };
     try {
-      const bytes = await read();
-      const cloud = await loadScene(bytes, name);
-      if (token !== this.loadToken) return; // a newer load superseded this one
-      this.setScene(cloud);
+      let cloud: SplatCloud;
+      if (source.kind === 'generated') {
+        show(`Generating ${source.spec}…`);
+        // Let the message paint before the (synchronous) generation.
+        await new Promise((r) => setTimeout(r, 20));
+        cloud = builtInScene(source.spec);
+      } else if (source.kind === 'file') {
+        const f = source.file;
+        show(`Loading ${f.name} (${(f.size / 1e6).toFixed(1)} MB)…`);
+        cloud = await loadScene(await f.arrayBuffer(), f.name);
+      } else {
+        const name = decodeURIComponent(source.url.split('/').pop()?.split('?')[0] || source.url);
+        show(`Loading ${name}…`);
+        const bytes = await fetchWithProgress(source.url, name, (p) => {
+          if (token === this.loadToken) show(`Loading ${name}… ${formatProgress(p)}`);
+        });
+        show(`Reading ${name}…`);
+        cloud = await loadScene(bytes, name);
+      }
+      if (token !== this.loadToken) return false; // a newer load superseded this one
+      this.scenes.add(source);
+      this.setScene(cloud, id);
+      this.loading = null;
       this.hideMessage();
+      return true;
     } catch (err) {
-      if (token !== this.loadToken) return;
+      if (token !== this.loadToken) return false;
+      this.loading = null;
       const msg = err instanceof Error ? err.message : String(err);
       console.warn(`scene load failed: ${msg}`);
       this.showMessage(msg);
+      this.refresh.invalidate();
+      return false;
     }
   }
 
-  private setScene(cloud: SplatCloud): void {
+  private setScene(cloud: SplatCloud, id: string): void {
     this.bench = null;
     this.renderer.setScene(cloud);
     this.probe?.destroy();
     this.probe = new DrawnOrderProbe(this.device, cloud.count);
     this.panel.setSceneShDegree(cloud.shDegree);
-    this.settings.shDegree = cloud.shDegree;
-    this.panel.stats.splats = cloud.count.toLocaleString('en-US');
-    const name = cloud.source.name;
-    if (!this.sceneChoices.includes(name)) this.sceneChoices = [...BUILT_IN_SCENES, name];
-    this.panel.setSceneChoice(name, this.sceneChoices);
+    this.sceneId = id;
+    this.scenesShown.push(id);
+    this.sceneFirstFrameAt = null;
+    this.panel.setSceneChoice(id, this.scenes.options());
+    this.resize(); // the canvas' real shape: a portrait phone frames narrower than the 300x150 default
     this.controller.aspect = this.el.canvas.width / Math.max(1, this.el.canvas.height);
     this.controller.setUp(this.settings.upAxis);
-    this.controller.frame(robustBounds(cloud.positions), { keepDirection: false, setHome: true, snap: true });
+    // The dense body, not the floaters (camera/framing.ts); F frames the same bounds.
+    const body = denseBounds(cloud.positions);
+    this.controller.frame(body, { keepDirection: false, setHome: true, snap: true });
+    // From a side that shows it: a body much longer one way is not framed end-on.
+    const up = upVector(this.settings.upAxis);
+    const side = broadSideForward(cloud.positions, body, up, defaultForward(this.settings.upAxis));
+    if (side.some((v, i) => v !== defaultForward(this.settings.upAxis)[i])) {
+      this.controller.setPose(fitPose(body, up, this.settings.fovyDeg, this.controller.aspect, side));
+      this.controller.setHome();
+    }
+    // A view from the hash, if it was saved for this scene (not another's camera).
+    const view = this.pendingView;
+    this.pendingView = null;
+    if (view && viewAppliesTo(view, id)) this.applyPose(view.pose);
+    document.title = `${cloud.source.name} — splatview`;
+    this.auto.sceneChanged(); // a trial for the previous scene stops; this one is measured once on screen
+    this.changed(true);
+    this.updateFigures();
+  }
+
+  /**
+   * Something changed the work or the picture: redraw, and figures start over. A new
+   * scene or strategy also empties the frame graph (its times are of other work).
+   */
+  private changed(clearGraph = false): void {
+    if (clearGraph) this.graph.stats.clear();
     this.dirty = true;
-    document.title = `${name} — splatview`;
+    this.figures.change();
+    this.refresh.invalidate();
+    this.panel.refreshControls();
+  }
+
+  /** Jumps to a pose, the field of view included (the FOV slider follows). */
+  private applyPose(pose: CameraPose): void {
+    this.controller.setPose(pose);
+    this.settings.fovyDeg = pose.fovyDeg;
+    // The up-axis control follows a pose whose up is one of its axes.
+    const axis = (['-y', '+y', '+z', '-z'] as const).find((a) => length(sub(normalize(pose.up), upVector(a))) < 1e-3);
+    if (axis) this.settings.upAxis = axis;
+    this.panel.refreshControls();
+    this.dirty = true;
+  }
+
+  /** A hash the page did not write: the user's edit, back / forward, or a pasted link. */
+  private applyHash(hash: string): void {
+    if (hash === this.knownHash) return;
+    this.knownHash = hash;
+    const view = decodeViewState(hash);
+    if (!view || this.bench) return;
+    if (viewAppliesTo(view, this.sceneId ?? '')) {
+      this.applyPose(view.pose);
+      return;
+    }
+    // Another scene's view: open that scene when the page can, then apply it.
+    const entry = view.scene ? this.scenes.get(view.scene) : undefined;
+    const source: SceneSource | null = entry?.source ?? (view.scene && sceneIdIsUrl(view.scene) ? { kind: 'url', url: view.scene } : null);
+    if (!source) return;
+    this.pendingView = view;
+    void this.openSource(source);
+  }
+
+  /** The user picked a strategy, or auto. An explicit choice wins over auto and is remembered (panel save). */
+  private chooseStrategy(name: string): boolean {
+    if (name === AUTO_STRATEGY) {
+      this.auto.chosen(this.sceneId);
+    } else {
+      // A refused change (e.g. the tiles draw with a host sort) shows why and changes nothing.
+      if (!this.tryChange(() => this.renderer.setStrategy(name))) return false;
+      this.auto.cancel();
+      this.auto.say(`${name}: your choice (remembered; pick auto to measure and choose)`);
+    }
+    this.changed(true);
+    return true;
+  }
+
+  private frameWaiters: (() => void)[] = [];
+
+  /** Resolves when the next frame's GPU work completes (or after 2 s, should none come). */
+  private nextFrameDone(): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, 2000);
+      this.frameWaiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
   }
 
   private frameScene(): void {
     this.controller.aspect = this.el.canvas.width / Math.max(1, this.el.canvas.height);
     this.controller.frame();
+  }
+
+  /** The world point of the splat under CSS pixel (x, y) of the canvas (double-click focus; camera/pick.ts picks on the CPU). */
+  private pick(x: number, y: number): readonly number[] | null {
+    const cloud = this.renderer.cloud;
+    const cam = this.lastCamera;
+    if (!cloud || !cam) return null;
+    const canvas = this.el.canvas;
+    const sx = cam.width / Math.max(1, canvas.clientWidth);
+    const sy = cam.height / Math.max(1, canvas.clientHeight);
+    return pickSplat(cloud, cam, x * sx, y * sy, this.settings.splatScale)?.point ?? null;
+  }
+
+  /** PNG of the view: scale 1 the canvas itself (taken right after the next frame's submit), else an offscreen render. */
+  private screenshot(scale: number): void {
+    if (scale === 1) {
+      this.shotRequest = true;
+      this.dirty = true;
+      return;
+    }
+    void this.screenshotOffscreen(scale).catch((e) => this.showMessage(`Screenshot failed: ${e instanceof Error ? e.message : String(e)}`));
+  }
+
+  private async screenshotOffscreen(scale: number): Promise<void> {
+    const cloud = this.renderer.cloud;
+    if (!cloud) return;
+    const { width, height } = this.el.canvas;
+    const max = this.device.limits.maxTextureDimension2D;
+    const k = Math.max(1, Math.min(scale, Math.floor(max / Math.max(width, height))));
+    const camera = frameCamera(this.controller.pose, width * k, height * k, cloud.bounds);
+    const img = await renderOffscreen(this.renderer, camera, {
+      shDegree: this.settings.shDegree,
+      splatScale: this.settings.splatScale,
+      cull: this.settings.cull,
+      keyBits: this.settings.keyBits,
+      background: hexToRgb(this.settings.background),
+      sort: true,
+    });
+    downloadBlob(await imageToPng(img), screenshotName(cloud.source.name, k));
   }
 
   private setUpAxis(axis: UpAxis): void {
@@ -326,14 +549,26 @@ export class ViewerApp {
       canvas.width = w;
       canvas.height = h;
       this.dirty = true;
+      // Other pixels, other draw times: the figures start over.
+      this.figures.change();
+      this.refresh.invalidate();
     }
   }
 
   private frame(now: number): void {
     requestAnimationFrame((t) => this.frame(t));
+    // Figures refresh here, before the pacing: a frame in flight for seconds must not
+    // freeze what the page says (at once after a change, else every 200 ms).
+    if (this.refresh.due(now)) this.updateFigures();
+    const cloud0 = this.renderer.cloud;
+    if (this.auto.wanted && cloud0 && this.figures.fps.count > 0 && !this.bench) {
+      // The new scene is on screen (a frame of it completed): measure now, off its first frame's path.
+      void this.auto.measure(this.sceneId, cloud0.count, this.settings.keyBits, this.renderer.strategy);
+    }
     // Frame pacing: a GPU slower than the display (a software adapter, a huge scene)
     // must not collect a queue of frames, which would grow latency without bound.
-    if (this.gpuInFlight >= MAX_FRAMES_IN_FLIGHT) return;
+    // While auto times a sort, it runs alone.
+    if (this.gpuInFlight >= MAX_FRAMES_IN_FLIGHT || this.auto.holding) return;
     // Time between frames actually drawn (FPS, damping), not between animation callbacks.
     const frameSeconds = this.lastTime ? (now - this.lastTime) / 1000 : 1 / 60;
     const dt = Math.min(0.1, frameSeconds);
@@ -345,12 +580,14 @@ export class ViewerApp {
     let pose: CameraPose;
     let moved: boolean;
     let probeThisFrame = false;
+    let rasterFloor = false;
     const bench = this.bench;
     if (bench) {
       const next = bench.run.nextFrame();
       pose = next.pose;
       moved = true;
       probeThisFrame = next.probe;
+      rasterFloor = next.rasterFloor;
     } else {
       this.controller.fovyDeg = this.settings.fovyDeg;
       moved = this.controller.update(dt);
@@ -364,6 +601,7 @@ export class ViewerApp {
     const timestamps = this.profiler.begin();
     const bounds = cloud?.bounds ?? { min: [-1, -1, -1], max: [1, 1, 1] };
     const camera = frameCamera(pose, width, height, bounds);
+    this.lastCamera = camera;
     this.renderer.encodeFrame(
       encoder,
       this.context.getCurrentTexture().createView(),
@@ -375,6 +613,7 @@ export class ViewerApp {
         keyBits: this.settings.keyBits,
         background: hexToRgb(this.settings.background),
         sort: sortNow,
+        rasterFloor,
       },
       timestamps,
     );
@@ -386,38 +625,81 @@ export class ViewerApp {
     if (probeThisFrame && debug && this.probe) this.probe.capture(encoder, debug);
     this.device.queue.submit([encoder.finish()]);
     this.renderer.submitted();
+    if (this.shotRequest && cloud) {
+      // Same task as the submit: the canvas texture is still readable.
+      this.shotRequest = false;
+      const name = screenshotName(cloud.source.name, 1);
+      void canvasToPng(this.el.canvas).then(
+        (png) => downloadBlob(png, name),
+        (e) => this.showMessage(`Screenshot failed: ${e instanceof Error ? e.message : String(e)}`),
+      );
+    }
+    const frameId = this.submittedFrames++;
+    this.figures.submitted(frameId);
+    if (cloud && this.sceneFirstFrameAt === null) this.sceneFirstFrameAt = performance.now();
     this.gpuInFlight++;
-    void this.device.queue.onSubmittedWorkDone().finally(() => this.gpuInFlight--);
+    void this.device.queue.onSubmittedWorkDone().then(
+      () => {
+        this.gpuInFlight--;
+        this.framesCompleted++;
+        this.figures.completed(frameId, performance.now());
+        const waiters = this.frameWaiters;
+        this.frameWaiters = [];
+        for (const w of waiters) w();
+      },
+      () => this.gpuInFlight--,
+    );
     const cpuMs = performance.now() - t0;
     this.profiler.submitted({ cpuMs, frameMs: frameSeconds * 1000 });
-    const frameId = this.submittedFrames++;
     this.framesRendered++;
-    if (readCount) this.readVisibleCount(now);
+    if (readCount) this.readVisibleCount(now, frameId);
     if (bench) this.advanceBenchmark(bench.run, frameId, probeThisFrame, camera);
 
-    this.fpsEma = this.fpsEma ? this.fpsEma * 0.9 + (1 / frameSeconds) * 0.1 : 1 / frameSeconds;
-    if (this.framesRendered % 10 === 1) this.updateFigures(cloud);
-    if (!bench && now - this.hashWritten > 500) {
-      this.hashWritten = now;
-      const hash = encodeViewHash(pose);
-      if (location.hash !== hash) history.replaceState(null, '', hash);
+    if (!bench) this.syncHash(now, pose);
+  }
+
+  /**
+   * Keeps the hash on the view (every 500 ms, replaceState: no history entry per
+   * move); a hash the page did not write is the user's and is applied instead.
+   */
+  private syncHash(now: number, pose: CameraPose): void {
+    if (location.hash !== this.knownHash) {
+      this.applyHash(location.hash);
+      return;
+    }
+    if (now - this.hashWritten < 500) return;
+    this.hashWritten = now;
+    const hash = encodeViewHash(pose, this.sceneId);
+    if (location.hash !== hash) {
+      history.replaceState(null, '', hash);
+      this.knownHash = location.hash;
     }
   }
 
-  private updateFigures(cloud: SplatCloud | null): void {
+  /** HUD and panel from this epoch's figures ("-" for what it has not measured yet). */
+  private updateFigures(): void {
+    const cloud = this.renderer.cloud;
     const s = this.panel.stats;
-    const sum = this.profiler.stats.summary();
-    const fmt = (v: number | undefined) => (v === undefined ? '-' : v.toFixed(2));
-    s.fps = this.fpsEma.toFixed(1);
-    s.cpuMs = fmt(sum.cpuMs?.median);
-    s.project = fmt(sum.project?.median);
+    const sum = this.figures.stats.summary();
+    const med = (v: { median: number } | null) => v?.median ?? null;
+    // A strategy that sorts on the host: its sort stage is the worker's time.
     const hostSortMs = this.renderer.hostSortMs;
-    s.sort = fmt(hostSortMs !== null ? hostSortMs : sum.sort?.median);
+    const sortMs = hostSortMs !== null ? hostSortMs : med(sum.sort);
+    const fps = this.figures.fps.rate(performance.now());
+    const fmt = (v: number | null) => (v === null ? '-' : v.toFixed(2));
+    s.splats = cloud ? cloud.count.toLocaleString('en-US') : '-';
+    s.visible = this.figures.visible === null ? '-' : this.figures.visible.toLocaleString('en-US');
+    s.fps = fps === null ? '-' : fps < 1 ? fps.toFixed(2) : fps.toFixed(1);
+    s.cpuMs = fmt(med(sum.cpuMs));
+    s.project = fmt(med(sum.project));
+    s.sort = fmt(sortMs);
+    s.draw = fmt(med(sum.draw));
+    s.gpuTotal = fmt(med(sum.total));
     const tiles = this.renderer.draw === 'tiles';
-    s.draw = tiles ? '-' : fmt(sum.draw?.median);
-    s.tileKeys = tiles ? fmt(sum.tileKeys?.median) : '-';
-    s.ranges = tiles ? fmt(sum.ranges?.median) : '-';
-    s.blend = tiles ? fmt(sum.blend?.median) : '-';
+    s.draw = tiles ? '-' : fmt(med(sum.draw));
+    s.tileKeys = tiles ? fmt(med(sum.tileKeys)) : '-';
+    s.ranges = tiles ? fmt(med(sum.ranges)) : '-';
+    s.blend = tiles ? fmt(med(sum.blend)) : '-';
     const pairs = this.renderer.tileStatus;
     if (pairs?.last) s.visible = pairs.last.visible.toLocaleString('en-US');
     s.tilePairs = !pairs
@@ -432,21 +714,32 @@ export class ViewerApp {
       this.tilesCapShown = false;
       this.hideMessage();
     }
-    s.gpuTotal = fmt(sum.total?.median);
     const reason = this.profiler.reason;
     s.timing = reason ?? (hostSortMs !== null ? 'sort = CPU worker ms' : 'GPU timestamps, median');
     this.graph.setNote(reason);
     this.graph.setVisible(this.settings.graph);
-    const stages = tiles
-      ? `project ${s.project} / tile keys ${s.tileKeys} / sort ${s.sort} / ranges ${s.ranges} / blend ${s.blend}`
-      : `project ${s.project} / sort ${s.sort} / draw ${s.draw}`;
-    this.el.hud.textContent = `${cloud?.source.name ?? ''}  ${s.splats} splats (${s.visible} visible)  ${s.fps} fps  draw ${this.renderer.draw}  sort ${
-      this.renderer.strategy
-    }${s.gpuTotal !== '-' ? `  gpu ${s.gpuTotal} ms (${stages})` : ''}`;
+    const auto = this.settings.sorter === AUTO_STRATEGY;
+    this.el.hud.textContent = hudText({
+      notice: this.softwareNote,
+      loading: this.loading,
+      scene: cloud?.source.name ?? null,
+      splats: cloud?.count ?? null,
+      visible: this.figures.visible,
+      fps,
+      strategy: this.renderer.strategy,
+      auto,
+      project: med(sum.project),
+      sort: sortMs,
+      draw: med(sum.draw),
+      total: med(sum.total),
+      gpuNote: reason ? (this.profiler.supported ? 'unavailable (timestamps read 0 on this adapter)' : 'unavailable (no timestamp-query)') : null,
+    });
+    this.panel.setStrategyNote(this.auto.note);
   }
 
   private onProfiledFrame(sample: FrameSample, frameId: number): void {
-    this.graph.push(sample);
+    if (this.figures.current(frameId)) this.graph.push(sample);
+    this.figures.reported(frameId, sample);
     this.bench?.run.profiled(frameId, sample);
   }
 
@@ -457,8 +750,9 @@ export class ViewerApp {
     if (!cloud || strategies.length === 0 || this.bench) return;
     const { width, height } = this.el.canvas;
     const path = benchmarkPath(robustBounds(cloud.positions), upVector(this.settings.upAxis), this.settings.fovyDeg, width / height, this.settings.benchFrames);
-    const run = new BenchmarkRun({ strategies, path, warmup: 5, onComplete: (r) => this.finishBenchmark(r) });
-    this.bench = { run, restore: { strategy: this.renderer.strategy, pose: this.controller.pose } };
+    // The raster floor (the draw of the same quads with a trivial fragment shader) is flown first.
+    const run = new BenchmarkRun({ strategies, path, warmup: 5, rasterFloor: true, onComplete: (r) => this.finishBenchmark(r) });
+    this.bench = { run, restore: { strategy: this.renderer.strategy, pose: this.controller.pose }, resolution: `${width}x${height}` };
     this.renderer.setStrategy(run.strategy!);
     this.panel.setExportEnabled(false);
     this.el.bench.hidden = true;
@@ -478,6 +772,8 @@ export class ViewerApp {
     if (!bench || bench.run !== run) return;
     this.bench = null;
     const cloud = this.renderer.cloud!;
+    // Every row says where and how it was measured, so a downloaded file stands alone.
+    const meta = { keyBits: this.settings.keyBits, resolution: bench.resolution, adapter: this.adapterLine(), date: new Date().toISOString() };
     const rows = run.rows(
       {
         name: cloud.source.name,
@@ -485,6 +781,7 @@ export class ViewerApp {
         visible: Number(this.panel.stats.visible.replace(/,/g, '')) || cloud.count,
       },
       drawByName(this.renderer.draw),
+      meta,
     );
     this.lastBenchmark = rows;
     this.renderer.setStrategy(bench.restore.strategy);
@@ -516,7 +813,7 @@ export class ViewerApp {
 
   private adapterLine(): string {
     const info = this.device.adapterInfo;
-    return info ? `${info.vendor} / ${info.architecture} ${info.description ?? ''}`.trim() : 'adapter: unknown';
+    return info ? `${info.vendor} / ${info.architecture} ${info.description ?? ''}`.trim() : 'unknown';
   }
 
   private download(name: string, type: string, text: string): void {
@@ -529,7 +826,7 @@ export class ViewerApp {
   }
 
   /** Reads the visible count a frame or two late, never stalling the frame loop. */
-  private readVisibleCount(now: number): void {
+  private readVisibleCount(now: number, frameId: number): void {
     this.countPending = true;
     this.lastCountRead = now;
     this.countReadback
@@ -537,7 +834,7 @@ export class ViewerApp {
       .then(() => {
         const v = DrawArgs.count(this.countReadback.getMappedRange());
         this.countReadback.unmap();
-        this.panel.stats.visible = v.toLocaleString('en-US');
+        this.figures.counted(frameId, v);
       })
       .catch(() => undefined)
       .finally(() => {

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { summarize } from '../profile/frame-stats';
-import { figuresText, formatMs, FrameGraph, graphScale, niceScale, STAGE_COLOURS, stackSample, tickLabel } from './frame-graph';
+import { figuresText, formatMs, FrameGraph, graphScale, niceScale, scaleTarget, STAGE_COLOURS, stackSample, tickLabel } from './frame-graph';
 
 /** The tiles draw's stages, 0 in a quads frame's bar. */
 const T0 = { tileKeys: 0, ranges: 0, blend: 0 };
@@ -201,5 +201,18 @@ describe('FrameGraph (fake DOM)', () => {
     g.destroy();
     vi.advanceTimersByTime(100);
     expect(dom.counts.clear).toBe(1);
+  });
+});
+
+describe('scaleTarget: the y axis follows the window p95, not one spike', () => {
+  it('one 35 s warm-up frame among 20 ms frames does not set the scale', () => {
+    const totals = [35_706, ...new Array(149).fill(20)];
+    expect(scaleTarget(totals)).toBe(20);
+    expect(graphScale(scaleTarget(totals), 1000 / 60).max).toBe(20);
+  });
+  it('a window of slow frames is scaled to them, and empty or bad input gives 0', () => {
+    expect(scaleTarget([5000, 5500, 6000])).toBe(6000);
+    expect(scaleTarget([])).toBe(0);
+    expect(scaleTarget([NaN, -1])).toBe(0);
   });
 });

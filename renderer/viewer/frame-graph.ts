@@ -104,6 +104,17 @@ export function graphScale(tallestBarMs: number, budgetMs: number, maxTicks = 4)
   return niceScale(Math.max(tallestBarMs, budgetMs), maxTicks);
 }
 
+/**
+ * The height the y axis covers for a window of bars: the nearest-rank 95th
+ * percentile of their totals, so one warm-up spike (a 35 s first frame among 20 ms
+ * ones) does not flatten every other bar; taller bars are cut at the top and marked.
+ */
+export function scaleTarget(barTotals: readonly number[]): number {
+  const v = barTotals.filter((x) => Number.isFinite(x) && x > 0).sort((a, b) => a - b);
+  if (v.length === 0) return 0;
+  return v[Math.min(v.length, Math.max(1, Math.ceil(0.95 * v.length - 1e-9))) - 1];
+}
+
 /** Options of {@link FrameGraph}. */
 export interface FrameGraphOptions {
   /** CSS px (default 300 x 150). */
@@ -122,6 +133,7 @@ export interface FrameGraphOptions {
 const FONT_PX = 10;
 const LINE_PX = 13;
 const TEXT_LINES = 3;
+/** Least room for the axis labels; wider when the labels need it (5-digit ms). */
 const AXIS_PX = 30;
 const PAD_PX = 4;
 
@@ -237,23 +249,20 @@ export class FrameGraph {
     ctx.fillStyle = '#d8d8d8';
     ctx.fillText(`frame ${figuresText(stats.fieldSummary('frameMs'))}`, PAD_PX, legendY + 2 * LINE_PX);
 
-    // Plot area.
+    const stacks: BarStack[] = [];
+    for (let i = 0; i < n; i++) stacks.push(stackSample(stats.at(i)!));
+    const scale = graphScale(scaleTarget(stacks.map((s) => s.total)), this.budgetMs);
+
+    // Plot area, right of labels as wide as the widest needs.
+    const labelW = Math.max(...scale.ticks.map((t) => ctx.measureText(tickLabel(t, scale.step)).width));
     const top = PAD_PX + TEXT_LINES * LINE_PX + PAD_PX;
     const bottom = h - PAD_PX;
-    const left = AXIS_PX;
+    const left = Math.max(AXIS_PX, Math.ceil(labelW) + 8);
     const right = w - PAD_PX;
     const plotH = Math.max(1, bottom - top);
     const barW = (right - left) / stats.capacity;
-
-    const stacks: BarStack[] = [];
-    let tallest = 0;
-    for (let i = 0; i < n; i++) {
-      const s = stackSample(stats.at(i)!);
-      stacks.push(s);
-      tallest = Math.max(tallest, s.total);
-    }
-    const scale = graphScale(tallest, this.budgetMs);
-    const yOf = (ms: number) => bottom - (ms / scale.max) * plotH;
+    // Above the scale's top a bar is cut at the top of the plot.
+    const yOf = (ms: number) => Math.max(top, bottom - (ms / scale.max) * plotH);
 
     ctx.textAlign = 'right';
     ctx.lineWidth = 1;
@@ -283,6 +292,10 @@ export class FrameGraph {
         ctx.fillRect(x0 + i * barW, y2, Math.max(1, barW - (barW > 3 ? 1 : 0)), y1 - y2);
       }
     }
+
+    // Bars taller than the scale: a white cap says "cut here".
+    ctx.fillStyle = '#ffffff';
+    for (let i = 0; i < n; i++) if (stacks[i].total > scale.max) ctx.fillRect(x0 + i * barW, top, Math.max(1, barW - (barW > 3 ? 1 : 0)), 2);
 
     // Budget line, labelled.
     const by = Math.round(yOf(this.budgetMs)) + 0.5;

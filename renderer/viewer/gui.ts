@@ -2,6 +2,7 @@ import GUI, { type Controller } from 'lil-gui';
 import type { UpAxis } from '../camera/camera';
 import type { StrategyInfo } from '../pipeline/strategies';
 import { DRAW_NAMES, type DrawName } from '../pipeline/draw-strategies';
+import { AUTO_STRATEGY } from '../profile/auto-strategy';
 
 /** Everything the panel edits; the app reads it every frame. */
 export interface ViewerSettings {
@@ -54,7 +55,13 @@ export interface PanelActions {
   runBenchmark(strategies: string[]): void;
   exportCsv(): void;
   exportJson(): void;
+  /** PNG of the view at `scale` times the canvas resolution (1: the canvas itself). */
+  screenshot(scale: number): void;
+  toggleFullscreen(): void;
 }
+
+/** Screens this narrow (CSS px) start with the panel collapsed: open, it would cover most of a phone. */
+export const NARROW_SCREEN_PX = 640;
 
 /**
  * Settings kept across reloads in localStorage; URL parameters win for a visit. Only
@@ -77,6 +84,9 @@ export class ViewerPanel {
   };
   private readonly shController: Controller;
   private sceneController: Controller;
+  private readonly strategyController: Controller;
+  /** A line under the strategy: what `auto` picked and why, or that the user chose. */
+  readonly strategyNote: HTMLElement;
   private readonly exportControllers: Controller[];
   readonly benchSelection: Record<string, boolean>;
   private readonly openScene: (name: string) => void;
@@ -84,32 +94,34 @@ export class ViewerPanel {
   constructor(
     readonly settings: ViewerSettings,
     strategies: StrategyInfo[],
-    sceneChoices: string[],
+    sceneChoices: string[] | Record<string, string>,
     actions: PanelActions,
   ) {
     const gui = new GUI({ title: 'splatview' });
     this.gui = gui;
+    if (window.matchMedia?.(`(max-width: ${NARROW_SCREEN_PX}px)`).matches) gui.close();
 
     const scene = gui.addFolder('Scene');
     scene.add({ open: () => actions.openFile() }, 'open').name('Open .ply…');
     this.openScene = (v: string) => actions.openScene(v);
     this.sceneController = scene.add(settings, 'scene', sceneChoices).name('scene').onChange(this.openScene);
+    scene.add({ shot: () => actions.screenshot(1) }, 'shot').name('Screenshot (P)');
+    scene.add({ shot2: () => actions.screenshot(2) }, 'shot2').name('Screenshot 2x (Shift+P)');
+    scene.add({ fs: () => actions.toggleFullscreen() }, 'fs').name('Fullscreen (Shift+F)');
     scene.add(this.stats, 'splats').name('splats').disable().listen();
     this.shController = scene.add(settings, 'shDegree', 0, 3, 1).name('SH degree').onChange(() => actions.onSettingsChange());
 
     const sort = gui.addFolder('Sort');
-    const options = Object.fromEntries(strategies.map((s) => [`${s.name}${s.stable ? '' : ' (unstable)'}${s.lagsCamera ? ' (lags a frame)' : ''}`, s.name]));
-    let sorter = settings.sorter;
-    const sorterController = sort.add(settings, 'sorter', options).name('strategy');
-    sorterController.onChange((v: string) => {
-      if (actions.onStrategyChange(v)) sorter = v;
-      else {
-        settings.sorter = sorter;
-        sorterController.updateDisplay();
-      }
-    });
+    const options = {
+      'auto (fastest measured)': AUTO_STRATEGY,
+      ...Object.fromEntries(strategies.map((s) => [`${s.name}${s.stable ? '' : ' (unstable)'}${s.lagsCamera ? ' (lags a frame)' : ''}`, s.name])),
+    };
+    this.strategyController = sort.add(settings, 'sorter', options).name('strategy').onChange((v: string) => actions.onStrategyChange(v));
+    this.strategyNote = document.createElement('div');
+    this.strategyNote.className = 'sv-note';
+    sort.$children.appendChild(this.strategyNote);
     sort.add(settings, 'keyBits', [32, 24, 20, 16]).name('key bits').onChange(() => actions.onSettingsChange());
-    sort.add(settings, 'sortMode', ['every frame', 'when the camera moves']).name('sort');
+    sort.add(settings, 'sortMode', ['every frame', 'when the camera moves']).name('sort').onChange(() => actions.onSettingsChange());
 
     const render = gui.addFolder('Render');
     let draw = settings.draw;
@@ -164,15 +176,30 @@ export class ViewerPanel {
     gui.onFinishChange(() => this.save());
   }
 
-  /** Limits the SH slider to the scene's degree. */
+  /** Limits the SH slider to the scene's degree and shows the scene's own degree (a new scene starts at its full degree). */
   setSceneShDegree(degree: number): void {
     this.shController.max(degree);
-    if (this.settings.shDegree > degree) this.settings.shDegree = degree;
+    this.settings.shDegree = degree;
     this.shController.updateDisplay();
   }
 
-  /** Adds a scene name (an opened file) to the scene list and shows it selected. */
-  setSceneChoice(name: string, choices: string[]): void {
+  /** Shows every control's value as the settings hold it now (after the app changed one). */
+  refreshControls(): void {
+    for (const c of this.gui.controllersRecursive()) c.updateDisplay();
+  }
+
+  /** The line under the strategy control. */
+  setStrategyNote(text: string): void {
+    if (this.strategyNote.textContent !== text) this.strategyNote.textContent = text;
+  }
+
+  /** The strategy control's value as the settings hold it. */
+  showStrategy(): void {
+    this.strategyController.updateDisplay();
+  }
+
+  /** Shows the scene list (`{ label: id }`) with `id` selected. */
+  setSceneChoice(name: string, choices: string[] | Record<string, string>): void {
     this.settings.scene = name;
     // options() replaces the controller (lil-gui): keep the new one.
     this.sceneController = this.sceneController.options(choices).name('scene').onChange(this.openScene);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type CameraPose, length, normalize, sub } from '../camera/camera';
-import { decodeViewHash, encodeViewHash, readSceneParam } from './view-url';
+import { decodeViewHash, decodeViewState, encodeViewHash, readSceneParam, sceneIdIsUrl, viewAppliesTo } from './view-url';
 
 function direction(p: CameraPose) {
   return normalize(sub(p.target, p.eye));
@@ -85,5 +85,44 @@ describe('readSceneParam', () => {
     expect(readSceneParam('?other=1')).toBeNull();
     expect(readSceneParam('?scene=')).toBeNull();
     expect(readSceneParam('?scene=%20')).toBeNull();
+  });
+});
+
+describe('scene identity in the hash', () => {
+  const pose: CameraPose = { eye: [1, 2, 3], target: [0, 0.5, 0], up: [0, -1, 0], fovyDeg: 45 };
+
+  it('round-trips every field: eye, target, up, FOV and the scene', () => {
+    const scene = 'https://example.org/scenes/a b&c.ply?x=1#y';
+    const hash = encodeViewHash(pose, scene);
+    const back = decodeViewState(hash)!;
+    expect(back.scene).toBe(scene);
+    expect(back.pose).toEqual(pose);
+    expect(back.pose.fovyDeg).toBe(45);
+    // A second round trip writes the same text (what the page compares against).
+    expect(encodeViewHash(back.pose, back.scene)).toBe(hash);
+  });
+
+  it('a hash without a scene applies to any scene; with one, only to that scene', () => {
+    const anyScene = decodeViewState(encodeViewHash(pose))!;
+    expect(anyScene.scene).toBeNull();
+    expect(viewAppliesTo(anyScene, 'default')).toBe(true);
+    const forFile = decodeViewState(encodeViewHash(pose, 'file:garden.ply'))!;
+    expect(viewAppliesTo(forFile, 'file:garden.ply')).toBe(true);
+    expect(viewAppliesTo(forFile, 'default')).toBe(false);
+    expect(viewAppliesTo(forFile, 'default:3000')).toBe(false);
+  });
+
+  it('a scene entry alone is no view', () => {
+    expect(decodeViewState('#scene=default')).toBeNull();
+  });
+
+  it('tells scene URLs from generated scenes and local files', () => {
+    expect(sceneIdIsUrl('https://x.org/a.ply')).toBe(true);
+    expect(sceneIdIsUrl('/scenes/a.ply')).toBe(true);
+    expect(sceneIdIsUrl('scenes/a.ply')).toBe(true);
+    expect(sceneIdIsUrl('default')).toBe(false);
+    expect(sceneIdIsUrl('default:3000')).toBe(false);
+    expect(sceneIdIsUrl('synthetic:100000')).toBe(false);
+    expect(sceneIdIsUrl('file:a.ply')).toBe(false);
   });
 });

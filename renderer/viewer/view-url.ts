@@ -1,8 +1,9 @@
 /**
  * Sharing a view through the page URL (docs/UX.md, 'sharing a view'):
- * the camera pose in the hash (`#cam=ex,ey,ez,tx,ty,tz,ux,uy,uz,fovy`) and
- * the scene in the query (`?scene=URL`). Pure string functions; the caller
- * reads and writes `location`.
+ * the camera pose in the hash (`#cam=ex,ey,ez,tx,ty,tz,ux,uy,uz,fovy`), the
+ * identity of the scene the pose belongs to (`&scene=ID`, see {@link viewAppliesTo}),
+ * and the scene to open in the query (`?scene=URL`). Pure string functions; the
+ * caller reads and writes `location`.
  */
 import { type CameraPose, type Vec3, cross, length, normalize, sub } from '../camera/camera';
 
@@ -25,7 +26,7 @@ function fixed(x: number, decimals: number): string {
  * 5 significant digits. The result is ~1e-4 rad of direction error. The up
  * vector is normalised and kept to 4 decimals, fovy to 2.
  */
-export function encodeViewHash(pose: CameraPose): string {
+export function encodeViewHash(pose: CameraPose, scene?: string | null): string {
   const dist = length(sub(pose.target, pose.eye));
   const decimals = dist > 0 && Number.isFinite(dist) ? Math.min(12, Math.max(0, -Math.floor(Math.log10(dist * 1e-4)))) : 6;
   const up = normalize(pose.up);
@@ -35,7 +36,58 @@ export function encodeViewHash(pose: CameraPose): string {
     ...up.map((v) => fixed(v, 4)),
     fixed(pose.fovyDeg, 2),
   ];
-  return `#${KEY}=${parts.join(',')}`;
+  const sceneEntry = scene ? `&${SCENE_KEY}=${encodeURIComponent(scene)}` : '';
+  return `#${KEY}=${parts.join(',')}${sceneEntry}`;
+}
+
+const SCENE_KEY = 'scene';
+
+/** A view read from the hash: the pose and, when the hash names one, the scene it was saved for. */
+export interface ViewState {
+  pose: CameraPose;
+  /** Identity of the scene the pose belongs to, or null for a hash that names none (applies to any scene). */
+  scene: string | null;
+}
+
+/**
+ * Decodes pose and scene identity from a hash written by {@link encodeViewHash};
+ * null when the hash holds no usable pose (see {@link decodeViewHash}).
+ */
+export function decodeViewState(hash: string): ViewState | null {
+  const pose = decodeViewHash(hash);
+  if (!pose) return null;
+  let scene: string | null = null;
+  const body = hash.startsWith('#') ? hash.slice(1) : hash;
+  for (const entry of body.split('&')) {
+    const eq = entry.indexOf('=');
+    if (eq < 0 || entry.slice(0, eq) !== SCENE_KEY) continue;
+    try {
+      scene = decodeURIComponent(entry.slice(eq + 1)) || null;
+    } catch {
+      scene = null;
+    }
+  }
+  return { pose, scene };
+}
+
+/**
+ * Whether a view saved for scene `saved` may be applied to the scene `current`:
+ * a hash that names no scene applies to any (hand-written or older links), one
+ * that names a scene applies only to that scene, so reloading after opening a
+ * local file does not put that file's camera on the default scene.
+ */
+export function viewAppliesTo(view: ViewState, current: string): boolean {
+  return view.scene === null || view.scene === current;
+}
+
+/**
+ * Whether a scene identity names something the page can open by itself: a URL
+ * (absolute http(s), or a relative path), not a generated scene (`default`,
+ * `synthetic:N`) nor a local file (`file:NAME`).
+ */
+export function sceneIdIsUrl(id: string): boolean {
+  if (id.startsWith('file:') || /^(default|synthetic)(:\d+)?$/.test(id)) return false;
+  return /^https?:\/\//i.test(id) || /^[./]/.test(id) || /\.(ply|splat|spz|ksplat|sog)(\?|$)/i.test(id);
 }
 
 // Plain decimal numbers only (what encodeViewHash writes, plus exponents for hand edits).

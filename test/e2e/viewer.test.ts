@@ -47,8 +47,9 @@ interface PageLog {
   errors: string[];
 }
 
-async function openViewer(query: string, viewport = { width: 480, height: 360 }): Promise<{ page: Page; log: PageLog }> {
-  const page = await browser.newPage({ viewport });
+async function openViewer(query: string, viewport = { width: 480, height: 360 }, before?: (page: Page) => Promise<void>): Promise<{ page: Page; log: PageLog }> {
+  const page = await browser.newPage({ viewport, acceptDownloads: true });
+  if (before) await before(page);
   const log: PageLog = { errors: [] };
   page.on('console', (m) => {
     if (m.type() === 'error') log.errors.push(m.text());
@@ -75,7 +76,8 @@ async function waitFrames(page: Page, n: number): Promise<void> {
 async function litFraction(page: Page, file: string): Promise<number> {
   // A page screenshot: an element screenshot waits for two equal animation frames,
   // which a page drawing slowly on SwiftShader may take long to give.
-  const buf = await page.screenshot({ path: path.join(OUT, file) });
+  // Long timeout: while auto times the sorts, SwiftShader's GPU process is busy for seconds.
+  const buf = await page.screenshot({ path: path.join(OUT, file), timeout: 120_000 });
   const png = PNG.sync.read(buf);
   let lit = 0, total = 0;
   for (let y = Math.floor(png.height * 0.25); y < png.height * 0.75; y++) {
@@ -108,6 +110,255 @@ async function canvasPixels(page: Page, file: string): Promise<Float32Array> {
   return new Float32Array(out);
 }
 
+/** What the tests read of window.splatview. */
+interface AppView {
+  framesRendered: number;
+  framesCompleted: number;
+  scenesShown: string[];
+  sceneFirstFrameAt: number | null;
+  strategy: string;
+  strategyNote: string;
+  view: { eye: number[]; target: number[]; up: number[]; fovyDeg: number };
+}
+
+async function app<T>(page: Page, fn: (a: AppView) => T): Promise<T> {
+  return page.evaluate(`(${fn.toString()})(window.splatview)`) as Promise<T>;
+}
+
+/** Serves the shared scenes under /e2e-scenes/ (vite serves nothing outside the repository). */
+async function routeScenes(page: Page): Promise<void> {
+  await page.route((url) => url.pathname.startsWith('/e2e-scenes/'), (route) => {
+    const name = decodeURIComponent(new URL(route.request().url()).pathname.split('/').pop()!);
+    void route.fulfill({ status: 200, contentType: 'application/octet-stream', body: fs.readFileSync(sharedScene(name)) });
+  });
+}
+
+/** A tiny binary 3DGS PLY of SH degree 0: n splats on a line, opaque, grey. */
+function tinyPly(n: number): Buffer {
+  const props = ['x', 'y', 'z', 'f_dc_0', 'f_dc_1', 'f_dc_2', 'opacity', 'scale_0', 'scale_1', 'scale_2', 'rot_0', 'rot_1', 'rot_2', 'rot_3'];
+  const header = `ply\nformat binary_little_endian 1.0\nelement vertex ${n}\n${props.map((p) => `property float ${p}`).join('\n')}\nend_header\n`;
+  const body = Buffer.alloc(n * props.length * 4);
+  for (let i = 0; i < n; i++) {
+    const v = [i * 0.1, 0, 0, 0, 0, 0, 4, -3, -3, -3, 1, 0, 0, 0];
+    v.forEach((x, k) => body.writeFloatLE(x, (i * props.length + k) * 4));
+  }
+  return Buffer.concat([Buffer.from(header, 'ascii'), body]);
+}
+
+const near = (a: number[], b: number[], tol = 1e-3) => a.every((v, i) => Math.abs(v - b[i]) <= tol * Math.max(1, Math.abs(b[i])));
+
+describe('viewer page: figures, views, auto, conveniences (issue 11)', () => {
+  it('the HUD names a newly opened scene within 250 ms of its first frame, with no figure of the old one', async () => {
+    const { page, log } = await openViewer('?splats=2000');
+    await waitFrames(page, 2);
+    await page.evaluate(() => {
+      const w = window as unknown as { hudLog: { t: number; text: string }[] };
+      w.hudLog = [];
+      new MutationObserver(() => w.hudLog.push({ t: performance.now(), text: document.getElementById('hud')!.textContent ?? '' })).observe(
+        document.getElementById('hud')!,
+        { childList: true, characterData: true, subtree: true },
+      );
+    });
+    // An SH0 scene first: the SH slider must then follow the SH3 scene up to 3.
+    await page.locator('#file').setInputFiles({ name: 'tiny-sh0.ply', mimeType: 'application/octet-stream', buffer: tinyPly(20) });
+    await page.waitForFunction(() => document.title.startsWith('tiny-sh0.ply'), undefined, { timeout: 60_000 });
+    expect(await page.locator('.lil-controller', { hasText: 'SH degree' }).locator('input').inputValue()).toBe('0');
+    await page.locator('#file').setInputFiles(sharedScene('inria_sh3_tile_1971.ply'));
+    await page.waitForFunction(() => (window as unknown as { splatview: AppView }).splatview.sceneFirstFrameAt !== null && document.title.startsWith('inria'), undefined, { timeout: 120_000 });
+    const firstFrame = (await app(page, (a) => a.sceneFirstFrameAt))!;
+    const hudLog = await page.evaluate(() => (window as unknown as { hudLog: { t: number; text: string }[] }).hudLog);
+    const named = hudLog.find((h) => h.text.includes('inria_sh3_tile_1971.ply'));
+    expect(named).toBeDefined();
+    expect(named!.t - firstFrame).toBeLessThanOrEqual(250);
+    // The first HUD naming the new scene shows its count, and "-" for what is not measured yet.
+    expect(named!.text).not.toMatch(/2,000 splats|tiny-sh0|20 splats/);
+    expect(named!.text).toMatch(/- fps/);
+    // The SH slider shows the new scene's degree (3), not the old setting.
+    expect(await page.locator('.lil-controller', { hasText: 'SH degree' }).locator('input').inputValue()).toBe('3');
+    // The scene list keeps the file next to the generated scenes.
+    const options = await page.locator('.lil-controller', { hasText: /^scene/ }).locator('select option').allTextContents();
+    expect(options).toContain('inria_sh3_tile_1971.ply');
+    expect(options).toContain('tiny-sh0.ply');
+    expect(log.errors).toEqual([]);
+    await page.close();
+  });
+
+  it('a hash with FOV 45 restores FOV 45, and a view saved for another scene is not applied', async () => {
+    const { page, log } = await openViewer('?splats=2000#cam=0.5,-1,-6,0,0,0,0,-1,0,45&scene=default%3A2000');
+    await waitFrames(page, 2);
+    const v = await app(page, (a) => a.view);
+    expect(v.fovyDeg).toBe(45);
+    expect(near(v.eye, [0.5, -1, -6])).toBe(true);
+    expect(await page.locator('.lil-controller', { hasText: 'field of view' }).locator('input').inputValue()).toBe('45');
+    await page.waitForFunction(() => location.hash.includes(',45&scene=default%3A2000'), undefined, { timeout: 30_000 });
+    await page.close();
+
+    const other = await openViewer('?splats=2000#cam=0.5,-1,-6,0,0,0,0,-1,0,45&scene=file%3Agarden.ply');
+    await waitFrames(other.page, 2);
+    const w = await app(other.page, (a) => a.view);
+    expect(near(w.eye, [0.5, -1, -6])).toBe(false);
+    expect(w.fovyDeg).toBe(60);
+    expect(log.errors.concat(other.log.errors)).toEqual([]);
+    await other.page.close();
+  });
+
+  it('editing the hash moves the camera, and back / forward move it again', async () => {
+    const { page, log } = await openViewer('?splats=2000');
+    await waitFrames(page, 2);
+    await page.waitForFunction(() => location.hash.startsWith('#cam='), undefined, { timeout: 30_000 });
+    const start = await app(page, (a) => a.view);
+    await page.evaluate(() => {
+      location.hash = '#cam=3,-1,-4,0,0,0,0,-1,0,50&scene=default%3A2000';
+    });
+    await page.waitForFunction(() => Math.abs((window as unknown as { splatview: AppView }).splatview.view.eye[0] - 3) < 1e-3, undefined, { timeout: 30_000 });
+    expect((await app(page, (a) => a.view)).fovyDeg).toBe(50);
+    await page.goBack();
+    await page.waitForFunction(() => Math.abs((window as unknown as { splatview: AppView }).splatview.view.eye[0] - 3) > 0.5, undefined, { timeout: 30_000 });
+    const back = await app(page, (a) => a.view);
+    expect(near(back.eye, start.eye, 1e-2)).toBe(true);
+    await page.goForward();
+    await page.waitForFunction(() => Math.abs((window as unknown as { splatview: AppView }).splatview.view.eye[0] - 3) < 1e-3, undefined, { timeout: 30_000 });
+    expect(log.errors).toEqual([]);
+    await page.close();
+  });
+
+  it('a ?scene= link loads that scene first and never shows the default scene', async () => {
+    const { page, log } = await openViewer('?scene=/e2e-scenes/inria_sh3_tile_1971.ply', undefined, async (p) => {
+      await routeScenes(p);
+      await p.addInitScript(() => {
+        const w = window as unknown as { hudTexts: string[] };
+        w.hudTexts = [];
+        document.addEventListener('DOMContentLoaded', () =>
+          new MutationObserver(() => w.hudTexts.push(document.getElementById('hud')!.textContent ?? '')).observe(document.getElementById('hud')!, {
+            childList: true,
+            characterData: true,
+            subtree: true,
+          }),
+        );
+      });
+    });
+    await page.waitForFunction(() => document.title.startsWith('inria_sh3_tile_1971.ply'), undefined, { timeout: 120_000 });
+    await waitFrames(page, 2);
+    expect(await app(page, (a) => a.scenesShown)).toEqual(['/e2e-scenes/inria_sh3_tile_1971.ply']);
+    const texts = await page.evaluate(() => (window as unknown as { hudTexts: string[] }).hudTexts);
+    expect(texts.some((t) => /^default/m.test(t))).toBe(false);
+    expect(await litFraction(page, 'e2e-scene-link.png')).toBeGreaterThan(0.02);
+    // The hash names the scene: the link alone reopens it.
+    await page.waitForFunction(() => location.hash.includes('&scene=%2Fe2e-scenes%2Finria_sh3_tile_1971.ply'), undefined, { timeout: 30_000 });
+    expect(log.errors).toEqual([]);
+    await page.close();
+  });
+
+  it('the screenshot downloads a PNG of the view (P), and 2x through an offscreen render (Shift+P)', async () => {
+    const { page, log } = await openViewer('?splats=2000');
+    await waitFrames(page, 3);
+    const [one] = await Promise.all([page.waitForEvent('download', { timeout: 120_000 }), page.keyboard.press('p')]);
+    const f1 = path.join(OUT, 'e2e-screenshot.png');
+    await one.saveAs(f1);
+    expect(one.suggestedFilename()).toMatch(/^splatview-default-2000-.*\.png$/);
+    const png = PNG.sync.read(fs.readFileSync(f1));
+    expect([png.width, png.height]).toEqual([480, 360]);
+    let lit = 0;
+    for (let i = 0; i < png.data.length; i += 4) if (png.data[i] + png.data[i + 1] + png.data[i + 2] > 30) lit++;
+    expect(lit / (png.width * png.height)).toBeGreaterThan(0.05);
+
+    const [two] = await Promise.all([page.waitForEvent('download', { timeout: 120_000 }), page.keyboard.press('Shift+P')]);
+    const f2 = path.join(OUT, 'e2e-screenshot-2x.png');
+    await two.saveAs(f2);
+    const png2 = PNG.sync.read(fs.readFileSync(f2));
+    expect([png2.width, png2.height]).toEqual([960, 720]);
+    let lit2 = 0;
+    for (let i = 0; i < png2.data.length; i += 4) if (png2.data[i] + png2.data[i + 1] + png2.data[i + 2] > 30) lit2++;
+    expect(Math.abs(lit2 / (png2.width * png2.height) - lit / (png.width * png.height))).toBeLessThan(0.05);
+    expect(log.errors).toEqual([]);
+    await page.close();
+  });
+
+  it('double-click focuses the splat under the cursor: the eye stays, the pivot moves to it', async () => {
+    const { page, log } = await openViewer('?splats=2000');
+    await waitFrames(page, 3);
+    const before = await app(page, (a) => a.view);
+    // Below the centre: the ground disc in front of the knot.
+    await page.mouse.dblclick(240, 230);
+    // focusOn glides (damped): wait until it has arrived, the target moved and the eye back in place.
+    await page.waitForFunction(
+      (b) => {
+        const v = (window as unknown as { splatview: AppView }).splatview.view;
+        const moved = Math.hypot(...v.target.map((x, i) => x - b.target[i]));
+        const eye = Math.hypot(...v.eye.map((x, i) => x - b.eye[i]));
+        return moved > 0.05 && eye < 1e-3 * Math.max(1, Math.hypot(...b.eye));
+      },
+      before,
+      { timeout: 60_000 },
+    );
+    const after = await app(page, (a) => a.view);
+    expect(near(after.eye, before.eye, 1e-2)).toBe(true);
+    // The ground (y = 0 in the default scene's frame) is what lies under that pixel.
+    expect(Math.abs(after.target[1])).toBeLessThan(0.3);
+    expect(log.errors).toEqual([]);
+    await page.close();
+  });
+
+  it('Shift+F toggles fullscreen; a hash with up +y sets the up-axis control', async () => {
+    const { page, log } = await openViewer('?splats=2000#cam=0,1,-6,0,0,0,0,1,0,50');
+    await waitFrames(page, 1);
+    expect(await page.locator('.lil-controller', { hasText: 'up axis' }).locator('select').evaluate((el) => (el as HTMLSelectElement).selectedOptions[0].textContent)).toBe('+y up');
+    await page.locator('#view').click({ position: { x: 5, y: 5 } });
+    await page.keyboard.press('Shift+F');
+    await page.waitForFunction(() => document.fullscreenElement !== null, undefined, { timeout: 20_000 });
+    await page.keyboard.press('Shift+F');
+    await page.waitForFunction(() => document.fullscreenElement === null, undefined, { timeout: 20_000 });
+    expect(log.errors).toEqual([]);
+    await page.close();
+  });
+
+  it('on a 390x844 phone the panel starts collapsed, with touch-sized controls', async () => {
+    const { page, log } = await openViewer('?splats=2000', { width: 390, height: 844 });
+    await waitFrames(page, 1);
+    const root = page.locator('.lil-gui.lil-root');
+    expect(await root.evaluate((el) => el.classList.contains('lil-closed'))).toBe(true);
+    const box = (await root.boundingBox())!;
+    expect(box.width * box.height).toBeLessThan(0.1 * 390 * 844);
+    expect((await page.locator('.lil-gui.lil-root > .lil-title').boundingBox())!.height).toBeGreaterThanOrEqual(40);
+    await page.screenshot({ path: path.join(OUT, 'e2e-phone.png'), timeout: 120_000 });
+    expect(log.errors).toEqual([]);
+    await page.close();
+  });
+
+  it("the user's explicit strategy wins over auto and is remembered across a reload", async () => {
+    const { page, log } = await openViewer('?splats=2000');
+    await waitFrames(page, 1);
+    if (await page.locator('.lil-gui.lil-root.lil-closed').count()) await page.locator('.lil-gui.lil-root > .lil-title').click();
+    await page.locator('.lil-controller', { hasText: 'strategy' }).locator('select').selectOption('radix16');
+    await page.waitForFunction(() => (window as unknown as { splatview: AppView }).splatview.strategy === 'radix16', undefined, { timeout: 60_000 });
+    expect(await page.locator('.sv-note').textContent()).toMatch(/^radix16: your choice/);
+    await page.reload();
+    await waitFrames(page, 2);
+    expect(await app(page, (a) => a.strategy)).toBe('radix16');
+    expect(await page.locator('.sv-note').textContent()).toMatch(/^radix16: your choice/);
+    expect(await page.locator('#hud').textContent()).toMatch(/sort radix16\n|sort radix16$/m);
+    expect(await page.locator('#hud').textContent()).not.toMatch(/\(auto\)/);
+    expect(log.errors).toEqual([]);
+    await page.close();
+  });
+
+  it('on SwiftShader, auto measures and does not pick radix4, and says which and why', async () => {
+    const { page, log } = await openViewer('?splats=2000');
+    await page.waitForFunction(() => /fastest exact sort/.test((window as unknown as { splatview?: AppView }).splatview?.strategyNote ?? ''), undefined, {
+      timeout: 280_000,
+    });
+    const strategy = await app(page, (a) => a.strategy);
+    const note = await page.locator('.sv-note').textContent();
+    console.log(`auto on SwiftShader: ${note}`);
+    expect(strategy).not.toBe('radix4');
+    expect(note).toMatch(new RegExp(`^${strategy}: fastest exact sort`));
+    expect(await page.locator('#hud').textContent()).toMatch(new RegExp(`sort ${strategy} \\(auto\\)`));
+    expect(await page.locator('#hud').textContent()).toMatch(/Software GPU/);
+    expect(log.errors).toEqual([]);
+    await page.close();
+  });
+});
+
 describe('viewer page (headless Chromium, SwiftShader WebGPU)', () => {
   it('renders the default scene, opens a real scene, and survives a bad file', async () => {
     const { page, log } = await openViewer('?splats=3000');
@@ -137,6 +388,8 @@ describe('viewer page (headless Chromium, SwiftShader WebGPU)', () => {
   it('benchmark mode flies every strategy and exports JSON with every stage', async () => {
     const { page, log } = await openViewer('?splats=2000');
     await waitFrames(page, 3);
+    // 480 px wide is a narrow screen: the panel starts collapsed; open it as a user would.
+    if (await page.locator('.lil-gui.lil-root.lil-closed').count()) await page.locator('.lil-gui.lil-root > .lil-title').click();
     const frames = page.locator('.lil-controller', { hasText: 'frames each' }).locator('input');
     await frames.fill('10');
     await frames.press('Enter');
@@ -159,6 +412,12 @@ describe('viewer page (headless Chromium, SwiftShader WebGPU)', () => {
     for (const row of rows) {
       expect(row.frames).toBe(10);
       expect(row.splats).toBe(2000);
+      // Where and how it was measured, in every row (issue 11): the file stands alone.
+      expect(row.resolution).toBe('480x360');
+      expect(row.keyBits).toBe(32);
+      expect(row.adapter).toMatch(/swiftshader/i);
+      expect(Date.now() - Date.parse(row.date as string)).toBeLessThan(3_600_000);
+      expect(typeof row.rasterFloorMs).toBe('number');
       expect(typeof row.outOfOrderFraction).toBe('number');
       for (const key of ['stages', 'p95'] as const) {
         const stages = row[key] as Record<string, number | null>;
@@ -169,6 +428,14 @@ describe('viewer page (headless Chromium, SwiftShader WebGPU)', () => {
     // An exact GPU sort draws in order; the CPU sort is a frame late while the camera flies.
     const radix4 = rows.find((r) => r.strategy === 'radix4')!;
     expect(radix4.outOfOrderFraction).toBe(0);
+    // The CSV has every column filled for a GPU strategy (SwiftShader's timestamps read here).
+    const [csv] = await Promise.all([page.waitForEvent('download'), page.locator('#bench button', { hasText: 'Download CSV' }).click()]);
+    const csvFile = path.join(OUT, 'e2e-benchmark.csv');
+    await csv.saveAs(csvFile);
+    const [header, ...lines] = fs.readFileSync(csvFile, 'utf8').trim().split('\n');
+    expect(header.split(',')).toEqual(expect.arrayContaining(['raster_floor_ms', 'adapter', 'resolution', 'key_bits', 'date']));
+    const radix4Line = lines.find((l) => l.startsWith('radix4,'))!;
+    expect(radix4Line.split(',').filter((c) => c === '')).toEqual([]);
     expect(log.errors).toEqual([]);
     await page.close();
   });

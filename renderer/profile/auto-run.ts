@@ -1,0 +1,94 @@
+/**
+ * The `auto` strategy in a running viewer: when to measure (once a new scene is on
+ * screen), the measurement itself (strategy-trial.ts), its pick per scene, and the
+ * line the panel shows. The viewer draws; this decides. No DOM.
+ */
+import { chooseStrategy, isExact, type AutoChoice, type StrategyTraits } from './auto-strategy';
+import { timeStrategies } from './strategy-trial';
+
+export interface AutoRunHooks {
+  /** The page's next frame completed (so a slow adapter keeps presenting between trial sorts). */
+  frameDone(): Promise<void>;
+  /** The panel's line changed. */
+  noted(text: string): void;
+  /** Draw with auto's pick. */
+  apply(name: string): void;
+  /** Whether auto is still wanted (the strategy setting is auto, no benchmark runs). */
+  active(): boolean;
+}
+
+export class AutoRun {
+  /** What the panel says: auto's pick and why, or what it is doing. */
+  note = '';
+  /** A trial sort runs alone on the queue: the viewer holds its frames back. */
+  holding = false;
+  /** Measure at the next chance (a frame of the new scene has completed). */
+  wanted = false;
+  private token = 0;
+  private pick: { scene: string; choice: AutoChoice } | null = null;
+
+  constructor(
+    private readonly device: GPUDevice,
+    private readonly strategies: readonly StrategyTraits[],
+    private readonly hooks: AutoRunHooks,
+  ) {}
+
+  say(text: string): void {
+    this.note = text;
+    this.hooks.noted(text);
+  }
+
+  /** Stops a measurement in flight (a new scene, the user's choice). */
+  cancel(): void {
+    this.token++;
+  }
+
+  /** A new scene: measure once it is on screen. */
+  sceneChanged(): void {
+    this.cancel();
+    this.wanted = this.hooks.active();
+  }
+
+  /** The user picked auto again: reuse this scene's pick, else measure. */
+  chosen(scene: string | null): void {
+    this.cancel();
+    if (this.pick && this.pick.scene === scene) {
+      this.hooks.apply(this.pick.choice.name);
+      this.say(this.pick.choice.reason);
+    } else {
+      this.wanted = true;
+    }
+  }
+
+  /**
+   * Times the exact strategies with `count` keys and applies the fastest. The
+   * strategy drawing now goes first, so the others stop early when clearly slower.
+   */
+  async measure(scene: string | null, count: number, keyBits: number, current: string): Promise<AutoChoice | null> {
+    this.wanted = false;
+    if (!this.hooks.active()) return null;
+    const token = ++this.token;
+    const stale = () => token !== this.token || !this.hooks.active();
+    const candidates = this.strategies.filter(isExact).sort((a, b) => Number(b.name === current) - Number(a.name === current));
+    this.say(`auto: drawing with ${current}; measuring ${candidates.map((c) => c.name).join(', ')} with ${count.toLocaleString('en-US')} keys…`);
+    const result = await timeStrategies(this.device, candidates, count, {
+      keyBits,
+      hold: (h) => {
+        this.holding = h;
+      },
+      cancelled: stale,
+      between: () => this.hooks.frameDone(),
+      progress: (t) => this.say(`auto: drawing with ${current}; measuring ${t}…`),
+    });
+    if (!result || stale()) return null;
+    const choice = chooseStrategy(result.timings, count, result.method);
+    if (!choice) {
+      this.say(`auto: could not time the sorts here; drawing with ${current}`);
+      return null;
+    }
+    if (scene !== null) this.pick = { scene, choice };
+    this.hooks.apply(choice.name);
+    this.say(choice.reason);
+    return choice;
+  }
+}

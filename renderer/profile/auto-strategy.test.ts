@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { chooseStrategy, isExact, softwareAdapterNote, startingStrategy, type StrategyTiming } from './auto-strategy';
+
+const traits = {
+  radix4: { name: 'radix4', stable: true, lagsCamera: false },
+  radix16: { name: 'radix16', stable: true, lagsCamera: false },
+  onesweep: { name: 'onesweep', stable: true, lagsCamera: false },
+  bitonic: { name: 'bitonic', stable: false, lagsCamera: false },
+  cpu: { name: 'cpu', stable: true, lagsCamera: true },
+};
+const all = Object.values(traits);
+const timed = (t: keyof typeof traits, ms: number[]): StrategyTiming => ({ ...traits[t], ms });
+
+describe("auto's choice given measured times", () => {
+  it('SwiftShader, 60k splats (the issue\'s figures): onesweep, never radix4', () => {
+    const c = chooseStrategy(
+      [timed('radix4', [1459, 1460]), timed('radix16', [352, 350]), timed('onesweep', [249, 251]), timed('bitonic', [297]), timed('cpu', [4.7])],
+      60_000,
+    )!;
+    expect(c.name).toBe('onesweep');
+    expect(c.ranked.map((r) => r.name)).toEqual(['onesweep', 'radix16', 'radix4']);
+    expect(c.reason).toBe('onesweep: fastest exact sort on this GPU (250 ms; radix16 351, radix4 1,460) for 60,000 splats');
+  });
+
+  it('never picks an unstable or camera-lagging strategy, however fast', () => {
+    const c = chooseStrategy([timed('bitonic', [0.1]), timed('cpu', [0.05]), timed('radix4', [2])])!;
+    expect(c.name).toBe('radix4');
+    expect(isExact(traits.bitonic)).toBe(false);
+    expect(isExact(traits.cpu)).toBe(false);
+  });
+
+  it('goes by the median, so one spike does not decide', () => {
+    const c = chooseStrategy([timed('radix16', [0.5, 9, 0.5]), timed('onesweep', [0.6, 0.6, 0.6])])!;
+    expect(c.name).toBe('radix16');
+    expect(c.ms).toBe(0.5);
+  });
+
+  it('a strategy that failed to time (no finite value) is skipped; none at all gives null', () => {
+    expect(chooseStrategy([timed('onesweep', [NaN]), timed('radix4', [3])])!.name).toBe('radix4');
+    expect(chooseStrategy([timed('onesweep', [])])).toBeNull();
+    expect(chooseStrategy([])).toBeNull();
+  });
+
+  it('ties go to the registry order', () => {
+    expect(chooseStrategy([timed('radix16', [1]), timed('radix4', [1])])!.name).toBe('radix16');
+  });
+
+  it('says how the times were taken when told', () => {
+    expect(chooseStrategy([timed('radix4', [0.123])], 1000, 'GPU timestamps')!.reason).toBe(
+      'radix4: fastest exact sort on this GPU (0.123 ms) for 1,000 splats, GPU timestamps',
+    );
+  });
+});
+
+describe('the strategy to start with', () => {
+  const subgroups = new Set(['subgroups']);
+  it('on SwiftShader: the fastest there, not radix4', () => {
+    const swiftshader = { vendor: 'google', architecture: 'swiftshader', description: 'SwiftShader Device (Subzero)' };
+    expect(startingStrategy(swiftshader, new Set(), all)).toBe('onesweep');
+    expect(startingStrategy(swiftshader, new Set(), [traits.radix4, traits.radix16])).toBe('radix16');
+    expect(softwareAdapterNote(swiftshader)).toMatch(/^Software GPU \(google swiftshader SwiftShader Device \(Subzero\)\): .*slow/);
+  });
+  it('on hardware: the adapter-based default (onesweep on NVIDIA with subgroups, radix4 elsewhere)', () => {
+    expect(startingStrategy({ vendor: 'nvidia', architecture: 'ada' }, subgroups, all)).toBe('onesweep');
+    expect(startingStrategy({ vendor: 'apple', architecture: 'metal-3' }, subgroups, all)).toBe('radix4');
+    expect(softwareAdapterNote({ vendor: 'nvidia' })).toBeNull();
+  });
+  it('falls back to an exact strategy the device has', () => {
+    expect(startingStrategy({ vendor: 'apple' }, subgroups, [traits.bitonic, traits.radix16])).toBe('radix16');
+  });
+});

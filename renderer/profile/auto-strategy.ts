@@ -1,0 +1,114 @@
+/**
+ * The `auto` sort strategy: which strategy to draw with, chosen from times measured
+ * on the user's own adapter with the scene's splat count (strategy-trial.ts measures
+ * them). Pure: no GPU, no DOM.
+ *
+ * Only exact strategies are candidates: stable (equal depths keep their order, so
+ * the picture does not flicker) and sorting the frame's own camera (`cpu` draws an
+ * older frame's order). Among them the one with the lowest median time wins.
+ *
+ * Before anything is measured the page starts with a prior: on hardware the
+ * adapter-based pick of sort/default-strategy.ts; on a software adapter
+ * (SwiftShader, llvmpipe) the order measured there (Chromium SwiftShader,
+ * 60,000 splats, 2026-11-24: onesweep 249 ms a sort, bitonic 297 (unstable),
+ * radix16 352, radix4 1,459), so radix4, the slowest there, is never the start.
+ */
+import { isSoftwareAdapter, preferredSorter, type AdapterFacts } from '../../sort/default-strategy';
+
+/** The value of the strategy setting that means "choose for me". */
+export const AUTO_STRATEGY = 'auto';
+
+/** What the choice needs to know of a strategy. */
+export interface StrategyTraits {
+  name: string;
+  stable: boolean;
+  /** Draws an order computed for an earlier frame's camera. */
+  lagsCamera: boolean;
+}
+
+/** One strategy's measured sort times (ms), from strategy-trial.ts. */
+export interface StrategyTiming extends StrategyTraits {
+  ms: readonly number[];
+}
+
+/** What `auto` picked and why, in words for the panel. */
+export interface AutoChoice {
+  name: string;
+  /** Median ms of the winner. */
+  ms: number;
+  /** One line: "onesweep: fastest exact sort here (0.41 ms; radix16 0.62, radix4 1.10) for 60,000 splats". */
+  reason: string;
+  /** Every exact candidate measured, fastest first. */
+  ranked: { name: string; ms: number }[];
+}
+
+/** Whether a strategy can be `auto`'s choice. */
+export function isExact(s: StrategyTraits): boolean {
+  return s.stable && !s.lagsCamera;
+}
+
+function median(values: readonly number[]): number {
+  const v = values.filter(Number.isFinite).sort((a, b) => a - b);
+  if (v.length === 0) return NaN;
+  const m = v.length >> 1;
+  return v.length % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+}
+
+/** "0.412" / "12.3" / "1,459": ms to 3 significant digits, grouped thousands. */
+export function formatSortMs(ms: number): string {
+  if (!Number.isFinite(ms)) return '-';
+  if (ms >= 100) return Math.round(ms).toLocaleString('en-US');
+  return Number(ms.toPrecision(3)).toString();
+}
+
+/**
+ * The fastest exact strategy by median measured time; null when no exact strategy
+ * has a finite time. Ties go to the earlier entry (the registry's order).
+ * `splats` and `timing` (how the times were taken) only feed the reason text.
+ */
+export function chooseStrategy(timings: readonly StrategyTiming[], splats?: number, timing?: string): AutoChoice | null {
+  const ranked = timings
+    .filter(isExact)
+    .map((t, i) => ({ name: t.name, ms: median(t.ms), i }))
+    .filter((t) => Number.isFinite(t.ms))
+    .sort((a, b) => a.ms - b.ms || a.i - b.i)
+    .map(({ name, ms }) => ({ name, ms }));
+  if (ranked.length === 0) return null;
+  const best = ranked[0];
+  const others = ranked
+    .slice(1)
+    .map((r) => `${r.name} ${formatSortMs(r.ms)}`)
+    .join(', ');
+  const count = splats !== undefined ? ` for ${splats.toLocaleString('en-US')} splats` : '';
+  const how = timing ? `, ${timing}` : '';
+  const reason = `${best.name}: fastest exact sort on this GPU (${formatSortMs(best.ms)} ms${others ? `; ${others}` : ''})${count}${how}`;
+  return { name: best.name, ms: best.ms, reason, ranked };
+}
+
+/** Strategies in the order they are fastest on a software adapter (measured, see the module comment). */
+export const SOFTWARE_ORDER: readonly string[] = ['onesweep', 'radix16', 'radix4'];
+
+/**
+ * The strategy to start with before anything is measured (and where measuring is
+ * impossible), among `available` (names the device can run). On a software
+ * adapter: the first of {@link SOFTWARE_ORDER} available; elsewhere the
+ * adapter-based pick of sort/default-strategy.ts when available; else the first
+ * exact strategy; else the first.
+ */
+export function startingStrategy(info: AdapterFacts, features: ReadonlySet<string> | GPUSupportedFeatures, available: readonly StrategyTraits[]): string {
+  const names = available.map((s) => s.name);
+  if (isSoftwareAdapter(info)) {
+    const pick = SOFTWARE_ORDER.find((n) => names.includes(n));
+    if (pick) return pick;
+  }
+  const preferred = preferredSorter(info, features);
+  if (names.includes(preferred)) return preferred;
+  return (available.find(isExact) ?? available[0]).name;
+}
+
+/** One line for the page when the adapter is a CPU implementation, else null. */
+export function softwareAdapterNote(info: AdapterFacts): string | null {
+  if (!isSoftwareAdapter(info)) return null;
+  const what = [info.vendor, info.architecture, info.description].filter((s) => s).join(' ') || 'a software renderer';
+  return `Software GPU (${what}): WebGPU runs on the CPU here, expect slow frames.`;
+}

@@ -1,0 +1,183 @@
+/**
+ * Times sort strategies on this device with a given key count: what `auto`
+ * (auto-strategy.ts) chooses from.
+ *
+ * Off the visible frame's critical path: the trial sorts its own buffers (random
+ * 32-bit keys, `count` of them: the scene's splat count), never the frame's, in
+ * submissions of their own between frames, and the frames go on. With GPU
+ * timestamps the sort's own passes are timed, whatever else the queue runs. Where
+ * timestamps are missing or read 0, the time is the wall clock from submit to
+ * onSubmittedWorkDone on a drained queue, and for that sort the caller holds its
+ * frames back (`hold(true)`) so that it runs alone.
+ *
+ * A few sorts per strategy: one untimed warm-up (first dispatches compile pipelines
+ * and allocate; never held), then timed ones: 5 when a sort takes < 20 ms, 3 below
+ * 300 ms, else 1; a strategy whose first timed sort is 3x slower than the best so
+ * far stops there (on SwiftShader radix4 takes 1.5 s a sort at 60k splats).
+ */
+import { getSorterFactory } from '../../sort/registry';
+import { sortBufferUsage } from '../../sort/types';
+import type { StrategyTiming, StrategyTraits } from './auto-strategy';
+
+export interface TrialOptions {
+  /** Timed sorts per strategy after the warm-up (default: 5 when the first takes < 20 ms, 3 below 300 ms, else 1). */
+  reps?: number;
+  keyBits?: number;
+  /** Called with true before a timed sort (hold frames back) and false after it. */
+  hold: (held: boolean) => void;
+  /** Checked between sorts: true abandons the trial (result null). */
+  cancelled?: () => boolean;
+  /**
+   * Awaited before each sort: e.g. until the page's next frame completes, so that on
+   * a slow adapter the visible frames keep coming between the trial's sorts.
+   */
+  between?: () => Promise<void>;
+  /** Progress for the page, e.g. "radix16 2/3". */
+  progress?: (text: string) => void;
+  /** Clock in ms (default performance.now). */
+  now?: () => number;
+}
+
+export interface TrialResult {
+  timings: StrategyTiming[];
+  /** How the times were taken, for the panel. */
+  method: string;
+}
+
+/** Deterministic pseudo-random u32 keys (xorshift32). */
+function randomKeys(count: number, seed = 0x9e3779b9): Uint32Array<ArrayBuffer> {
+  const out = new Uint32Array(count);
+  let x = seed >>> 0 || 1;
+  for (let i = 0; i < count; i++) {
+    x ^= x << 13;
+    x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    x >>>= 0;
+    out[i] = x;
+  }
+  return out;
+}
+
+/**
+ * Times each of `candidates` (in the order given: put the likely winner first, so
+ * slow ones stop early) sorting `count` keys. Returns null when cancelled.
+ */
+export async function timeStrategies(device: GPUDevice, candidates: readonly StrategyTraits[], count: number, opts: TrialOptions): Promise<TrialResult | null> {
+  const now = opts.now ?? (() => performance.now());
+  const n = Math.max(1, Math.floor(count));
+  const keyBits = opts.keyBits ?? 32;
+  const usage = sortBufferUsage();
+  const keys = device.createBuffer({ label: 'strategyTrial.keys', size: n * 4, usage });
+  const values = device.createBuffer({ label: 'strategyTrial.values', size: n * 4, usage });
+  const countBuf = device.createBuffer({
+    label: 'strategyTrial.count',
+    size: 16,
+    usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC | GPUBufferUsage.INDIRECT,
+  });
+  const keyData = randomKeys(n);
+  const iota = new Uint32Array(n);
+  for (let i = 0; i < n; i++) iota[i] = i;
+  device.queue.writeBuffer(countBuf, 0, new Uint32Array([n, 0, 0, 0]));
+  const stamps = device.features.has('timestamp-query');
+  const querySet = stamps ? device.createQuerySet({ label: 'strategyTrial.ts', type: 'timestamp', count: 2 }) : null;
+  const resolve = stamps ? device.createBuffer({ label: 'strategyTrial.resolve', size: 16, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC }) : null;
+  const readback = stamps ? device.createBuffer({ label: 'strategyTrial.readback', size: 16, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST }) : null;
+  let usedStamps = 0;
+  let usedWall = 0;
+  /** Timestamps read 0 here: time by the wall clock, alone on the queue. */
+  let wallClock = !stamps;
+
+  /** One sort of fresh keys; its time in ms (NaN for a warm-up, which is not timed). */
+  const sortOnce = async (sorter: ReturnType<ReturnType<typeof getSorterFactory>['create']>, warmUp = false): Promise<number> => {
+    await opts.between?.();
+    const alone = wallClock && !warmUp;
+    if (alone) opts.hold(true);
+    try {
+      device.queue.writeBuffer(keys, 0, keyData);
+      device.queue.writeBuffer(values, 0, iota);
+      // Alone: the frames in flight and the uploads finish first.
+      if (alone) await device.queue.onSubmittedWorkDone();
+      const encoder = device.createCommandEncoder({ label: 'strategyTrial.sort' });
+      sorter.encode(encoder, { keys, values, count: countBuf, countOffset: 0, keyBits }, querySet ? { querySet, beginIndex: 0, endIndex: 1 } : undefined);
+      if (querySet && resolve && readback) {
+        encoder.resolveQuerySet(querySet, 0, 2, resolve, 0);
+        encoder.copyBufferToBuffer(resolve, 0, readback, 0, 16);
+      }
+      const t0 = now();
+      device.queue.submit([encoder.finish()]);
+      await device.queue.onSubmittedWorkDone();
+      const wall = now() - t0;
+      if (warmUp) return NaN;
+      if (readback) {
+        await readback.mapAsync(GPUMapMode.READ);
+        const [b, e] = new BigUint64Array(readback.getMappedRange().slice(0));
+        readback.unmap();
+        if (b > 0n && e > b) {
+          usedStamps++;
+          return Number(e - b) / 1e6;
+        }
+      }
+      if (!alone) {
+        // Timestamps read 0: from now on by the wall clock, alone; this sort again.
+        wallClock = true;
+        return sortOnce(sorter);
+      }
+      usedWall++;
+      return wall;
+    } finally {
+      if (alone) opts.hold(false);
+    }
+  };
+
+  const timings: StrategyTiming[] = [];
+  let best = Infinity;
+  try {
+    for (const c of candidates) {
+      if (opts.cancelled?.()) return null;
+      const ms: number[] = [];
+      let sorter: ReturnType<ReturnType<typeof getSorterFactory>['create']> | null = null;
+      device.pushErrorScope('validation');
+      try {
+        sorter = getSorterFactory(c.name).create(device, n);
+        opts.progress?.(`${c.name} warm-up`);
+        await sortOnce(sorter, true);
+        if (opts.cancelled?.()) return null;
+        opts.progress?.(`${c.name} 1`);
+        const first = await sortOnce(sorter);
+        ms.push(first);
+        // Clearly slower than the best so far: one sort is figure enough.
+        if (!(first > 3 * best)) {
+          const reps = opts.reps ?? (first < 20 ? 5 : first < 300 ? 3 : 1);
+          for (let r = 1; r < reps; r++) {
+            if (opts.cancelled?.()) return null;
+            opts.progress?.(`${c.name} ${r + 1}/${reps}`);
+            ms.push(await sortOnce(sorter));
+          }
+        }
+      } catch (e) {
+        console.warn(`auto: ${c.name} could not be timed: ${e instanceof Error ? e.message : String(e)}`);
+        ms.length = 0;
+      } finally {
+        sorter?.destroy();
+        const err = await device.popErrorScope();
+        if (err) {
+          console.warn(`auto: ${c.name} could not be timed: ${err.message}`);
+          ms.length = 0;
+        }
+      }
+      const sorted = [...ms].sort((a, b) => a - b);
+      if (sorted.length) best = Math.min(best, sorted[sorted.length >> 1]);
+      timings.push({ ...c, ms });
+    }
+  } finally {
+    keys.destroy();
+    values.destroy();
+    countBuf.destroy();
+    querySet?.destroy();
+    resolve?.destroy();
+    readback?.destroy();
+  }
+  const method = usedStamps > 0 && usedWall === 0 ? 'GPU timestamps' : 'wall clock of lone sorts';
+  return { timings, method };
+}

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { hudText, type HudFigures } from './hud';
+
+const base: HudFigures = {
+  notice: null,
+  loading: null,
+  scene: 'garden.ply',
+  splats: 1_234_567,
+  visible: 600_000,
+  fps: 0.1818,
+  strategy: 'onesweep',
+  auto: true,
+  project: 1.5,
+  sort: 249,
+  draw: 3000.4,
+  total: 3250,
+  gpuNote: null,
+};
+
+describe('hudText', () => {
+  it('names the scene, counts, true FPS, the strategy and who chose it, the stage times', () => {
+    expect(hudText(base)).toBe(
+      'garden.ply  1,234,567 splats (600,000 visible)\n0.18 fps  sort onesweep (auto)\ngpu 3250 ms (project 1.50 / sort 249 / draw 3000)',
+    );
+  });
+
+  it('shows "-" for every figure not yet measured for this scene', () => {
+    const t = hudText({ ...base, visible: null, fps: null, project: null, sort: null, draw: null, total: null, auto: false });
+    expect(t).toBe('garden.ply  1,234,567 splats (- visible)\n- fps  sort onesweep\ngpu -');
+  });
+
+  it('says why GPU stage times are missing, and warns first on a software adapter', () => {
+    const t = hudText({ ...base, total: null, gpuNote: 'unavailable on this adapter', notice: 'Software GPU (SwiftShader): expect slow frames.' });
+    const lines = t.split('\n');
+    expect(lines[0]).toMatch(/^Software GPU/);
+    expect(lines[3]).toBe('gpu stage times: unavailable on this adapter');
+  });
+
+  it('shows the loading line while a scene loads', () => {
+    expect(hudText({ ...base, scene: null, splats: null, visible: null, loading: 'loading a.ply… 1.0 / 4.0 MB' }).split('\n').slice(0, 2)).toEqual([
+      'loading a.ply… 1.0 / 4.0 MB',
+      '-  - splats (- visible)',
+    ]);
+  });
+});

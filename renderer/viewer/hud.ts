@@ -1,0 +1,52 @@
+/**
+ * What the HUD (bottom-left text) says, from the live figures of the scene on
+ * screen. Every figure is either this scene's and this configuration's, or "-":
+ * never a value left over from before a change (the app starts a new figures epoch
+ * on every change, see renderer/profile/live-figures.ts). Text only: the app
+ * writes it into the element.
+ */
+import { formatFps } from '../profile/fps';
+import { formatMs } from './frame-graph';
+
+export interface HudFigures {
+  /** A warning line shown first (software adapter), or null. */
+  notice: string | null;
+  /** "loading NAME… 12.0 / 40.0 MB" while a scene loads, or null. */
+  loading: string | null;
+  scene: string | null;
+  splats: number | null;
+  visible: number | null;
+  fps: number | null;
+  /** The strategy drawing now, and whether `auto` chose it. */
+  strategy: string | null;
+  auto: boolean;
+  /** Median stage times (ms) of this epoch's measured frames; null where none. */
+  project: number | null;
+  sort: number | null;
+  draw: number | null;
+  total: number | null;
+  /** Why GPU stage times are missing (shown when total is null), or null. */
+  gpuNote: string | null;
+}
+
+/** Counts with thousands separators, "-" when unknown. */
+export function formatCount(n: number | null | undefined): string {
+  return n === null || n === undefined || !Number.isFinite(n) ? '-' : Math.round(n).toLocaleString('en-US');
+}
+
+/** The HUD's lines. */
+export function hudText(f: HudFigures): string {
+  const lines: string[] = [];
+  if (f.notice) lines.push(f.notice);
+  if (f.loading) lines.push(f.loading);
+  lines.push(`${f.scene ?? '-'}  ${formatCount(f.splats)} splats (${formatCount(f.visible)} visible)`);
+  lines.push(`${formatFps(f.fps)} fps  sort ${f.strategy ?? '-'}${f.auto ? ' (auto)' : ''}`);
+  if (f.total !== null) {
+    lines.push(`gpu ${formatMs(f.total)} ms (project ${formatMs(f.project)} / sort ${formatMs(f.sort)} / draw ${formatMs(f.draw)})`);
+  } else if (f.gpuNote) {
+    lines.push(`gpu stage times: ${f.gpuNote}`);
+  } else {
+    lines.push('gpu -');
+  }
+  return lines.join('\n');
+}

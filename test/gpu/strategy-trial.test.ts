@@ -1,0 +1,52 @@
+/**
+ * The `auto` strategy's trial on a real adapter: every exact strategy the device
+ * runs gets finite, positive sort times for the scene's count, frames are held back
+ * exactly while a timed sort runs, and the choice is one of them.
+ */
+import { describe, expect, it } from 'vitest';
+import { chooseStrategy, isExact } from '../../renderer/profile/auto-strategy';
+import { timeStrategies } from '../../renderer/profile/strategy-trial';
+import { listStrategies } from '../../renderer/pipeline/strategies';
+import { useGpu, withValidation } from '../support/gpu';
+
+const ctx = useGpu();
+
+describe('timeStrategies (auto strategy trial)', () => {
+  it('times every exact strategy on this adapter and picks one of them', async () => {
+    const { device } = ctx.gpu;
+    const candidates = listStrategies(device).filter(isExact);
+    expect(candidates.map((c) => c.name)).toContain('radix4');
+    let held = 0;
+    let maxHeld = 0;
+    const progress: string[] = [];
+    const result = await withValidation(device, () =>
+      timeStrategies(device, candidates, 20_000, {
+        hold: (h) => {
+          held += h ? 1 : -1;
+          maxHeld = Math.max(maxHeld, held);
+        },
+        progress: (t) => progress.push(t),
+      }),
+    );
+    expect(result).not.toBeNull();
+    expect(held).toBe(0);
+    expect(maxHeld).toBeLessThanOrEqual(1); // held only around wall-clock sorts, never nested
+    expect(result!.timings.map((t) => t.name)).toEqual(candidates.map((c) => c.name));
+    for (const t of result!.timings) {
+      expect(t.ms.length).toBeGreaterThan(0);
+      for (const ms of t.ms) expect(ms).toBeGreaterThan(0);
+    }
+    const choice = chooseStrategy(result!.timings, 20_000, result!.method)!;
+    console.log(`${choice.reason}`);
+    expect(candidates.map((c) => c.name)).toContain(choice.name);
+    expect(progress[0]).toMatch(/warm-up/);
+  });
+
+  it('stops when cancelled', async () => {
+    const { device } = ctx.gpu;
+    const candidates = listStrategies(device).filter(isExact);
+    let calls = 0;
+    const result = await timeStrategies(device, candidates, 1000, { hold: () => undefined, cancelled: () => ++calls > 1 });
+    expect(result).toBeNull();
+  });
+});
