@@ -11,6 +11,10 @@ import type { FrameSample } from '../../renderer/profile/frame-stats';
 import { type FrameMeta, GpuProfiler, TIMESTAMPS_PER_FRAME } from '../../renderer/profile/profiler';
 import type { FrameTimestamps } from '../../renderer/pipeline/splat-renderer';
 import { withValidation } from '../support/gpu';
+import { STAGE_NAMES, type StageName } from '../../renderer/pipeline/frame-stages';
+
+/** The quad draw's stages, written at their rows of the stage table. */
+const QUAD_STAGES: readonly StageName[] = ['project', 'sort', 'draw'];
 
 // A little arithmetic per invocation so that each pass takes measurable time even on a CPU driver.
 const KERNEL = /* wgsl */ `
@@ -37,9 +41,10 @@ function makeFrame(device: GPUDevice) {
   const data = device.createBuffer({ label: 'profilerTest.data', size: ELEMENTS * 4, usage: GPUBufferUsage.STORAGE });
   const bindGroup = device.createBindGroup({ label: 'profilerTest.bindGroup', layout: pipeline.getBindGroupLayout(0), entries: [{ binding: 0, resource: { buffer: data } }] });
   const encode = (encoder: GPUCommandEncoder, ts: FrameTimestamps | undefined) => {
-    for (let stage = 0; stage < 3; stage++) {
+    for (const name of QUAD_STAGES) {
+      const stage = STAGE_NAMES.indexOf(name);
       const pass = encoder.beginComputePass({
-        label: `profilerTest.stage${stage}`,
+        label: `profilerTest.${name}`,
         timestampWrites: ts && { querySet: ts.querySet, beginningOfPassWriteIndex: ts.base + 2 * stage, endOfPassWriteIndex: ts.base + 2 * stage + 1 },
       });
       pass.setPipeline(pipeline);
