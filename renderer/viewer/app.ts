@@ -726,6 +726,7 @@ export class ViewerApp {
       splats: cloud?.count ?? null,
       visible: this.figures.visible,
       fps,
+      drawName: this.renderer.draw,
       strategy: this.renderer.strategy,
       auto,
       project: med(sum.project),

@@ -9,6 +9,8 @@ import { formatFps } from '../profile/fps';
 import { formatMs } from './frame-graph';
 
 export interface HudFigures {
+  /** The draw strategy (quads | tiles), when the page shows it. */
+  drawName?: string;
   /** A warning line shown first (software adapter), or null. */
   notice: string | null;
   /** "loading NAME… 12.0 / 40.0 MB" while a scene loads, or null. */
@@ -40,7 +42,7 @@ export function hudText(f: HudFigures): string {
   if (f.notice) lines.push(f.notice);
   if (f.loading) lines.push(f.loading);
   lines.push(`${f.scene ?? '-'}  ${formatCount(f.splats)} splats (${formatCount(f.visible)} visible)`);
-  lines.push(`${formatFps(f.fps)} fps  sort ${f.strategy ?? '-'}${f.auto ? ' (auto)' : ''}`);
+  lines.push(`${formatFps(f.fps)} fps${f.drawName ? `  draw ${f.drawName}` : ''}  sort ${f.strategy ?? '-'}${f.auto ? ' (auto)' : ''}`);
   if (f.total !== null) {
     lines.push(`gpu ${formatMs(f.total)} ms (project ${formatMs(f.project)} / sort ${formatMs(f.sort)} / draw ${formatMs(f.draw)})`);
   } else if (f.gpuNote) {
