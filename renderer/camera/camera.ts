@@ -184,6 +184,29 @@ export function formatCameraArg(pose: CameraPose, digits?: number): string {
 // Fitting a view to a scene
 
 /**
+ * Every stride-th point whose coordinates are all finite, at most about
+ * `maxSamples` of them, split into one array an axis (valid up to `n`).
+ */
+export function sampleFinite(positions: Float32Array, maxSamples: number): { axes: [Float64Array, Float64Array, Float64Array]; n: number } {
+  const count = Math.floor(positions.length / 3);
+  const stride = Math.max(1, Math.ceil(count / Math.max(1, maxSamples)));
+  const cap = Math.ceil(count / stride);
+  const axes: [Float64Array, Float64Array, Float64Array] = [new Float64Array(cap), new Float64Array(cap), new Float64Array(cap)];
+  let n = 0;
+  for (let i = 0; i < count; i += stride) {
+    const x = positions[3 * i];
+    const y = positions[3 * i + 1];
+    const z = positions[3 * i + 2];
+    if (!Number.isFinite(x) || !Number.isFinite(y) || !Number.isFinite(z)) continue;
+    axes[0][n] = x;
+    axes[1][n] = y;
+    axes[2][n] = z;
+    n++;
+  }
+  return { axes, n };
+}
+
+/**
  * Per-axis percentile bounds of a positions array (x, y, z per point).
  *
  * Trained scenes carry "floaters" far from the content (and sometimes a
@@ -198,21 +221,7 @@ export function formatCameraArg(pose: CameraPose, digits?: number): string {
  */
 export function robustBounds(positions: Float32Array, lo = 0.02, hi = 0.98, maxSamples = 100_000): Bounds {
   if (!(lo >= 0 && hi <= 1 && lo <= hi)) throw new Error(`robustBounds: need 0 <= lo <= hi <= 1, got lo=${lo} hi=${hi}`);
-  const count = Math.floor(positions.length / 3);
-  const stride = Math.max(1, Math.ceil(count / Math.max(1, maxSamples)));
-  const cap = Math.ceil(count / stride);
-  const axes = [new Float32Array(cap), new Float32Array(cap), new Float32Array(cap)];
-  let n = 0;
-  for (let i = 0; i < count; i += stride) {
-    const x = positions[3 * i];
-    const y = positions[3 * i + 1];
-    const z = positions[3 * i + 2];
-    if (!Number.isFinite(x) || !Number.isFinite(y) || !Number.isFinite(z)) continue;
-    axes[0][n] = x;
-    axes[1][n] = y;
-    axes[2][n] = z;
-    n++;
-  }
+  const { axes, n } = sampleFinite(positions, maxSamples);
   if (n === 0) return { min: [0, 0, 0], max: [0, 0, 0] };
   const iLo = Math.floor(lo * (n - 1));
   const iHi = Math.ceil(hi * (n - 1));

@@ -16,7 +16,7 @@
  * splats). Points with a non-finite coordinate are skipped. Pure, no DOM.
  */
 import type { Bounds } from '../../scenes/splat-cloud';
-import type { Vec3 } from './camera';
+import { sampleFinite, type Vec3 } from './camera';
 
 export interface DenseBoundsOptions {
   /** Points farther than this many median distances from the centre are floaters (default 5: a standing figure's feet are ~3 median distances from its torso). */
@@ -47,21 +47,7 @@ export function denseBounds(positions: Float32Array, opts: DenseBoundsOptions = 
   const lo = opts.lo ?? 0.002;
   const hi = opts.hi ?? 0.998;
   const maxSamples = opts.maxSamples ?? 40_000;
-  const count = Math.floor(positions.length / 3);
-  const stride = Math.max(1, Math.ceil(count / Math.max(1, maxSamples)));
-  const cap = Math.ceil(count / stride);
-  const axes = [new Float64Array(cap), new Float64Array(cap), new Float64Array(cap)];
-  let n = 0;
-  for (let i = 0; i < count; i += stride) {
-    const x = positions[3 * i];
-    const y = positions[3 * i + 1];
-    const z = positions[3 * i + 2];
-    if (!Number.isFinite(x) || !Number.isFinite(y) || !Number.isFinite(z)) continue;
-    axes[0][n] = x;
-    axes[1][n] = y;
-    axes[2][n] = z;
-    n++;
-  }
+  const { axes, n } = sampleFinite(positions, maxSamples);
   if (n === 0) return { min: [0, 0, 0], max: [0, 0, 0] };
   for (let a = 0; a < 3; a++) axes[a] = axes[a].subarray(0, n);
   const scratch = new Float64Array(n);
