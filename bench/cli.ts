@@ -3,6 +3,7 @@ import path from 'node:path';
 import { loadScene } from '../scenes/load';
 import { generateDefaultScene, generateSynthetic } from '../scenes/generate';
 import type { SplatCloud } from '../scenes/splat-cloud';
+import { parseCameraArg, type CameraPose } from '../renderer/camera/camera';
 
 /** Shared command-line helpers of the headless programs. */
 
@@ -50,4 +51,16 @@ export function parseRgb(s: string): [number, number, number] {
   const v = s.split(',').map(Number);
   if (v.length !== 3 || v.some((x) => !Number.isFinite(x) || x < 0 || x > 1)) throw new Error(`--background ${s}: expected R,G,B in 0..1`);
   return [v[0], v[1], v[2]];
+}
+
+/**
+ * `--camera "eye=X,Y,Z target=X,Y,Z [up=X,Y,Z] [fovy=DEG]"`: a fixed pose (parseCameraArg),
+ * with the option named in the error.
+ */
+export function cameraFromArg(s: string): CameraPose {
+  try {
+    return parseCameraArg(s);
+  } catch (err) {
+    throw new Error(`--camera ${JSON.stringify(s)}: ${err instanceof Error ? err.message : String(err)}`);
+  }
 }

@@ -4,9 +4,12 @@
  *
  *   npm run bench:frame -- --scene FILE|synthetic:N|default[:N] [--size 1920x1080]
  *                          [--frames 200] [--warmup 10] [--strategies all|radix4,cpu]
+ *                          [--camera "eye=X,Y,Z target=X,Y,Z up=X,Y,Z fovy=DEG"]
  *                          [--no-cull] [--json PATH]
  *
- * Each frame is submitted and timed alone (timestamp queries at the begin and end of
+ * Without --camera the frames follow the fixed orbit path (benchmarkPath); with it
+ * every frame is drawn from that one pose (the camera is named in the table and the
+ * JSON rows). Each frame is submitted and timed alone (timestamp queries at the begin and end of
  * each stage of renderer/pipeline/frame-stages.ts), so the stage figures are GPU times without
  * overlap. The raster floor is the same path drawn with a trivial fragment shader
  * (same quads, same blending). `outOfOrderFraction` is measured on the drawn order
@@ -15,7 +18,7 @@
  */
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
-import { robustBounds, upVector } from '../renderer/camera/camera';
+import { formatCameraArg, robustBounds, upVector } from '../renderer/camera/camera';
 import { benchmarkPath, DrawnOrderProbe } from '../renderer/profile/benchmark-path';
 import { buildRows, formatTable, toJson, type StrategyRun } from '../renderer/profile/benchmark-report';
 import { frameCamera } from '../renderer/camera/frame-camera';
@@ -26,7 +29,7 @@ import { TIMESTAMPS_PER_FRAME } from '../renderer/pipeline/frame-stages';
 import { SplatRenderer } from '../renderer/pipeline/splat-renderer';
 import { listStrategies } from '../renderer/pipeline/strategies';
 import { createNodeGpu, readBuffer } from '../renderer/gpu/node-gpu';
-import { parseSize, runCli, sceneFromArg } from './cli';
+import { cameraFromArg, parseSize, runCli, sceneFromArg } from './cli';
 
 const median = (v: number[]) => summarize(v)?.median ?? NaN;
 
@@ -38,6 +41,7 @@ runCli(async () => {
       frames: { type: 'string', default: '200' },
       warmup: { type: 'string', default: '10' },
       strategies: { type: 'string', default: 'all' },
+      camera: { type: 'string' },
       'no-cull': { type: 'boolean', default: false },
       json: { type: 'string' },
     },
@@ -47,6 +51,7 @@ runCli(async () => {
   const frames = Number(values.frames);
   const warmup = Number(values.warmup);
   if (!(frames >= 1) || !(warmup >= 0)) throw new Error('--frames must be >= 1 and --warmup >= 0');
+  const fixedPose = values.camera !== undefined ? cameraFromArg(values.camera) : null;
   const cloud = await sceneFromArg(values.scene);
   const gpu = await createNodeGpu({ timestamps: true });
   const { device } = gpu;
@@ -68,7 +73,9 @@ runCli(async () => {
 
   const renderer = new SplatRenderer(device, 'rgba8unorm', names[0]);
   renderer.setScene(cloud);
-  const path = benchmarkPath(robustBounds(cloud.positions), upVector('-y'), 60, width / height, frames);
+  const path = fixedPose ? [fixedPose] : benchmarkPath(robustBounds(cloud.positions), upVector('-y'), 60, width / height, frames);
+  const cameraName = fixedPose ? formatCameraArg(fixedPose) : 'orbit';
+  console.log(`camera: ${cameraName}`);
   const settings = { shDegree: cloud.shDegree, splatScale: 1, cull: !values['no-cull'], keyBits: 32, background: [0, 0, 0] as const };
 
   /**
@@ -138,6 +145,7 @@ runCli(async () => {
   const rows = buildRows({
     scene: cloud.source.name,
     splats: cloud.count,
+    camera: cameraName,
     visible: visibleCounts.length ? visibleCounts[0] : cloud.count,
     rasterFloorMs,
     runs,

@@ -204,6 +204,16 @@ describe('formatTable', () => {
     );
   });
 
+  it('names a fixed camera in a heading line and in each row; rows without one carry no key', () => {
+    const camera = 'eye=0,0,-3 target=0,0,0 up=0,-1,0 fovy=60';
+    const rows = buildRows({ ...input, camera });
+    expect(rows.every((r) => r.camera === camera)).toBe(true);
+    expect(Object.keys(rows[0]).slice(0, 4)).toEqual(['strategy', 'scene', 'splats', 'camera']);
+    expect(formatTable(rows).split('\n')[1]).toBe(`camera: ${camera}`);
+    expect('camera' in buildRows(input)[0]).toBe(false);
+    expect(formatTable(buildRows(input))).not.toContain('camera:');
+  });
+
   it('an empty result says so', () => {
     expect(formatTable([])).toContain('(no results)');
   });

@@ -22,6 +22,8 @@ export interface BenchmarkRow {
   strategy: string;
   scene: string;
   splats: number;
+  /** The view: 'orbit' (the fixed benchmark path) or a fixed pose as a `--camera` argument. */
+  camera?: string;
   /** Splats that passed the cull (the sort's element count). */
   visible: number;
   /** Frames the figures stand on (warm-up excluded). */
@@ -50,6 +52,8 @@ export interface StrategyRun {
 export interface BenchmarkInput {
   scene: string;
   splats: number;
+  /** See {@link BenchmarkRow.camera}; omitted rows carry none. */
+  camera?: string;
   visible: number;
   /** Raster floor of the scene's view, shared by the strategies; omit when not measured. */
   rasterFloorMs?: number | null;
@@ -72,6 +76,7 @@ export function buildRows(input: BenchmarkInput): BenchmarkRow[] {
       strategy: run.strategy,
       scene: input.scene,
       splats: input.splats,
+      ...(input.camera !== undefined ? { camera: input.camera } : {}),
       visible: input.visible,
       frames: run.samples.length,
       stages,
@@ -158,6 +163,7 @@ export function formatTable(rows: readonly BenchmarkRow[], adapter?: string): st
   const first = rows[0];
   const shared = first !== undefined && rows.every((r) => r.scene === first.scene && r.splats === first.splats && r.visible === first.visible);
   if (shared) out.push(`scene: ${first.scene}, ${groupDigits(first.splats)} splats, ${groupDigits(first.visible)} visible`);
+  if (first?.camera !== undefined && rows.every((r) => r.camera === first.camera)) out.push(`camera: ${first.camera}`);
 
   type Column = { title: string; right: boolean; cell: (r: BenchmarkRow) => string };
   const columns: Column[] = [{ title: 'strategy', right: false, cell: (r) => r.strategy }];
