@@ -5,11 +5,18 @@
  *   npm run bench:frame -- --scene FILE|synthetic:N|default[:N] [--size 1920x1080]
  *                          [--frames 200] [--warmup 10] [--strategies all|radix4,cpu]
  *                          [--camera "eye=X,Y,Z target=X,Y,Z up=X,Y,Z fovy=DEG"]
- *                          [--no-cull] [--json PATH]
+ *                          [--geometry auto|quad,tri,auto+cut,auto:128,rect@list,...] [--cut]
+ *                          [--no-coverage] [--no-cull] [--json PATH]
  *
  * Without --camera the frames follow the fixed orbit path (benchmarkPath); with it
  * every frame is drawn from that one pose (the camera is named in the table and the
- * JSON rows). Each frame is submitted and timed alone (timestamp queries at the begin and end of
+ * JSON rows). --geometry lists the draw shapes to measure, one row each per strategy
+ * (renderer/pipeline/draw-pass.ts parseDrawShape: a geometry, auto's areas, `+cut`);
+ * --cut puts PlayCanvas's 2.83-sigma cut on all of them (an image change).
+ * For each shape the raster floor (same geometry, trivial fragment shader) is timed
+ * and, unless --no-coverage, one extra frame counts its fragments: the pixels the
+ * geometry covers and those that pass the fragment test (can change the image).
+ * Each frame is submitted and timed alone (timestamp queries at the begin and end of
  * each stage of renderer/pipeline/frame-stages.ts), so the stage figures are GPU times without
  * overlap. The raster floor is the same path drawn with a trivial fragment shader
  * (same quads, same blending). `outOfOrderFraction` is measured on the drawn order
@@ -29,7 +36,8 @@ import { TIMESTAMPS_PER_FRAME } from '../renderer/pipeline/frame-stages';
 import { SplatRenderer } from '../renderer/pipeline/splat-renderer';
 import { listStrategies } from '../renderer/pipeline/strategies';
 import { createNodeGpu, readBuffer } from '../renderer/gpu/node-gpu';
-import { cameraFromArg, parseSize, runCli, sceneFromArg } from './cli';
+import { DEFAULT_GEOMETRY, formatDrawShape, type DrawShape } from '../renderer/pipeline/draw-pass';
+import { cameraFromArg, drawShapesFromArg, parseSize, runCli, sceneFromArg } from './cli';
 
 const median = (v: number[]) => summarize(v)?.median ?? NaN;
 
@@ -42,6 +50,10 @@ runCli(async () => {
       warmup: { type: 'string', default: '10' },
       strategies: { type: 'string', default: 'all' },
       camera: { type: 'string' },
+      geometry: { type: 'string', default: DEFAULT_GEOMETRY },
+      cut: { type: 'boolean', default: false },
+      coverage: { type: 'boolean', default: true },
+      'no-coverage': { type: 'boolean', default: false },
       'no-cull': { type: 'boolean', default: false },
       json: { type: 'string' },
     },
@@ -52,6 +64,8 @@ runCli(async () => {
   const warmup = Number(values.warmup);
   if (!(frames >= 1) || !(warmup >= 0)) throw new Error('--frames must be >= 1 and --warmup >= 0');
   const fixedPose = values.camera !== undefined ? cameraFromArg(values.camera) : null;
+  const shapes = drawShapesFromArg(values.geometry!, values.cut!);
+  if (values['no-coverage']) values.coverage = false;
   const cloud = await sceneFromArg(values.scene);
   const gpu = await createNodeGpu({ timestamps: true });
   const { device } = gpu;
@@ -77,6 +91,13 @@ runCli(async () => {
   const cameraName = fixedPose ? formatCameraArg(fixedPose) : 'orbit';
   console.log(`camera: ${cameraName}`);
   const settings = { shDegree: cloud.shDegree, splatScale: 1, cull: !values['no-cull'], keyBits: 32, background: [0, 0, 0] as const };
+  const drawSettingsOf = (shape: DrawShape) => ({
+    geometry: shape.geometry,
+    sigmaCut: shape.sigmaCut,
+    ...(shape.autoArea !== undefined ? { autoArea: shape.autoArea } : {}),
+    ...(shape.list !== undefined ? { listDraw: shape.list } : {}),
+  });
+  let drawSettings = drawSettingsOf(shapes[0]);
 
   /**
    * One frame: returns its GPU stage times (ms; the stages of pipeline/frame-stages.ts
@@ -86,7 +107,7 @@ runCli(async () => {
     const cam = frameCamera(path[i % path.length], width, height, cloud.bounds);
     const enc = device.createCommandEncoder({ label: 'bench.frame' });
     const t0 = performance.now();
-    renderer.encodeFrame(enc, view, cam, { ...settings, rasterFloor: opts.floor }, querySet ? { querySet, base: 0 } : undefined);
+    renderer.encodeFrame(enc, view, cam, { ...settings, ...drawSettings, rasterFloor: opts.floor }, querySet ? { querySet, base: 0 } : undefined);
     if (opts.probe && renderer.debugBuffers) probe.capture(enc, renderer.debugBuffers);
     if (querySet && resolve && readback) {
       enc.resolveQuerySet(querySet, 0, TIMESTAMPS_PER_FRAME, resolve, 0);
@@ -111,33 +132,51 @@ runCli(async () => {
 
   device.pushErrorScope('validation');
   const runs: StrategyRun[] = [];
-  let rasterFloorMs: number | null = null;
   const visibleCounts: number[] = [];
+  const coverage = new Map<string, { covered: number; contributing: number }>();
+  const floors = new Map<string, number>();
   for (const name of names) {
     renderer.setStrategy(name);
-    for (let i = 0; i < warmup; i++) await frame(i, {});
-    if (rasterFloorMs === null) {
-      const floor: number[] = [];
-      for (let i = 0; i < frames; i++) floor.push((await frame(i, { floor: true })).t.draw ?? NaN);
-      rasterFloorMs = median(floor);
+    for (const shape of shapes) {
+      const label = formatDrawShape(shape);
+      drawSettings = drawSettingsOf(shape);
+      for (let i = 0; i < warmup; i++) await frame(i, {});
+      if (!floors.has(label)) {
+        // The raster floor and the covered pixels depend on the geometry only: measured once.
+        const floor: number[] = [];
+        for (let i = 0; i < frames; i++) floor.push((await frame(i, { floor: true })).t.draw ?? NaN);
+        floors.set(label, median(floor));
+        if (values.coverage) {
+          const cam = frameCamera(path[0], width, height, cloud.bounds);
+          coverage.set(label, await renderer.measureCoverage(view, cam, { ...settings, ...drawSettings }));
+        }
+      }
+      const samples: FrameSample[] = [];
+      const ooo: number[] = [];
+      for (let i = 0; i < frames; i++) {
+        const r = await frame(i, { probe: i % 10 === 5 });
+        // A host sort (the CPU strategy) stands for the sort stage, which the GPU does not do.
+        const host = renderer.hostSortMs;
+        samples.push(host === null ? r.t : withHostStage(r.t, 'sort', host));
+        if (r.ooo !== undefined) ooo.push(r.ooo);
+      }
+      if (renderer.hostSortMs === null && renderer.debugBuffers && visibleCounts.length === 0) {
+        // Visible splats at the path's first pose (the GPU count the sort and draw used;
+        // a host sort culls nothing).
+        await frame(0, {});
+        visibleCounts.push(DrawArgs.count(await readBuffer(device, renderer.debugBuffers.drawArgs)));
+      }
+      const cov = coverage.get(label);
+      runs.push({
+        strategy: name,
+        samples,
+        outOfOrderFraction: ooo.length ? ooo.reduce((a, b) => a + b, 0) / ooo.length : 0,
+        rasterFloorMs: floors.get(label) ?? null,
+        draw: label,
+        ...(cov ? { coveredPixels: cov.covered, contributingPixels: cov.contributing } : {}),
+      });
+      console.log(`  ${name} ${label}: done`);
     }
-    const samples: FrameSample[] = [];
-    const ooo: number[] = [];
-    for (let i = 0; i < frames; i++) {
-      const r = await frame(i, { probe: i % 10 === 5 });
-      // A host sort (the CPU strategy) stands for the sort stage, which the GPU does not do.
-      const host = renderer.hostSortMs;
-      samples.push(host === null ? r.t : withHostStage(r.t, 'sort', host));
-      if (r.ooo !== undefined) ooo.push(r.ooo);
-    }
-    if (renderer.hostSortMs === null && renderer.debugBuffers) {
-      // Visible splats at the path's first pose (the GPU count the sort and draw used;
-      // a host sort culls nothing).
-      await frame(0, {});
-      visibleCounts.push(DrawArgs.count(await readBuffer(device, renderer.debugBuffers.drawArgs)));
-    }
-    runs.push({ strategy: name, samples, outOfOrderFraction: ooo.length ? ooo.reduce((a, b) => a + b, 0) / ooo.length : 0 });
-    console.log(`  ${name}: done`);
   }
   const err = await device.popErrorScope();
   if (err) throw new Error(`WebGPU validation error: ${err.message}`);
@@ -147,13 +186,12 @@ runCli(async () => {
     splats: cloud.count,
     camera: cameraName,
     visible: visibleCounts.length ? visibleCounts[0] : cloud.count,
-    rasterFloorMs,
     runs,
   });
   console.log(formatTable(rows, gpu.description));
-  if (rasterFloorMs) {
-    for (const r of rows) {
-      if (r.stages.draw !== null) console.log(`  ${r.strategy}: draw / raster floor = ${(r.stages.draw / rasterFloorMs).toFixed(2)}x`);
+  for (const r of rows) {
+    if (r.stages.draw !== null && r.rasterFloorMs) {
+      console.log(`  ${r.strategy} ${r.draw}: draw / raster floor = ${(r.stages.draw / r.rasterFloorMs).toFixed(2)}x`);
     }
   }
   if (values.json) {

@@ -2,10 +2,13 @@
  * npm run render -- --scene FILE|default|synthetic:N --out IMAGE.png [--size WxH]
  *                   [--camera "eye=X,Y,Z target=X,Y,Z up=X,Y,Z fovy=DEG"]
  *                   [--background R,G,B] [--sh N] [--splat-scale S] [--strategy NAME] [--up -y|+y|+z|-z]
+ *                   [--cut] [--geometry quad|rect|hex|oct|auto]
  *
  * Renders one frame through the same renderer as the page, in Node (Dawn), into an
  * offscreen texture and writes a PNG. Without --camera the view fits the scene with
- * the COLMAP y-down frame turned upright (--up -y).
+ * the COLMAP y-down frame turned upright (--up -y). --cut stops splats at 2.83 sigma
+ * (PlayCanvas's extent, an image change; docs/PERFORMANCE.md gives its PSNR cost);
+ * --geometry picks the polygon splats are drawn with (the same image).
  */
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -15,7 +18,8 @@ import { frameCamera } from '../renderer/camera/frame-camera';
 import { renderOffscreen } from '../renderer/pipeline/offscreen';
 import { SplatRenderer } from '../renderer/pipeline/splat-renderer';
 import { createNodeGpu } from '../renderer/gpu/node-gpu';
-import { parseRgb, parseSize, runCli, sceneFromArg } from './cli';
+import { DEFAULT_GEOMETRY } from '../renderer/pipeline/draw-pass';
+import { drawShapesFromArg, parseRgb, parseSize, runCli, sceneFromArg } from './cli';
 
 runCli(async () => {
   const { values } = parseArgs({
@@ -29,11 +33,14 @@ runCli(async () => {
       'splat-scale': { type: 'string', default: '1' },
       strategy: { type: 'string', default: 'radix4' },
       up: { type: 'string', default: '-y' },
+      cut: { type: 'boolean', default: false },
+      geometry: { type: 'string', default: DEFAULT_GEOMETRY },
     },
   });
   if (!values.scene || !values.out) throw new Error('usage: npm run render -- --scene FILE --out IMAGE.png [--size WxH] [--camera ...]');
   const { width, height } = parseSize(values.size!);
   const background = parseRgb(values.background!);
+  const [shape] = drawShapesFromArg(values.geometry!, values.cut!);
   const cloud = await sceneFromArg(values.scene);
   const gpu = await createNodeGpu();
   console.log(`adapter: ${gpu.description}`);
@@ -50,6 +57,8 @@ runCli(async () => {
     cull: true,
     keyBits: 32,
     background,
+    geometry: shape.geometry,
+    sigmaCut: shape.sigmaCut,
   });
   const ms = performance.now() - t0;
   const err = await gpu.device.popErrorScope();

@@ -30,7 +30,7 @@ export interface FrameStage {
 export const FRAME_STAGES = [
   { name: 'project', label: 'project: view depth, cull, append (key, id)', colour: '#4e79a7', graph: true, report: true },
   { name: 'sort', label: 'sort of the (key, id) pairs', colour: '#f28e2b', graph: true, report: true },
-  { name: 'draw', label: 'draw: instanced quads, back to front', colour: '#59a14f', graph: true, report: true },
+  { name: 'draw', label: 'draw: per-splat records, then polygons back to front', colour: '#59a14f', graph: true, report: true },
 ] as const satisfies readonly FrameStage[];
 
 /** The name of a stage of {@link FRAME_STAGES}. */

@@ -1,7 +1,7 @@
 import { sortBufferUsage } from '../../sort/types';
 import type { SplatCloud } from '../../scenes/splat-cloud';
 import { DrawArgs } from './draw-args';
-import { DrawPass, QUAD_VERTICES } from './draw-pass';
+import { COVERAGE_BYTES, DEFAULT_GEOMETRY, DrawPass, VERTICES_PER_SPLAT, type DrawShape } from './draw-pass';
 import { stageWrites, type FrameTimestamps } from './frame-stages';
 import { FrameUniforms, type FrameCamera, type FrameSettings } from './frame-uniforms';
 import { GpuScene } from './gpu-scene';
@@ -10,6 +10,16 @@ import { strategyByName, type SortState, type SortStrategy, type SortTarget, typ
 
 export type { FrameCamera, FrameSettings } from './frame-uniforms';
 export type { FrameTimestamps } from './frame-stages';
+
+/** The geometry and extent a frame's settings ask for (defaults: DEFAULT_GEOMETRY, the model's 3 sigma). */
+export function drawShape(settings: FrameSettings): DrawShape {
+  return {
+    geometry: settings.geometry ?? DEFAULT_GEOMETRY,
+    sigmaCut: settings.sigmaCut ?? false,
+    ...(settings.autoArea !== undefined ? { autoArea: settings.autoArea } : {}),
+    ...(settings.listDraw !== undefined ? { list: settings.listDraw } : {}),
+  };
+}
 
 export interface EncodeOptions {
   background: readonly [number, number, number];
@@ -25,7 +35,8 @@ export interface EncodeOptions {
 /**
  * One frame of the pipeline:
  *   ordering (the sort strategy: project + GPU sort, or the CPU worker's order)
- *   -> draw (instanced quads back to front, drawIndirect)
+ *   -> draw (prepare records, then one polygon per splat back to front, drawIndirect;
+ *   draw-pass.ts)
  * Owns the scene's GPU buffers, the (key, id) buffers and the draw arguments;
  * the strategy (strategies.ts) fills the ids and the count.
  */
@@ -37,7 +48,8 @@ export class SplatRenderer {
   /** drawIndirect arguments (struct DrawArgs of shaders/splat_common.wgsl). */
   private readonly drawArgs: GPUBuffer;
   private draw: DrawPass | null = null;
-  private floor: DrawPass | null = null;
+  /** Vertices a splat of the shape drawn last (DrawArgs.vertexCount). */
+  private vertexCount = VERTICES_PER_SPLAT[DEFAULT_GEOMETRY];
   private target: SortTarget | null = null;
   private sortState: SortState | null = null;
   private sortStrategy: SortStrategy;
@@ -100,8 +112,7 @@ export class SplatRenderer {
       order: values,
       drawArgs: this.drawArgs,
     };
-    this.draw = new DrawPass(device, this.format, drawBuffers);
-    this.floor = new DrawPass(device, this.format, drawBuffers, 'floor');
+    this.draw = new DrawPass(device, this.format, drawBuffers, cloud.count);
     const drawArgs = this.drawArgs;
     this.target = {
       cloud,
@@ -109,7 +120,7 @@ export class SplatRenderer {
       values,
       drawArgs,
       project,
-      writeCount: (count) => device.queue.writeBuffer(drawArgs, 0, DrawArgs.pack({ vertexCount: QUAD_VERTICES, instanceCount: count })),
+      writeCount: (count) => device.queue.writeBuffer(drawArgs, 0, DrawArgs.pack({ vertexCount: this.vertexCount, instanceCount: count })),
     };
     // Nothing is sorted for the new scene yet: a frame that skips the sort draws nothing.
     this.target.writeCount(0);
@@ -133,9 +144,10 @@ export class SplatRenderer {
     camera: FrameCamera,
     settings: FrameSettings & EncodeOptions,
     timestamps?: FrameTimestamps,
+    coverage?: GPUBuffer,
   ): void {
     const scene = this.scene;
-    if (!scene || !this.sortState || !this.draw || !this.floor) {
+    if (!scene || !this.sortState || !this.draw) {
       const bg = settings.background;
       const pass = encoder.beginRenderPass({
         label: 'SplatRenderer.clear',
@@ -145,8 +157,60 @@ export class SplatRenderer {
       return;
     }
     this.uniforms.write(camera, settings, scene.count, scene.shDegree, scene.shStride);
+    const shape = drawShape(settings);
+    this.vertexCount = VERTICES_PER_SPLAT[shape.geometry];
     this.sortState.encode(encoder, { camera, keyBits: settings.keyBits, sortNow: settings.sort !== false, timestamps });
-    (settings.rasterFloor ? this.floor : this.draw).encode(encoder, target, settings.background, stageWrites(timestamps, 'draw'));
+    // The vertex count follows the shape every frame, also when the order is reused
+    // (after the strategy's own writes: the queue applies them in order).
+    this.device.queue.writeBuffer(this.drawArgs, DrawArgs.vertexCountOffset, new Uint32Array([this.vertexCount]));
+    const writes = stageWrites(timestamps, 'draw');
+    this.draw.encode(
+      encoder,
+      target,
+      settings.background,
+      shape,
+      coverage ? 'count' : settings.rasterFloor ? 'floor' : 'splat',
+      writes && { querySet: writes.querySet, beginIndex: writes.beginningOfPassWriteIndex, endIndex: writes.endOfPassWriteIndex },
+      coverage,
+    );
+  }
+
+  /**
+   * Renders one frame with the floor's geometry and counts its fragments (slow: an
+   * atomic per fragment; a measurement for bench:frame, not a frame to time):
+   * `covered`, the pixels the geometry covers, and `contributing`, those where the
+   * splat's alpha passes the fragment test (the pixels that can change).
+   */
+  async measureCoverage(
+    target: GPUTextureView,
+    camera: FrameCamera,
+    settings: FrameSettings & EncodeOptions,
+  ): Promise<{ covered: number; contributing: number }> {
+    if (!this.scene) return { covered: 0, contributing: 0 };
+    const device = this.device;
+    const coverage = device.createBuffer({
+      label: 'SplatRenderer.coverage',
+      size: COVERAGE_BYTES,
+      usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST,
+    });
+    const readback = device.createBuffer({ label: 'SplatRenderer.coverageReadback', size: COVERAGE_BYTES, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ });
+    const encoder = device.createCommandEncoder({ label: 'SplatRenderer.measureCoverage' });
+    this.encodeFrame(encoder, target, camera, settings, undefined, coverage);
+    encoder.copyBufferToBuffer(coverage, 0, readback, 0, COVERAGE_BYTES);
+    device.queue.submit([encoder.finish()]);
+    await this.settle();
+    await readback.mapAsync(GPUMapMode.READ);
+    const counts = new Uint32Array(readback.getMappedRange().slice(0));
+    readback.unmap();
+    readback.destroy();
+    coverage.destroy();
+    let covered = 0;
+    let contributing = 0;
+    for (let i = 0; i < counts.length; i += 2) {
+      covered += counts[i];
+      contributing += counts[i + 1];
+    }
+    return { covered, contributing };
   }
 
   /** Resolves once a host sort in flight (the CPU strategy's) has finished; no-op otherwise. */
@@ -163,12 +227,13 @@ export class SplatRenderer {
     this.sortState?.destroy();
     this.sortState = null;
     this.scene?.destroy();
+    this.draw?.destroy();
     this.keys?.destroy();
     this.values?.destroy();
     this.scene = null;
     this.keys = this.values = null;
     this.target = null;
-    this.draw = this.floor = null;
+    this.draw = null;
   }
 
   destroy(): void {

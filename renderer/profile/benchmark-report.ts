@@ -36,6 +36,12 @@ export interface BenchmarkRow {
   rasterFloorMs?: number | null;
   /** See {@link outOfOrderFraction}: 0 for an exact sort. */
   outOfOrderFraction: number;
+  /** The draw shape measured (geometry, `+cut`), when the run names one. */
+  draw?: string;
+  /** Fragments the draw's geometry covered in one frame (the floor's fragments), when counted. */
+  coveredPixels?: number;
+  /** Of those, the fragments whose alpha passed the fragment test (can change a pixel). */
+  contributingPixels?: number;
 }
 
 /** One strategy's measured frames. */
@@ -46,6 +52,10 @@ export interface StrategyRun {
   outOfOrderFraction: number;
   /** Overrides {@link BenchmarkInput.rasterFloorMs} for this strategy. */
   rasterFloorMs?: number | null;
+  /** See {@link BenchmarkRow.draw}. */
+  draw?: string;
+  coveredPixels?: number;
+  contributingPixels?: number;
 }
 
 /** Everything a report is built from: one scene, one view, several strategies. */
@@ -83,6 +93,9 @@ export function buildRows(input: BenchmarkInput): BenchmarkRow[] {
       p95,
       ...(floor !== undefined ? { rasterFloorMs: floor } : {}),
       outOfOrderFraction: run.outOfOrderFraction,
+      ...(run.draw !== undefined ? { draw: run.draw } : {}),
+      ...(run.coveredPixels !== undefined ? { coveredPixels: run.coveredPixels } : {}),
+      ...(run.contributingPixels !== undefined ? { contributingPixels: run.contributingPixels } : {}),
     };
   });
 }
@@ -167,6 +180,7 @@ export function formatTable(rows: readonly BenchmarkRow[], adapter?: string): st
 
   type Column = { title: string; right: boolean; cell: (r: BenchmarkRow) => string };
   const columns: Column[] = [{ title: 'strategy', right: false, cell: (r) => r.strategy }];
+  if (rows.some((r) => r.draw !== undefined)) columns.push({ title: 'draw', right: false, cell: (r) => r.draw ?? '-' });
   if (!shared) {
     columns.push(
       { title: 'scene', right: false, cell: (r) => r.scene },
@@ -180,6 +194,11 @@ export function formatTable(rows: readonly BenchmarkRow[], adapter?: string): st
   }
   if (rows.some((r) => r.rasterFloorMs !== undefined)) {
     columns.push({ title: 'raster floor ms', right: true, cell: (r) => fmtMs(r.rasterFloorMs ?? null) });
+  }
+  if (rows.some((r) => r.coveredPixels !== undefined)) {
+    const mpx = (v: number | undefined) => (v === undefined ? '-' : (v / 1e6).toFixed(2));
+    columns.push({ title: 'covered Mpx', right: true, cell: (r) => mpx(r.coveredPixels) });
+    columns.push({ title: 'contributing Mpx', right: true, cell: (r) => mpx(r.contributingPixels) });
   }
   columns.push({ title: 'out of order', right: true, cell: (r) => fmtFraction(r.outOfOrderFraction) });
 

@@ -107,6 +107,7 @@ export class ViewerApp {
       shDegree: 3,
       splatScale: 1,
       cull: true,
+      sigmaCut: false,
       background: '#000000',
       upAxis: '-y',
       fovyDeg: 60,
@@ -117,6 +118,8 @@ export class ViewerApp {
     const params = new URLSearchParams(location.search);
     const urlSort = params.get('sort');
     if (urlSort && names.includes(urlSort)) this.settings.sorter = urlSort;
+    const urlCut = params.get('cut');
+    if (urlCut === '1' || urlCut === '0') this.settings.sigmaCut = urlCut === '1';
 
     this.renderer = new SplatRenderer(device, format, this.settings.sorter);
     this.controller = new CameraController({ eye: [0, 0, -5], target: [0, 0, 0], up: upVector(this.settings.upAxis), fovyDeg: this.settings.fovyDeg });
@@ -345,6 +348,7 @@ export class ViewerApp {
         shDegree: this.settings.shDegree,
         splatScale: this.settings.splatScale,
         cull: this.settings.cull,
+        sigmaCut: this.settings.sigmaCut,
         keyBits: this.settings.keyBits,
         background: hexToRgb(this.settings.background),
         sort: sortNow,
