@@ -19,7 +19,7 @@
  * Each frame is submitted and timed alone (timestamp queries at the begin and end of
  * each stage of renderer/pipeline/frame-stages.ts), so the stage figures are GPU times without
  * overlap. The raster floor is the same path drawn with a trivial fragment shader
- * (same quads, same blending). `outOfOrderFraction` is measured on the drawn order
+ * (same geometry, same blending). `outOfOrderFraction` is measured on the drawn order
  * every 10th frame against that frame's camera. For a host sort (`cpu`) the sort stage
  * is the CPU time of its depth pass and sort (the GPU does no sort work for it).
  */

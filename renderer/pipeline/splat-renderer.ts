@@ -28,7 +28,7 @@ export interface EncodeOptions {
    * and count: right when neither the camera nor the scene changed.
    */
   sort?: boolean;
-  /** Draw the raster-floor variant (same quads, trivial fragment shader). */
+  /** Draw the raster-floor variant (same geometry, trivial fragment shader). */
   rasterFloor?: boolean;
 }
 

@@ -32,7 +32,7 @@ export interface BenchmarkRow {
   stages: StageFigures;
   /** Nearest-rank 95th percentile ms per stage. */
   p95: StageFigures;
-  /** Draw time of the same quads without a sort, measured in the same run; absent if not measured. */
+  /** Draw time of the same geometry with a trivial fragment shader (the raster floor), measured in the same run; absent if not measured. */
   rasterFloorMs?: number | null;
   /** See {@link outOfOrderFraction}: 0 for an exact sort. */
   outOfOrderFraction: number;
