@@ -4,6 +4,7 @@ import { loadScene } from '../scenes/load';
 import { generateDefaultScene, generateSynthetic } from '../scenes/generate';
 import type { SplatCloud } from '../scenes/splat-cloud';
 import { parseCameraArg, type CameraPose } from '../renderer/camera/camera';
+import { parseDrawShape, type DrawShape } from '../renderer/pipeline/draw-pass';
 
 /** Shared command-line helpers of the headless programs. */
 
@@ -62,5 +63,16 @@ export function cameraFromArg(s: string): CameraPose {
     return parseCameraArg(s);
   } catch (err) {
     throw new Error(`--camera ${JSON.stringify(s)}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+/** `--geometry LIST` (comma-separated draw shapes) with `--cut` applied to each; errors name the option. */
+export function drawShapesFromArg(list: string, cut: boolean): DrawShape[] {
+  const items = list.split(',').filter((x) => x.trim() !== '');
+  if (!items.length) throw new Error(`--geometry ${JSON.stringify(list)}: no draw shape given`);
+  try {
+    return items.map((x) => parseDrawShape(x, cut));
+  } catch (err) {
+    throw new Error(`--geometry: ${err instanceof Error ? err.message : String(err)}`);
   }
 }

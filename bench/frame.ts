@@ -6,14 +6,21 @@
  *                          [--frames 200] [--warmup 10] [--strategies all|radix4,cpu]
  *                          [--camera "eye=X,Y,Z target=X,Y,Z up=X,Y,Z fovy=DEG"]
  *                          [--draw quads|tiles|quads,tiles] [--key-bits 32]
- *                          [--no-cull] [--json PATH]
+ *                          [--geometry tri|quad,tri,auto+cut,auto:128,rect@list,...] [--cut]
+ *                          [--no-coverage] [--no-cull] [--json PATH]
  *
  * Without --camera the frames follow the fixed orbit path (benchmarkPath); with it
  * every frame is drawn from that one pose (the camera is named in the table and the
- * JSON rows). Each frame is submitted and timed alone (timestamp queries at the begin
- * and end of each stage of renderer/pipeline/frame-stages.ts), so the stage figures are GPU times without
+ * JSON rows). --geometry lists the quads draw's shapes to measure, one row each per
+ * strategy (renderer/pipeline/draw-pass.ts parseDrawShape: a geometry, auto's areas,
+ * `+cut`); --cut puts PlayCanvas's 2.83-sigma cut on all of them (an image change).
+ * For each shape the raster floor (same geometry, trivial fragment shader) is timed
+ * and, unless --no-coverage, one extra frame counts its fragments: the pixels the
+ * geometry covers and those that pass the fragment test (can change the image).
+ * Each frame is submitted and timed alone (timestamp queries at the begin and end of
+ * each stage of renderer/pipeline/frame-stages.ts), so the stage figures are GPU times without
  * overlap. The raster floor is the same path drawn with a trivial fragment shader
- * (same quads, same blending). `outOfOrderFraction` is measured on the drawn order
+ * (same geometry, same blending). `outOfOrderFraction` is measured on the drawn order
  * every 10th frame against that frame's camera. For a host sort (`cpu`) the sort stage
  * is the CPU time of its depth pass and sort (the GPU does no sort work for it).
  *
@@ -22,6 +29,8 @@
  * ranges and blend (the blend and its copy onto the target); they have no raster floor
  * and no drawn-order probe (their order is per tile), and carry the pairs sorted at
  * the first pose. A host sort (`cpu`) cannot serve the tiles draw and is skipped there.
+ * --geometry and --cut shape the quads rows only (the tiles draw has no polygons and
+ * no cut): a tiles row is measured once per strategy.
  * --key-bits: the key-bits setting (quads: depth key bits; tiles: depth bits under the
  * tile index, at most what 32 bits leave).
  */
@@ -39,7 +48,8 @@ import { SplatRenderer } from '../renderer/pipeline/splat-renderer';
 import { listStrategies, strategyByName } from '../renderer/pipeline/strategies';
 import { drawByName, ownStages } from '../renderer/pipeline/draw-strategies';
 import { createNodeGpu, readBuffer } from '../renderer/gpu/node-gpu';
-import { cameraFromArg, parseSize, runCli, sceneFromArg } from './cli';
+import { DEFAULT_GEOMETRY, formatDrawShape, type DrawShape } from '../renderer/pipeline/draw-pass';
+import { cameraFromArg, drawShapesFromArg, parseSize, runCli, sceneFromArg } from './cli';
 
 const median = (v: number[]) => summarize(v)?.median ?? NaN;
 
@@ -54,6 +64,10 @@ runCli(async () => {
       camera: { type: 'string' },
       draw: { type: 'string', default: 'quads' },
       'key-bits': { type: 'string', default: '32' },
+      geometry: { type: 'string', default: DEFAULT_GEOMETRY },
+      cut: { type: 'boolean', default: false },
+      coverage: { type: 'boolean', default: true },
+      'no-coverage': { type: 'boolean', default: false },
       'no-cull': { type: 'boolean', default: false },
       json: { type: 'string' },
     },
@@ -67,6 +81,8 @@ runCli(async () => {
   const draws = values.draw!.split(',').map((d) => drawByName(d.trim()).name);
   const keyBits = Number(values['key-bits']);
   if (!(Number.isInteger(keyBits) && keyBits >= 1 && keyBits <= 32)) throw new Error(`--key-bits ${values['key-bits']}: expected an integer 1..32`);
+  const shapes = drawShapesFromArg(values.geometry!, values.cut!);
+  if (values['no-coverage']) values.coverage = false;
   const cloud = await sceneFromArg(values.scene);
   const gpu = await createNodeGpu({ timestamps: true });
   const { device } = gpu;
@@ -92,6 +108,13 @@ runCli(async () => {
   const cameraName = fixedPose ? formatCameraArg(fixedPose) : 'orbit';
   console.log(`camera: ${cameraName}`);
   const settings = { shDegree: cloud.shDegree, splatScale: 1, cull: !values['no-cull'], keyBits, background: [0, 0, 0] as const };
+  const drawSettingsOf = (shape: DrawShape) => ({
+    geometry: shape.geometry,
+    sigmaCut: shape.sigmaCut,
+    ...(shape.autoArea !== undefined ? { autoArea: shape.autoArea } : {}),
+    ...(shape.list !== undefined ? { listDraw: shape.list } : {}),
+  });
+  let drawSettings = drawSettingsOf(shapes[0]);
 
   /**
    * One frame: returns its GPU stage times (ms; the stages of pipeline/frame-stages.ts
@@ -101,7 +124,7 @@ runCli(async () => {
     const cam = frameCamera(path[i % path.length], width, height, cloud.bounds);
     const enc = device.createCommandEncoder({ label: 'bench.frame' });
     const t0 = performance.now();
-    renderer.encodeFrame(enc, view, cam, { ...settings, rasterFloor: opts.floor }, querySet ? { querySet, base: 0 } : undefined);
+    renderer.encodeFrame(enc, view, cam, { ...settings, ...drawSettings, rasterFloor: opts.floor }, querySet ? { querySet, base: 0 } : undefined);
     if (opts.probe && renderer.debugBuffers) probe.capture(enc, renderer.debugBuffers);
     if (querySet && resolve && readback) {
       enc.resolveQuerySet(querySet, 0, TIMESTAMPS_PER_FRAME, resolve, 0);
@@ -127,8 +150,9 @@ runCli(async () => {
 
   device.pushErrorScope('validation');
   const runs: StrategyRun[] = [];
-  let rasterFloorMs: number | null = null;
   const visibleCounts: number[] = [];
+  const coverage = new Map<string, { covered: number; contributing: number }>();
+  const floors = new Map<string, number>();
   for (const draw of draws) for (const name of names) {
     if (drawByName(draw).needsGpuSorter && !strategyByName(name).sorter) {
       console.log(`  ${name}: skipped for draw ${draw} (a host sort)`);
@@ -138,52 +162,66 @@ runCli(async () => {
     renderer.setStrategy(name);
     renderer.setDraw(draw);
     const tiles = draw === 'tiles';
-    for (let i = 0; i < warmup; i++) await frame(i, {});
-    if (!tiles && rasterFloorMs === null) {
-      const floor: number[] = [];
-      for (let i = 0; i < frames; i++) floor.push((await frame(i, { floor: true })).t.draw ?? NaN);
-      rasterFloorMs = median(floor);
-    }
-    const samples: FrameSample[] = [];
-    const ooo: number[] = [];
-    for (let i = 0; i < frames; i++) {
-      const r = await frame(i, { probe: !tiles && i % 10 === 5 });
-      // A host sort (the CPU strategy) stands for the sort stage, which the GPU does not do.
-      const host = renderer.hostSortMs;
-      const own = ownStages(r.t, drawByName(draw));
-      samples.push(host === null ? own : withHostStage(own, 'sort', host));
-      if (r.ooo !== undefined) ooo.push(r.ooo);
-    }
-    if (tiles) {
-      // Splats touching a tile and pairs sorted at the path's first pose.
-      await frame(0, {});
-      const status = renderer.tileStatus!;
-      if (status.capped) console.warn(`  ${name}/tiles: WARNING the pair buffer is capped at ${status.capacity} pairs (needed ${status.last?.needed}): the image lacks splats`);
+    // The quads draw is measured once per shape; the tiles draw has no polygons (and no cut).
+    for (const shape of tiles ? [null] : shapes) {
+      const label = shape ? formatDrawShape(shape) : '';
+      if (shape) drawSettings = drawSettingsOf(shape);
+      for (let i = 0; i < warmup; i++) await frame(i, {});
+      if (shape && !floors.has(label)) {
+        // The raster floor and the covered pixels depend on the geometry only: measured once.
+        const floor: number[] = [];
+        for (let i = 0; i < frames; i++) floor.push((await frame(i, { floor: true })).t.draw ?? NaN);
+        floors.set(label, median(floor));
+        if (values.coverage) {
+          const cam = frameCamera(path[0], width, height, cloud.bounds);
+          coverage.set(label, await renderer.measureCoverage(view, cam, { ...settings, ...drawSettings }));
+        }
+      }
+      const samples: FrameSample[] = [];
+      const ooo: number[] = [];
+      for (let i = 0; i < frames; i++) {
+        const r = await frame(i, { probe: !tiles && i % 10 === 5 });
+        // A host sort (the CPU strategy) stands for the sort stage, which the GPU does not do.
+        const host = renderer.hostSortMs;
+        const own = ownStages(r.t, drawByName(draw));
+        samples.push(host === null ? own : withHostStage(own, 'sort', host));
+        if (r.ooo !== undefined) ooo.push(r.ooo);
+      }
+      if (tiles) {
+        // Splats touching a tile and pairs sorted at the path's first pose.
+        await frame(0, {});
+        const status = renderer.tileStatus!;
+        if (status.capped) console.warn(`  ${name}/tiles: WARNING the pair buffer is capped at ${status.capacity} pairs (needed ${status.last?.needed}): the image lacks splats`);
+        runs.push({
+          strategy: name,
+          draw,
+          samples,
+          outOfOrderFraction: NaN,
+          rasterFloorMs: null,
+          visible: status.last?.visible,
+          tilePairs: status.last?.needed,
+        });
+        console.log(`  ${name}/${draw}: done (${status.last?.needed} pairs, capacity ${status.capacity}, grew ${status.grows}x)`);
+        continue;
+      }
+      if (renderer.hostSortMs === null && renderer.debugBuffers && visibleCounts.length === 0) {
+        // Visible splats at the path's first pose (the GPU count the sort and draw used;
+        // a host sort culls nothing).
+        await frame(0, {});
+        visibleCounts.push(DrawArgs.count(await readBuffer(device, renderer.debugBuffers.drawArgs)));
+      }
+      const cov = coverage.get(label);
       runs.push({
         strategy: name,
-        draw,
+        ...(draws.length > 1 || draw !== 'quads' ? { draw } : {}),
+        geometry: label,
         samples,
-        outOfOrderFraction: NaN,
-        rasterFloorMs: null,
-        visible: status.last?.visible,
-        tilePairs: status.last?.needed,
+        outOfOrderFraction: ooo.length ? ooo.reduce((a, b) => a + b, 0) / ooo.length : 0,
+        rasterFloorMs: floors.get(label) ?? null,
+        ...(cov ? { coveredPixels: cov.covered, contributingPixels: cov.contributing } : {}),
       });
-      console.log(`  ${name}/${draw}: done (${status.last?.needed} pairs, capacity ${status.capacity}, grew ${status.grows}x)`);
-      continue;
+      console.log(`  ${name}/${draw} ${label}: done`);
     }
-    if (renderer.hostSortMs === null && renderer.debugBuffers) {
-      // Visible splats at the path's first pose (the GPU count the sort and draw used;
-      // a host sort culls nothing).
-      await frame(0, {});
-      visibleCounts.push(DrawArgs.count(await readBuffer(device, renderer.debugBuffers.drawArgs)));
-    }
-    runs.push({
-      strategy: name,
-      ...(draws.length > 1 || draw !== 'quads' ? { draw } : {}),
-      samples,
-      outOfOrderFraction: ooo.length ? ooo.reduce((a, b) => a + b, 0) / ooo.length : 0,
-    });
-    console.log(`  ${name}/${draw}: done`);
   }
   const err = await device.popErrorScope();
   if (err) throw new Error(`WebGPU validation error: ${err.message}`);
@@ -193,13 +231,12 @@ runCli(async () => {
     splats: cloud.count,
     camera: cameraName,
     visible: visibleCounts.length ? visibleCounts[0] : cloud.count,
-    rasterFloorMs,
     runs,
   });
   console.log(formatTable(rows, gpu.description));
-  if (rasterFloorMs) {
-    for (const r of rows) {
-      if (r.stages.draw !== null) console.log(`  ${r.strategy}: draw / raster floor = ${(r.stages.draw / rasterFloorMs).toFixed(2)}x`);
+  for (const r of rows) {
+    if (r.stages.draw !== null && r.rasterFloorMs) {
+      console.log(`  ${r.strategy} ${r.geometry}: draw / raster floor = ${(r.stages.draw / r.rasterFloorMs).toFixed(2)}x`);
     }
   }
   if (values.json) {

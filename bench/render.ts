@@ -2,11 +2,14 @@
  * npm run render -- --scene FILE|default|synthetic:N --out IMAGE.png [--size WxH]
  *                   [--camera "eye=X,Y,Z target=X,Y,Z up=X,Y,Z fovy=DEG"]
  *                   [--background R,G,B] [--sh N] [--splat-scale S] [--strategy NAME] [--up -y|+y|+z|-z]
- *                   [--draw quads|tiles] [--key-bits N]
+ *                   [--draw quads|tiles] [--key-bits N] [--geometry tri|quad|rect|hex|oct|auto] [--cut]
  *
  * Renders one frame through the same renderer as the page, in Node (Dawn), into an
  * offscreen texture and writes a PNG. Without --camera the view fits the scene with
- * the COLMAP y-down frame turned upright (--up -y).
+ * the COLMAP y-down frame turned upright (--up -y). --cut stops splats at 2.83 sigma
+ * (PlayCanvas's extent, an image change; docs/PERFORMANCE.md gives its PSNR cost);
+ * --geometry picks the polygon splats are drawn with (the same image). Both shape
+ * the quads draw only: the tiles draw (--draw tiles) has no polygons and no cut.
  */
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -16,7 +19,8 @@ import { frameCamera } from '../renderer/camera/frame-camera';
 import { renderOffscreen } from '../renderer/pipeline/offscreen';
 import { SplatRenderer } from '../renderer/pipeline/splat-renderer';
 import { createNodeGpu } from '../renderer/gpu/node-gpu';
-import { parseRgb, parseSize, runCli, sceneFromArg } from './cli';
+import { DEFAULT_GEOMETRY, formatDrawShape } from '../renderer/pipeline/draw-pass';
+import { drawShapesFromArg, parseRgb, parseSize, runCli, sceneFromArg } from './cli';
 
 runCli(async () => {
   const { values } = parseArgs({
@@ -32,17 +36,23 @@ runCli(async () => {
       draw: { type: 'string', default: 'quads' },
       'key-bits': { type: 'string', default: '32' },
       up: { type: 'string', default: '-y' },
+      cut: { type: 'boolean', default: false },
+      geometry: { type: 'string', default: DEFAULT_GEOMETRY },
     },
   });
   if (!values.scene || !values.out) throw new Error('usage: npm run render -- --scene FILE --out IMAGE.png [--size WxH] [--camera ...]');
   const { width, height } = parseSize(values.size!);
   const background = parseRgb(values.background!);
+  const [shape] = drawShapesFromArg(values.geometry!, values.cut!);
   const cloud = await sceneFromArg(values.scene);
   const gpu = await createNodeGpu();
   console.log(`adapter: ${gpu.description}`);
   const keyBits = Number(values['key-bits']);
   if (!(Number.isInteger(keyBits) && keyBits >= 1 && keyBits <= 32)) throw new Error(`--key-bits ${values['key-bits']}: expected an integer 1..32`);
   const renderer = new SplatRenderer(gpu.device, 'rgba8unorm', values.strategy!, values.draw!);
+  if (renderer.draw === 'tiles' && (values.cut || values.geometry !== DEFAULT_GEOMETRY)) {
+    console.warn('WARNING: --cut and --geometry shape the quads draw only: the tiles draw ignores them');
+  }
   renderer.setScene(cloud);
   const pose = values.camera
     ? parseCameraArg(values.camera)
@@ -55,6 +65,8 @@ runCli(async () => {
     cull: true,
     keyBits,
     background,
+    geometry: shape.geometry,
+    sigmaCut: shape.sigmaCut,
   });
   const ms = performance.now() - t0;
   const err = await gpu.device.popErrorScope();
@@ -64,7 +76,7 @@ runCli(async () => {
   fs.writeFileSync(values.out, PNG.sync.write(png));
   const tiles = renderer.tileStatus;
   if (tiles?.capped) console.warn(`WARNING: the tiles draw's pair buffer is capped at ${tiles.capacity} pairs (needed ${tiles.last?.needed}): the image lacks splats`);
-  console.log(`${cloud.source.name}: ${cloud.count} splats, SH ${cloud.shDegree}, draw ${renderer.draw}, ${width}x${height} in ${ms.toFixed(0)} ms (first frame, incl. pipeline creation) -> ${values.out}`);
+  console.log(`${cloud.source.name}: ${cloud.count} splats, SH ${cloud.shDegree}, draw ${renderer.draw === 'quads' ? `quads (${formatDrawShape(shape)})` : renderer.draw}, ${width}x${height} in ${ms.toFixed(0)} ms (first frame, incl. pipeline creation) -> ${values.out}`);
   renderer.destroy();
   gpu.device.destroy();
 });

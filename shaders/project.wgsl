@@ -2,6 +2,8 @@
 // visible splat for the sort.
 //
 // Steps (one thread per splat, 256 per workgroup):
+//   0. a splat whose opacity is under 1/255 (or NaN) can reach the fragment test's
+//      1/255 nowhere: dropped here, before the sort, whatever the cull setting.
 //   1. depth d = -z_view; visible if d > near and the splat's 3-sigma bounding sphere
 //      (3 * maxScale * splatScale) overlaps the view frustum's side planes (with
 //      culling off: every splat in front of the near plane).
@@ -23,6 +25,9 @@
 
 override WORKGROUP_SIZE: u32 = 256u;
 
+/** The fragment test's alpha threshold (shaders/splat.wgsl). */
+const MIN_ALPHA: f32 = 1.0 / 255.0;
+
 var<workgroup> wgCount: atomic<u32>;
 var<workgroup> wgBase: u32;
 
@@ -31,7 +36,7 @@ fn isVisible(i: u32) -> vec2f {
   let c = centers[i];
   let v = frame.view * vec4f(c.xyz, 1.0);
   let d = -v.z;
-  if (d <= frame.near) {
+  if (d <= frame.near || !(c.w >= MIN_ALPHA)) {
     return vec2f(0.0, d);
   }
   if (frame.cullEnabled == 0u) {

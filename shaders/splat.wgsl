@@ -1,174 +1,166 @@
-// splat: one instanced quad per sorted splat id, drawn back to front.
+// splat: one polygon per sorted splat, drawn back to front from the records that
+// splat_prepare.wgsl wrote in draw order (centre, semi-axes of the splat's contour
+// ellipse, extent r in sigma, opacity, colour).
 //
-// Vertex (4 vertices a splat, triangle strip; instance j draws id = order[j]):
-//   1. 3D covariance (from the scene buffer) scaled by splatScale^2, projected with
-//      the EWA Jacobian of the perspective at the splat's centre (the centre's
-//      x/d, y/d clamped to 1.3x the frustum, as in the reference 3DGS) into a 2x2
-//      pixel-space covariance; +0.3 px^2 on the diagonal (low-pass: a splat covers
-//      at least about a pixel).
-//   2. Conic = inverse covariance; the quad spans 3 sigma along the covariance's
-//      eigenvectors (tighter than an axis-aligned square for thin splats).
-//   3. Colour from SH up to frame.shDegree with the world-space view direction.
-// Fragment: power = d^T conic d in pixels; outside 3 sigma or alpha < 1/255 is
-// discarded; alpha = opacity * exp(-power / 2); premultiplied output, blended with
-// (one, one-minus-src-alpha).
+// Geometry: the polygon circumscribes the contour ellipse (a regular polygon around
+// the unit circle, mapped by the semi-axes), so it covers every pixel the fragment
+// test can pass: GEOMETRY 0 'quad': the rectangle at CUT sigma, blind to opacity (as
+// before issue 9); 1 'rect': the rectangle around the contour; 2 'hex', 3 'oct': a
+// hexagon or octagon around it (0.866x, 0.828x the rectangle's area, 4 and 6
+// triangles); 4 'tri': one triangle around it (1.30x the rectangle's area, one
+// triangle); 5 'auto': per splat, the triangle for contours under AUTO_RECT_AREA px^2,
+// the rectangle from there (its second triangle degenerate for the triangle).
+// On the H200 a splat's triangles cost more than the pixels they cover
+// (docs/PERFORMANCE.md): fewer triangles beat tighter polygons.
+// Drawn as an instanced triangle strip (LIST 0: instance j = record j, VERTS
+// vertices) or a plain triangle list (LIST 1: vertex k of record k / TRIANGLE_VERTS).
 //
-// Pixel space here: x right, y DOWN (row 0 at the top), pixel centres at +0.5.
+// Fragment: with v = r u (u: the unit-polygon coordinate, interpolated), the forward
+// model's power d^T conic d is |v|^2. Discarded where power > CUT^2 or
+// alpha = opacity exp(-power / 2) < 1/255; premultiplied output, blended with (one,
+// one-minus-src-alpha). CUT is 3 (the forward model) or 2 sqrt(2) (PlayCanvas's
+// extent, an image change: the `sigmaCut` frame setting).
 
 @group(0) @binding(0) var<uniform> frame: Frame;
-@group(0) @binding(1) var<storage, read> centers: array<vec4f>;
-@group(0) @binding(2) var<storage, read> covs: array<vec4f>;
-@group(0) @binding(3) var<storage, read> sh: array<u32>;
-@group(0) @binding(4) var<storage, read> order: array<u32>;
+@group(0) @binding(1) var<storage, read> records: array<vec4f>;
 
-// SH_C0 .. SH_C3: generated from scenes/sh.ts (renderer/pipeline/sh-wgsl.ts), prepended.
-
-// SH coefficient k (rgb) of splat `base` (its first u32 word): halves k*3 .. k*3+2.
-fn shCoeff(base: u32, k: u32) -> vec3f {
-  let h = k * 3u;
-  let w0 = unpack2x16float(sh[base + (h >> 1u)]);
-  let w1 = unpack2x16float(sh[base + (h >> 1u) + 1u]);
-  // h even: (w0.x, w0.y, w1.x); h odd: (w0.y, w1.x, w1.y)
-  if ((h & 1u) == 0u) {
-    return vec3f(w0.x, w0.y, w1.x);
-  }
-  return vec3f(w0.y, w1.x, w1.y);
-}
-
-fn evalSH(base: u32, degree: u32, dir: vec3f) -> vec3f {
-  var c = SH_C0 * shCoeff(base, 0u);
-  if (degree >= 1u) {
-    let x = dir.x; let y = dir.y; let z = dir.z;
-    c += -SH_C1 * y * shCoeff(base, 1u) + SH_C1 * z * shCoeff(base, 2u) - SH_C1 * x * shCoeff(base, 3u);
-    if (degree >= 2u) {
-      let xx = x * x; let yy = y * y; let zz = z * z;
-      let xy = x * y; let yz = y * z; let xz = x * z;
-      c += SH_C2[0] * xy * shCoeff(base, 4u)
-         + SH_C2[1] * yz * shCoeff(base, 5u)
-         + SH_C2[2] * (2.0 * zz - xx - yy) * shCoeff(base, 6u)
-         + SH_C2[3] * xz * shCoeff(base, 7u)
-         + SH_C2[4] * (xx - yy) * shCoeff(base, 8u);
-      if (degree >= 3u) {
-        c += SH_C3[0] * y * (3.0 * xx - yy) * shCoeff(base, 9u)
-           + SH_C3[1] * xy * z * shCoeff(base, 10u)
-           + SH_C3[2] * y * (4.0 * zz - xx - yy) * shCoeff(base, 11u)
-           + SH_C3[3] * z * (2.0 * zz - 3.0 * xx - 3.0 * yy) * shCoeff(base, 12u)
-           + SH_C3[4] * x * (4.0 * zz - xx - yy) * shCoeff(base, 13u)
-           + SH_C3[5] * z * (xx - yy) * shCoeff(base, 14u)
-           + SH_C3[6] * x * (xx - 3.0 * yy) * shCoeff(base, 15u);
-      }
-    }
-  }
-  return max(c + 0.5, vec3f(0.0));
-}
+/** 0 quad, 1 rect, 2 hex, 3 oct, 4 tri, 5 auto (see above). */
+override GEOMETRY: u32 = 4u;
+/** Extent in sigma: 3 (the forward model) or 2 sqrt(2). */
+override CUT: f32 = 3.0;
+/** 'auto': contour ellipses of at least this many px^2 get the rectangle, smaller ones the triangle. */
+override AUTO_RECT_AREA: f32 = 256.0;
+/** 0: instanced triangle strip; 1: triangle list, TRIANGLE_VERTS vertices a splat. */
+override LIST: u32 = 0u;
+override TRIANGLE_VERTS: u32 = 6u;
 
 struct VsOut {
   @builtin(position) position: vec4f,
-  @location(0) offset: vec2f,                       // pixels from the centre (y down)
-  @location(1) @interpolate(flat) conic: vec3f,     // a, b, c of [[a, b], [b, c]]
-  @location(2) @interpolate(flat) color: vec4f,     // rgb, opacity
+  @location(0) v: vec2f,                            // r * unit-polygon coordinate
+  @location(1) @interpolate(flat) color: vec4f,     // rgb, opacity
 };
 
-const CORNERS = array<vec2f, 4>(vec2f(-1.0, -1.0), vec2f(1.0, -1.0), vec2f(-1.0, 1.0), vec2f(1.0, 1.0));
+const QUAD = array<vec2f, 4>(vec2f(-1.0, -1.0), vec2f(1.0, -1.0), vec2f(-1.0, 1.0), vec2f(1.0, 1.0));
+// The equilateral triangle around the unit circle (inradius 1, circumradius 2), strip order.
+const TRI = array<vec2f, 3>(vec2f(2.0, 0.0), vec2f(-1.0, 1.7320508075688772), vec2f(-1.0, -1.7320508075688772));
+const HEX_R: f32 = 1.1547005383792515;   // 1 / cos(30 deg)
+const OCT_R: f32 = 1.0823922002923940;   // 1 / cos(22.5 deg)
+
+// Vertex of a regular n-gon (n = 6 or 8) around the unit circle for strip index i:
+// strip order zig-zags from vertex 0 (0, n-1, 1, n-2, ...); past the polygon the
+// last strip vertex repeats.
+fn polygonVertex(n: u32, i: u32) -> vec2f {
+  let s = min(i, n - 1u);
+  var k = s >> 1u;
+  if ((s & 1u) == 1u) {
+    k = n - 1u - (s >> 1u);
+  }
+  let a = (f32(k) + 0.5) * (6.283185307179586 / f32(n));
+  let r = select(OCT_R, HEX_R, n == 6u);
+  return r * vec2f(cos(a), sin(a));
+}
+
+fn rectVertex(i: u32) -> vec2f {
+  return QUAD[min(i, 3u)];
+}
+
+fn triVertex(i: u32) -> vec2f {
+  return TRI[min(i, 2u)];
+}
 
 fn culled() -> VsOut {
   var o: VsOut;
   o.position = vec4f(0.0, 0.0, 2.0, 1.0);  // outside the clip volume
-  o.offset = vec2f(0.0);
-  o.conic = vec3f(0.0);
+  o.v = vec2f(0.0);
   o.color = vec4f(0.0);
   return o;
 }
 
 @vertex
 fn vs(@builtin(vertex_index) vi: u32, @builtin(instance_index) ii: u32) -> VsOut {
-  let id = order[ii];
-  let c = centers[id];
-  let t = frame.view * vec4f(c.xyz, 1.0);
-  let d = -t.z;
-  if (d <= frame.near) {
+  var j = ii;
+  var si = vi;  // strip index
+  if (LIST == 1u) {
+    j = vi / TRIANGLE_VERTS;
+    let k = vi - j * TRIANGLE_VERTS;
+    si = k / 3u + k % 3u;  // triangle t = k / 3 is strip vertices t, t+1, t+2
+  }
+  let ra = records[3u * j];
+  let rb = records[3u * j + 1u];
+  let axis1 = ra.zw;
+  let axis2 = rb.xy;
+  if (all(axis1 == vec2f(0.0))) {
     return culled();
   }
-  let pv = frame.proj * t;
-  let ndc = pv.xy / pv.w;
-  if (any(abs(ndc) > vec2f(1.3))) {
-    return culled();
+  var u: vec2f;
+  switch (GEOMETRY) {
+    case 0u, 1u: { u = rectVertex(si); }
+    case 2u: { u = polygonVertex(6u, si); }
+    case 3u: { u = polygonVertex(8u, si); }
+    case 4u: { u = triVertex(si); }
+    default: {
+      let area = 3.14159265 * length(axis1) * length(axis2);
+      if (area >= AUTO_RECT_AREA) {
+        u = rectVertex(si);
+      } else {
+        u = triVertex(si);
+      }
+    }
   }
-
-  // EWA: J = d(pixel)/d(view) at the (clamped) centre.
-  let lim = 1.3 * frame.tanHalfFov;
-  let txy = clamp(t.xy / d, -lim, lim) * d;
-  let fx = frame.focal.x;
-  let fy = frame.focal.y;
-  // Column-major 3x2 as rows: J = [[fx/d, 0, fx*tx/d^2], [0, -fy/d, -fy*ty/d^2]]
-  let j0 = vec3f(fx / d, 0.0, fx * txy.x / (d * d));
-  let j1 = vec3f(0.0, -fy / d, -fy * txy.y / (d * d));
-  let W = mat3x3f(frame.view[0].xyz, frame.view[1].xyz, frame.view[2].xyz);
-  let ca = covs[2u * id];
-  let cb = covs[2u * id + 1u];
-  let s2 = frame.splatScale * frame.splatScale;
-  let sigma = mat3x3f(
-    vec3f(ca.x, ca.y, ca.z),
-    vec3f(ca.y, ca.w, cb.x),
-    vec3f(ca.z, cb.x, cb.y)) * s2;
-  // T = J W (2x3): rows are j0 * W and j1 * W (row vector times matrix).
-  let r0 = j0 * W;
-  let r1 = j1 * W;
-  let sr0 = sigma * r0;
-  let sr1 = sigma * r1;
-  let a = dot(r0, sr0) + 0.3;
-  let b = dot(r0, sr1);
-  let cc = dot(r1, sr1) + 0.3;
-  let det = a * cc - b * b;
-  if (det <= 0.0) {
-    return culled();
-  }
-  let conic = vec3f(cc, -b, a) / det;
-
-  // Eigen-decomposition of [[a, b], [b, cc]] for the quad's axes.
-  let mid = 0.5 * (a + cc);
-  let disc = sqrt(max(mid * mid - det, 0.0));
-  let l1 = mid + disc;
-  let l2 = max(mid - disc, 0.0);
-  var e1 = vec2f(1.0, 0.0);
-  if (abs(b) > 1e-12 * l1) {
-    e1 = normalize(vec2f(b, l1 - a));
-  } else if (cc > a) {
-    e1 = vec2f(0.0, 1.0);
-  }
-  let e2 = vec2f(-e1.y, e1.x);
-  let corner = CORNERS[vi];
-  let offset = corner.x * 3.0 * sqrt(l1) * e1 + corner.y * 3.0 * sqrt(l2) * e2;
-
-  let centrePx = vec2f((ndc.x * 0.5 + 0.5) * frame.viewport.x, (0.5 - ndc.y * 0.5) * frame.viewport.y);
-  let px = centrePx + offset;
+  // A hair outside the contour so that pixel centres on it are not lost to rounding.
+  let uu = u * 1.0001;
+  let px = ra.xy + uu.x * axis1 + uu.y * axis2;
   var o: VsOut;
   o.position = vec4f(px.x / frame.viewport.x * 2.0 - 1.0, 1.0 - px.y / frame.viewport.y * 2.0, 0.0, 1.0);
-  o.offset = offset;
-  o.conic = conic;
-  let dir = normalize(c.xyz - frame.eye);
-  o.color = vec4f(evalSH(id * frame.shStride, frame.shDegree, dir), c.w);
+  o.v = rb.z * uu;
+  o.color = vec4f(records[3u * j + 2u].xyz, rb.w);
   return o;
+}
+
+// The forward model's fragment test (CUT = 3) or the cut's; 0 where the fragment
+// contributes nothing, else its alpha.
+fn fragmentAlpha(in: VsOut) -> f32 {
+  let power = dot(in.v, in.v);
+  if (power > CUT * CUT) {
+    return 0.0;
+  }
+  let alpha = in.color.a * exp(-0.5 * power);
+  if (alpha < 1.0 / 255.0) {
+    return 0.0;
+  }
+  return alpha;
 }
 
 @fragment
 fn fs(in: VsOut) -> @location(0) vec4f {
-  let dx = in.offset;
-  let power = in.conic.x * dx.x * dx.x + 2.0 * in.conic.y * dx.x * dx.y + in.conic.z * dx.y * dx.y;
-  if (power > 9.0) {
-    discard;
-  }
-  let alpha = in.color.a * exp(-0.5 * power);
-  if (alpha < 1.0 / 255.0) {
+  let alpha = fragmentAlpha(in);
+  if (alpha == 0.0) {
     discard;
   }
   return vec4f(in.color.rgb * alpha, alpha);
 }
 
-// Raster floor: the same quads with a trivial fragment (constant colour, no
+// Raster floor: the same geometry with a trivial fragment (constant colour, no
 // Gaussian, no discard), same blending. bench:frame reports the draw stage as a
 // ratio to it, which separates the splat shader's cost from the rasteriser's.
 @fragment
 fn fs_floor(in: VsOut) -> @location(0) vec4f {
+  return vec4f(0.02, 0.02, 0.02, 0.02);
+}
+
+// Coverage count (a measurement, not timed): the floor's fragments, counted. Slot s
+// of 256 (by the pixel's position mod 16, so neighbouring fragments spread over
+// slots) counts at 2s the fragments the geometry covers and at 2s+1 those whose
+// alpha passes the fragment test (the pixels that can change).
+@group(0) @binding(2) var<storage, read_write> coverage: array<atomic<u32>, 512>;
+
+@fragment
+fn fs_count(in: VsOut) -> @location(0) vec4f {
+  let p = vec2u(in.position.xy);
+  let slot = (p.x & 15u) | ((p.y & 15u) << 4u);
+  atomicAdd(&coverage[2u * slot], 1u);
+  if (fragmentAlpha(in) > 0.0) {
+    atomicAdd(&coverage[2u * slot + 1u], 1u);
+  }
   return vec4f(0.02, 0.02, 0.02, 0.02);
 }

@@ -28,11 +28,15 @@ export const DrawArgs = {
   get size(): number {
     return view().arrayBuffer.byteLength;
   },
+  /** Byte offset of `vertexCount`: the vertices of one splat's polygon (draw-pass.ts VERTICES_PER_SPLAT). */
+  get vertexCountOffset(): number {
+    return view().views.vertexCount.byteOffset;
+  },
   /** Byte offset of `instanceCount`: the live (visible, sorted, drawn) splat count. */
   get countOffset(): number {
     return view().views.instanceCount.byteOffset;
   },
-  /** The bytes of `vertexCount` quads' vertices times `instanceCount` instances, from the first. */
+  /** The bytes of `vertexCount` vertices a splat times `instanceCount` instances, from the first. */
   pack(values: DrawArgValues): ArrayBuffer {
     const v = view();
     v.set({ vertexCount: values.vertexCount, instanceCount: values.instanceCount, firstVertex: 0, firstInstance: 0 });

@@ -41,7 +41,7 @@ export const FRAME_STAGES = [
   { name: 'sort', label: 'sort of the (key, id) pairs', colour: '#f28e2b', graph: true, report: true },
   { name: 'ranges', label: 'ranges: each tile\'s run of sorted pairs (tiles)', colour: '#edc948', graph: true, report: true, optional: true },
   { name: 'blend', label: 'blend: per pixel, front to back in workgroup memory, then onto the target (tiles)', colour: '#b07aa1', graph: true, report: true, optional: true },
-  { name: 'draw', label: 'draw: instanced quads, back to front (quads)', colour: '#59a14f', graph: true, report: true },
+  { name: 'draw', label: 'draw: per-splat records, then polygons back to front (quads)', colour: '#59a14f', graph: true, report: true },
 ] as const satisfies readonly FrameStage[];
 
 /** The name of a stage of {@link FRAME_STAGES}. */

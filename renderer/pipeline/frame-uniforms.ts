@@ -1,5 +1,6 @@
 import { makeShaderDataDefinitions, makeStructuredView, type StructuredView } from 'webgpu-utils';
 import commonWgsl from '../../shaders/splat_common.wgsl?raw';
+import type { DrawGeometry } from './draw-pass';
 
 /** What a frame needs to know about the camera (matrices from renderer/camera/camera.ts). */
 export interface FrameCamera {
@@ -21,6 +22,18 @@ export interface FrameSettings {
   cull: boolean;
   /** Key bits of the depth key (32: exact float order; fewer: quantised depth). */
   keyBits: number;
+  /**
+   * Stop quads and fragments at 2 sqrt(2) sigma (PlayCanvas's extent) instead of the
+   * forward model's 3: less area, a small image change (docs/PERFORMANCE.md gives its
+   * PSNR cost). Default false.
+   */
+  sigmaCut?: boolean;
+  /** The polygon splats are drawn with (draw-pass.ts); default DEFAULT_GEOMETRY. Same image. */
+  geometry?: DrawGeometry;
+  /** 'auto' geometry's threshold (draw-pass.ts DrawShape.autoArea); for measurements. */
+  autoArea?: number;
+  /** Draw a triangle list instead of instanced strips (draw-pass.ts DrawShape.list); for measurements. */
+  listDraw?: boolean;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { sortBufferUsage } from '../../sort/types';
 import type { SplatCloud } from '../../scenes/splat-cloud';
 import { DrawArgs } from './draw-args';
-import { DrawPass, QUAD_VERTICES } from './draw-pass';
+import { COVERAGE_BYTES, DEFAULT_GEOMETRY, DrawPass, VERTICES_PER_SPLAT, type DrawShape } from './draw-pass';
 import { encodeEmptyStages, stageWrites, type FrameTimestamps } from './frame-stages';
 import { FrameUniforms, type FrameCamera, type FrameSettings } from './frame-uniforms';
 import { GpuScene } from './gpu-scene';
@@ -15,6 +15,16 @@ export type { FrameCamera, FrameSettings } from './frame-uniforms';
 export type { FrameTimestamps } from './frame-stages';
 export type { DrawName } from './draw-strategies';
 
+/** The geometry and extent a frame's settings ask for (defaults: DEFAULT_GEOMETRY, the model's 3 sigma). */
+export function drawShape(settings: FrameSettings): DrawShape {
+  return {
+    geometry: settings.geometry ?? DEFAULT_GEOMETRY,
+    sigmaCut: settings.sigmaCut ?? false,
+    ...(settings.autoArea !== undefined ? { autoArea: settings.autoArea } : {}),
+    ...(settings.listDraw !== undefined ? { list: settings.listDraw } : {}),
+  };
+}
+
 export interface EncodeOptions {
   background: readonly [number, number, number];
   /**
@@ -22,14 +32,15 @@ export interface EncodeOptions {
    * and count: right when neither the camera nor the scene changed.
    */
   sort?: boolean;
-  /** Draw the raster-floor variant (same quads, trivial fragment shader). */
+  /** Draw the raster-floor variant (same geometry, trivial fragment shader). */
   rasterFloor?: boolean;
 }
 
 /**
  * One frame of the pipeline, by the draw strategy (draw-strategies.ts):
  *   quads: ordering (the sort strategy: project + GPU sort, or the CPU worker's
- *          order) -> draw (instanced quads back to front, drawIndirect)
+ *          order) -> draw (prepare records, then one polygon per splat back to
+ *          front, drawIndirect; draw-pass.ts, its geometry and cut from the settings)
  *   tiles: the compute tile rasteriser (tiles/tile-rasterizer.ts) with the sort
  *          strategy's GPU sorter
  * Owns the scene's GPU buffers, the (key, id) buffers and the draw arguments;
@@ -43,8 +54,10 @@ export class SplatRenderer {
   private values: GPUBuffer | null = null;
   /** drawIndirect arguments (struct DrawArgs of shaders/splat_common.wgsl). */
   private readonly drawArgs: GPUBuffer;
+  /** The quads draw's prepare + draw passes (with their per-splat records); null under tiles. */
   private quads: DrawPass | null = null;
-  private floor: DrawPass | null = null;
+  /** Vertices a splat of the shape drawn last (DrawArgs.vertexCount). */
+  private vertexCount = VERTICES_PER_SPLAT[DEFAULT_GEOMETRY];
   private target: SortTarget | null = null;
   private sortState: SortState | null = null;
   private sortStrategy: SortStrategy;
@@ -114,16 +127,6 @@ export class SplatRenderer {
       { frame: this.uniforms.buffer, centers: scene.centers, covs: scene.covs, keys, values, drawArgs: this.drawArgs },
       cloud.count,
     );
-    const drawBuffers = {
-      frame: this.uniforms.buffer,
-      centers: scene.centers,
-      covs: scene.covs,
-      sh: scene.sh,
-      order: values,
-      drawArgs: this.drawArgs,
-    };
-    this.quads = new DrawPass(device, this.format, drawBuffers);
-    this.floor = new DrawPass(device, this.format, drawBuffers, 'floor');
     const drawArgs = this.drawArgs;
     this.target = {
       cloud,
@@ -131,7 +134,7 @@ export class SplatRenderer {
       values,
       drawArgs,
       project,
-      writeCount: (count) => device.queue.writeBuffer(drawArgs, 0, DrawArgs.pack({ vertexCount: QUAD_VERTICES, instanceCount: count })),
+      writeCount: (count) => device.queue.writeBuffer(drawArgs, 0, DrawArgs.pack({ vertexCount: this.vertexCount, instanceCount: count })),
     };
     // Nothing is sorted for the new scene yet: a frame that skips the sort draws nothing.
     this.target.writeCount(0);
@@ -147,8 +150,9 @@ export class SplatRenderer {
     if (this.tiles) {
       this.tiles.setSorter(next.sorter!);
     } else {
-      this.destroyDrawState();
-      this.createDrawState();
+      // The quads draw's records stay: only the ordering changes hands.
+      this.sortState?.destroy();
+      this.sortState = this.target ? next.create(this.device, this.target) : null;
     }
   }
 
@@ -180,12 +184,27 @@ export class SplatRenderer {
       this.tiles = new TileRasterizer(this.device, this.uniforms.buffer, scene, this.sortStrategy.sorter!, this.tileOptions);
     } else {
       this.sortState = this.sortStrategy.create(this.device, this.target);
+      this.quads = new DrawPass(
+        this.device,
+        this.format,
+        {
+          frame: this.uniforms.buffer,
+          centers: scene.centers,
+          covs: scene.covs,
+          sh: scene.sh,
+          order: this.target.values,
+          drawArgs: this.drawArgs,
+        },
+        scene.count,
+      );
     }
   }
 
   private destroyDrawState(): void {
     this.sortState?.destroy();
     this.sortState = null;
+    this.quads?.destroy();
+    this.quads = null;
     this.tiles?.destroy();
     this.tiles = null;
   }
@@ -197,9 +216,10 @@ export class SplatRenderer {
     camera: FrameCamera,
     settings: FrameSettings & EncodeOptions,
     timestamps?: FrameTimestamps,
+    coverage?: GPUBuffer,
   ): void {
     const scene = this.scene;
-    if (!scene || !(this.sortState || this.tiles) || !this.quads || !this.floor) {
+    if (!scene || !((this.sortState && this.quads) || this.tiles)) {
       const bg = settings.background;
       const pass = encoder.beginRenderPass({
         label: 'SplatRenderer.clear',
@@ -222,9 +242,62 @@ export class SplatRenderer {
       encodeEmptyStages(encoder, timestamps, otherStages(drawByName('tiles')));
       return;
     }
+    const shape = drawShape(settings);
+    this.vertexCount = VERTICES_PER_SPLAT[shape.geometry];
     this.sortState!.encode(encoder, { camera, keyBits: settings.keyBits, sortNow: settings.sort !== false, timestamps });
     encodeEmptyStages(encoder, timestamps, otherStages(drawByName('quads')));
-    (settings.rasterFloor ? this.floor : this.quads).encode(encoder, target, settings.background, stageWrites(timestamps, 'draw'));
+    // The vertex count follows the shape every frame, also when the order is reused
+    // (after the strategy's own writes: the queue applies them in order).
+    this.device.queue.writeBuffer(this.drawArgs, DrawArgs.vertexCountOffset, new Uint32Array([this.vertexCount]));
+    const writes = stageWrites(timestamps, 'draw');
+    this.quads!.encode(
+      encoder,
+      target,
+      settings.background,
+      shape,
+      coverage ? 'count' : settings.rasterFloor ? 'floor' : 'splat',
+      writes && { querySet: writes.querySet, beginIndex: writes.beginningOfPassWriteIndex, endIndex: writes.endOfPassWriteIndex },
+      coverage,
+    );
+  }
+
+  /**
+   * Renders one frame with the floor's geometry and counts its fragments (slow: an
+   * atomic per fragment; a measurement for bench:frame, not a frame to time):
+   * `covered`, the pixels the geometry covers, and `contributing`, those where the
+   * splat's alpha passes the fragment test (the pixels that can change).
+   */
+  async measureCoverage(
+    target: GPUTextureView,
+    camera: FrameCamera,
+    settings: FrameSettings & EncodeOptions,
+  ): Promise<{ covered: number; contributing: number }> {
+    if (!this.scene) return { covered: 0, contributing: 0 };
+    if (this.tiles) throw new Error("measureCoverage counts the quads draw's fragments: the draw strategy is 'tiles'");
+    const device = this.device;
+    const coverage = device.createBuffer({
+      label: 'SplatRenderer.coverage',
+      size: COVERAGE_BYTES,
+      usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST,
+    });
+    const readback = device.createBuffer({ label: 'SplatRenderer.coverageReadback', size: COVERAGE_BYTES, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ });
+    const encoder = device.createCommandEncoder({ label: 'SplatRenderer.measureCoverage' });
+    this.encodeFrame(encoder, target, camera, settings, undefined, coverage);
+    encoder.copyBufferToBuffer(coverage, 0, readback, 0, COVERAGE_BYTES);
+    device.queue.submit([encoder.finish()]);
+    await this.settle();
+    await readback.mapAsync(GPUMapMode.READ);
+    const counts = new Uint32Array(readback.getMappedRange().slice(0));
+    readback.unmap();
+    readback.destroy();
+    coverage.destroy();
+    let covered = 0;
+    let contributing = 0;
+    for (let i = 0; i < counts.length; i += 2) {
+      covered += counts[i];
+      contributing += counts[i + 1];
+    }
+    return { covered, contributing };
   }
 
   /**
@@ -259,7 +332,6 @@ export class SplatRenderer {
     this.scene = null;
     this.keys = this.values = null;
     this.target = null;
-    this.quads = this.floor = null;
   }
 
   destroy(): void {

@@ -244,6 +244,29 @@ describe('formatTable', () => {
     expect(JSON.parse(toJson(rows))[1].outOfOrderFraction).toBeNull();
   });
 
+  it('a geometry column and the covered / contributing pixels appear when quads rows have them', () => {
+    const rows = buildRows({
+      scene: 's.ply',
+      splats: 10,
+      visible: 10,
+      rasterFloorMs: 2,
+      runs: [
+        { strategy: 'onesweep', draw: 'quads', geometry: 'tri', coveredPixels: 2_500_000, contributingPixels: 1_250_000, samples: [{ cpuMs: 1, frameMs: 1, project: 1, sort: 2, draw: 3, total: 6 }], outOfOrderFraction: 0 },
+        { strategy: 'onesweep', draw: 'quads', geometry: 'oct+cut', samples: [{ cpuMs: 1, frameMs: 1, project: 1, sort: 2, draw: 2.5, total: 5.5 }], outOfOrderFraction: 0 },
+      ],
+    });
+    expect(rows[0]).toMatchObject({ draw: 'quads', geometry: 'tri', coveredPixels: 2_500_000, contributingPixels: 1_250_000 });
+    expect(Object.keys(rows[0]).slice(0, 3)).toEqual(['strategy', 'draw', 'geometry']);
+    expect(rows[1]).not.toHaveProperty('coveredPixels');
+    const [head, first, second] = formatTable(rows).split('\n').slice(1);
+    expect(head.split(/  +/)).toEqual([
+      'strategy', 'draw', 'geometry', 'frames', 'project ms med / p95', 'sort ms med / p95', 'draw ms med / p95', 'total ms med / p95',
+      'raster floor ms', 'covered Mpx', 'contributing Mpx', 'out of order',
+    ]);
+    expect(first).toMatch(/tri .* 2\.50 +1\.25 /);
+    expect(second).toMatch(/oct\+cut .* - +- /);
+  });
+
   it('names a fixed camera in a heading line and in each row; rows without one carry no key', () => {
     const camera = 'eye=0,0,-3 target=0,0,0 up=0,-1,0 fovy=60';
     const rows = buildRows({ ...input, camera });

@@ -22,6 +22,8 @@ export interface BenchmarkRow {
   strategy: string;
   /** The draw strategy (quads | tiles); absent when the run did not say. */
   draw?: string;
+  /** The quads draw's shape measured (geometry, `+cut`, e.g. `tri`, `oct+cut`), when the run names one. */
+  geometry?: string;
   scene: string;
   splats: number;
   /** The view: 'orbit' (the fixed benchmark path) or a fixed pose as a `--camera` argument. */
@@ -34,10 +36,14 @@ export interface BenchmarkRow {
   stages: StageFigures;
   /** Nearest-rank 95th percentile ms per stage. */
   p95: StageFigures;
-  /** Draw time of the same quads without a sort, measured in the same run; absent if not measured. */
+  /** Draw time of the same geometry with a trivial fragment shader (the raster floor), measured in the same run; absent if not measured. */
   rasterFloorMs?: number | null;
   /** See {@link outOfOrderFraction}: 0 for an exact sort; NaN (null in JSON) where not measured (tiles). */
   outOfOrderFraction: number;
+  /** Fragments the quads draw's geometry covered in one frame (the floor's fragments), when counted. */
+  coveredPixels?: number;
+  /** Of those, the fragments whose alpha passed the fragment test (can change a pixel). */
+  contributingPixels?: number;
   /** The tiles draw: (tile, depth) pairs sorted at the first measured pose. */
   tilePairs?: number;
   /** Depth-key bits the sort used; with the rest of {@link BenchmarkMeta}, present when the input had it. */
@@ -73,6 +79,10 @@ export interface StrategyRun {
   outOfOrderFraction: number;
   /** Overrides {@link BenchmarkInput.rasterFloorMs} for this strategy. */
   rasterFloorMs?: number | null;
+  /** See {@link BenchmarkRow.geometry}. */
+  geometry?: string;
+  coveredPixels?: number;
+  contributingPixels?: number;
 }
 
 /** Everything a report is built from: one scene, one view, several strategies. */
@@ -104,6 +114,7 @@ export function buildRows(input: BenchmarkInput): BenchmarkRow[] {
     return {
       strategy: run.strategy,
       ...(run.draw !== undefined ? { draw: run.draw } : {}),
+      ...(run.geometry !== undefined ? { geometry: run.geometry } : {}),
       scene: input.scene,
       splats: input.splats,
       ...(input.camera !== undefined ? { camera: input.camera } : {}),
@@ -113,6 +124,8 @@ export function buildRows(input: BenchmarkInput): BenchmarkRow[] {
       p95,
       ...(floor !== undefined ? { rasterFloorMs: floor } : {}),
       outOfOrderFraction: run.outOfOrderFraction,
+      ...(run.coveredPixels !== undefined ? { coveredPixels: run.coveredPixels } : {}),
+      ...(run.contributingPixels !== undefined ? { contributingPixels: run.contributingPixels } : {}),
       ...(run.tilePairs !== undefined ? { tilePairs: run.tilePairs } : {}),
       ...(input.meta ? { keyBits: input.meta.keyBits, resolution: input.meta.resolution, adapter: input.meta.adapter, date: input.meta.date } : {}),
     };
@@ -208,6 +221,7 @@ export function formatTable(rows: readonly BenchmarkRow[], adapter?: string): st
   type Column = { title: string; right: boolean; cell: (r: BenchmarkRow) => string };
   const columns: Column[] = [{ title: 'strategy', right: false, cell: (r) => r.strategy }];
   if (rows.some((r) => r.draw !== undefined)) columns.push({ title: 'draw', right: false, cell: (r) => r.draw ?? '-' });
+  if (rows.some((r) => r.geometry !== undefined)) columns.push({ title: 'geometry', right: false, cell: (r) => r.geometry ?? '-' });
   if (!shared) {
     columns.push(
       { title: 'scene', right: false, cell: (r) => r.scene },
@@ -223,6 +237,11 @@ export function formatTable(rows: readonly BenchmarkRow[], adapter?: string): st
   }
   if (rows.some((r) => r.rasterFloorMs !== undefined)) {
     columns.push({ title: 'raster floor ms', right: true, cell: (r) => fmtMs(r.rasterFloorMs ?? null) });
+  }
+  if (rows.some((r) => r.coveredPixels !== undefined)) {
+    const mpx = (v: number | undefined) => (v === undefined ? '-' : (v / 1e6).toFixed(2));
+    columns.push({ title: 'covered Mpx', right: true, cell: (r) => mpx(r.coveredPixels) });
+    columns.push({ title: 'contributing Mpx', right: true, cell: (r) => mpx(r.contributingPixels) });
   }
   columns.push({ title: 'out of order', right: true, cell: (r) => fmtFraction(r.outOfOrderFraction) });
   if (rows.some((r) => r.tilePairs !== undefined)) {

@@ -164,6 +164,7 @@ export class ViewerApp {
       shDegree: 3,
       splatScale: 1,
       cull: true,
+      sigmaCut: false,
       background: '#000000',
       upAxis: '-y',
       fovyDeg: 60,
@@ -178,6 +179,8 @@ export class ViewerApp {
     if (urlDraw && DRAW_NAMES.includes(urlDraw as DrawName)) this.settings.draw = urlDraw as DrawName;
     // The tiles draw sorts on the GPU: with a host sort strategy it falls back to quads.
     if (drawByName(this.settings.draw).needsGpuSorter && !strategyByName(this.settings.sorter).sorter) this.settings.draw = 'quads';
+    const urlCut = params.get('cut');
+    if (urlCut === '1' || urlCut === '0') this.settings.sigmaCut = urlCut === '1';
 
     // Until auto has measured: the prior for this adapter (the fastest known on software adapters).
     const first = this.settings.sorter === AUTO_STRATEGY ? startingStrategy(adapter, device.features, strategies) : this.settings.sorter;
@@ -610,6 +613,7 @@ export class ViewerApp {
         shDegree: this.settings.shDegree,
         splatScale: this.settings.splatScale,
         cull: this.settings.cull,
+        sigmaCut: this.settings.sigmaCut,
         keyBits: this.settings.keyBits,
         background: hexToRgb(this.settings.background),
         sort: sortNow,

@@ -15,6 +15,8 @@ export interface ViewerSettings {
   shDegree: number;
   splatScale: number;
   cull: boolean;
+  /** PlayCanvas's 2.83-sigma cut (FrameSettings.sigmaCut): less area, a small image change. */
+  sigmaCut: boolean;
   background: string;
   upAxis: UpAxis;
   fovyDeg: number;
@@ -69,7 +71,13 @@ export const NARROW_SCREEN_PX = 640;
  * the read-only figures.
  */
 const STORAGE_KEY = 'splatview.settings.v1';
-const PERSISTED = ['sorter', 'draw', 'keyBits', 'sortMode', 'splatScale', 'cull', 'background', 'upAxis', 'fovyDeg', 'graph'] as const;
+const PERSISTED = ['sorter', 'draw', 'keyBits', 'sortMode', 'splatScale', 'cull', 'sigmaCut', 'background', 'upAxis', 'fovyDeg', 'graph'] as const;
+
+/** Help text of the cut toggle: what it trades (figures from docs/PERFORMANCE.md, issue 9). */
+export const SIGMA_CUT_HELP =
+  'Stop splats at 2.83 sigma (PlayCanvas) instead of 3: 3-6% less draw time on the H200, ' +
+  'but tails that the reference keeps are dropped: 0.5-4 dB lower PSNR against the CPU reference (docs/PERFORMANCE.md). ' +
+  'Draw quads only: the tiles draw has no cut.';
 
 /**
  * The lil-gui panel: the only module that touches the GUI. Groups: Scene, Sort,
@@ -135,6 +143,8 @@ export class ViewerPanel {
     });
     render.add(settings, 'splatScale', 0.05, 2, 0.01).name('splat scale').onChange(() => actions.onSettingsChange());
     render.add(settings, 'cull').name('frustum culling').onChange(() => actions.onSettingsChange());
+    const cut = render.add(settings, 'sigmaCut').name('cut at 2.83σ').onChange(() => actions.onSettingsChange());
+    cut.domElement.title = SIGMA_CUT_HELP;
     render.addColor(settings, 'background').name('background').onChange(() => actions.onSettingsChange());
 
     const camera = gui.addFolder('Camera');

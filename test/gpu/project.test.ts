@@ -1,7 +1,8 @@
 /**
  * The project pass on a real adapter against a CPU computation: every splat in front
- * of the near plane whose 3-sigma sphere touches the frustum is appended once, with
- * its depth key; nothing else is.
+ * of the near plane whose 3-sigma sphere touches the frustum and whose opacity can
+ * reach the fragment test's 1/255 is appended once, with its depth key; nothing else
+ * is (so a splat under 1/255 is never sorted nor drawn).
  */
 import { describe, expect, it } from 'vitest';
 import { readBuffer } from '../../renderer/gpu/node-gpu';
@@ -21,6 +22,14 @@ describe('project pass (depth keys + frustum cull + append)', () => {
     it(`matches the CPU ${cull ? 'with' : 'without'} culling`, async () => {
       const { device } = ctx.gpu;
       const cloud = generateSynthetic(20_000, 7);
+      // Every 5th splat below the fragment test's 1/255 (never drawn), every 7th exactly at it
+      // (kept: it reaches 1/255 at its centre), every 11th just above.
+      const MIN_ALPHA = Math.fround(1 / 255);
+      for (let i = 0; i < cloud.count; i++) {
+        if (i % 5 === 0) cloud.opacities[i] = (i % 3) * 0.0015;
+        else if (i % 7 === 0) cloud.opacities[i] = MIN_ALPHA;
+        else if (i % 11 === 0) cloud.opacities[i] = 0.0040;
+      }
       const width = 320, height = 200;
       // A close-up from inside the scene: many splats behind the camera or off screen.
       const fit = fitPose(robustBounds(cloud.positions), upVector('-y'), 60, width / height);
@@ -62,7 +71,7 @@ describe('project pass (depth keys + frustum cull + append)', () => {
             margins.push(cam.far - (d - r));
           }
           if (margins.some((m) => Math.abs(m) < 1e-4 * (1 + Math.abs(d)))) borderline.add(i);
-          if (margins.every((m) => m > 0)) expected.set(i, depthKey(d));
+          if (margins.every((m) => m > 0) && cloud.opacities[i] >= MIN_ALPHA) expected.set(i, depthKey(d));
         }
         const count = args[1];
         expect(args[0]).toBe(4);
@@ -73,6 +82,7 @@ describe('project pass (depth keys + frustum cull + append)', () => {
           const id = gpuIds[j];
           expect(seen.has(id)).toBe(false);
           seen.add(id);
+          expect(cloud.opacities[id], `splat ${id} under 1/255 appended`).toBeGreaterThanOrEqual(MIN_ALPHA);
           const want = expected.get(id);
           if (want === undefined) {
             expect(borderline.has(id), `splat ${id} appended but outside`).toBe(true);
@@ -81,6 +91,9 @@ describe('project pass (depth keys + frustum cull + append)', () => {
           // f32 on the GPU vs f64 here: a few ulps of depth.
           expect(Math.abs(gpuKeys[j] - want)).toBeLessThanOrEqual(64);
         }
+        // The cases above were exercised: kept at and above the threshold, dropped below it.
+        expect([...seen].some((id) => id % 7 === 0 && id % 5 !== 0)).toBe(true);
+        expect([...seen].some((id) => id % 11 === 0 && id % 5 !== 0 && id % 7 !== 0)).toBe(true);
         for (const id of expected.keys()) {
           if (!seen.has(id)) expect(borderline.has(id), `splat ${id} visible but not appended`).toBe(true);
         }

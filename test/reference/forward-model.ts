@@ -416,11 +416,12 @@ export function gaussianPower(conic: Sym2, dx: number, dy: number): number {
 
 /**
  * Alpha of a fragment at offset (dx, dy) (pixel centre minus splat centre):
- * opacity * exp(-0.5 power), or 0 when power > CUTOFF_POWER or alpha < MIN_ALPHA.
+ * opacity * exp(-0.5 power), or 0 when power > cutoffPower (default CUTOFF_POWER;
+ * 8 for the renderer's 2 sqrt(2) sigma cut) or alpha < MIN_ALPHA.
  */
-export function fragmentAlpha(opacity: number, conic: Sym2, dx: number, dy: number): number {
+export function fragmentAlpha(opacity: number, conic: Sym2, dx: number, dy: number, cutoffPower = CUTOFF_POWER): number {
   const power = gaussianPower(conic, dx, dy);
-  if (power > CUTOFF_POWER) return 0;
+  if (power > cutoffPower) return 0;
   const alpha = opacity * Math.exp(-0.5 * power);
   return alpha < MIN_ALPHA ? 0 : alpha;
 }

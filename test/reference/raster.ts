@@ -15,6 +15,7 @@ import {
   makeCameraFrame,
   projectSplat,
   shColor,
+  SIGMA_EXTENT,
   viewDirection,
   type CameraSpec,
   type ProjectedSplat,
@@ -29,6 +30,11 @@ export interface RasterOptions {
   splatScale?: number;
   /** Straight background colour; default black. */
   background?: [number, number, number];
+  /**
+   * Extent in sigma where fragments stop; default the model's 3 (SIGMA_EXTENT).
+   * 2 sqrt(2) renders PlayCanvas's cut (the renderer's `sigmaCut` setting).
+   */
+  cutSigma?: number;
 }
 
 export interface RasterResult {
@@ -49,6 +55,7 @@ export function rasterizeReference(cloud: SplatCloud, cam: CameraSpec, opts: Ras
   const splatScale = opts.splatScale ?? 1;
   const bg = opts.background ?? [0, 0, 0];
   const K = shCoeffCount(cloud.shDegree);
+  const cut = opts.cutSigma ?? SIGMA_EXTENT;
   const frame = makeCameraFrame(cam, W, H);
 
   // 1. project
@@ -69,14 +76,14 @@ export function rasterizeReference(cloud: SplatCloud, cam: CameraSpec, opts: Ras
     const rgb = shColor(degree, viewDirection(pos, frame.eye), cloud.sh, id * K * 3);
     const opacity = cloud.opacities[id];
     const [cx, cy] = p.center;
-    const r = p.radius;
+    const r = (p.radius * cut) / SIGMA_EXTENT;
     // pixel centres px + 0.5 within [cx - r, cx + r]
     const x0 = Math.max(0, Math.ceil(cx - r - 0.5)), x1 = Math.min(W - 1, Math.floor(cx + r - 0.5));
     const y0 = Math.max(0, Math.ceil(cy - r - 0.5)), y1 = Math.min(H - 1, Math.floor(cy + r - 0.5));
     for (let py = y0; py <= y1; py++) {
       const dy = py + 0.5 - cy;
       for (let px = x0; px <= x1; px++) {
-        const a = fragmentAlpha(opacity, p.conic, px + 0.5 - cx, dy);
+        const a = fragmentAlpha(opacity, p.conic, px + 0.5 - cx, dy, cut * cut);
         if (a > 0) blendOver(acc, (py * W + px) * 4, rgb, a);
       }
     }

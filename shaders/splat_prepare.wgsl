@@ -1,0 +1,169 @@
+// splat_prepare: per drawn splat, in draw order, everything its polygon needs, once
+// (not once per vertex): one thread per sorted position j < count.
+//
+//   1. 3D covariance (from the scene buffer) scaled by splatScale^2, projected with
+//      the EWA Jacobian of the perspective at the splat's centre (the centre's
+//      x/d, y/d clamped to 1.3x the frustum, as in the reference 3DGS) into a 2x2
+//      pixel-space covariance; +0.3 px^2 on the diagonal (low-pass: a splat covers
+//      at least about a pixel). Culled (nothing drawn) when d <= near, when the
+//      centre's |ndc| > 1.3, or when det <= 0.
+//   2. Eigen-decomposition of the covariance: sigma along e1 is sqrt(l1), along e2
+//      sqrt(l2) (l2 = det / l1, stable for thin splats). In that frame the fragment
+//      test's power d^T conic d is |(x / sqrt(l1), y / sqrt(l2))|^2.
+//   3. Extent r in sigma: a fragment contributes where power <= CUT^2 and
+//      opacity exp(-power / 2) >= 1/255, i.e. within r = min(CUT, sqrt(2 ln(255 opacity)))
+//      ('quad' geometry: r = CUT, blind to opacity, the rectangle of before issue 9).
+//   4. Colour from SH up to frame.shDegree with the world-space view direction.
+//
+// Record j (3 vec4f): (centre px, axis1 px), (axis2 px, r, opacity), (rgb, 0), where
+// axis1 = r sqrt(l1) e1 and axis2 = r sqrt(l2) e2 are the semi-axes of the contour
+// ellipse; a culled splat has axis1 = axis2 = 0. Pixel space: x right, y DOWN.
+//
+// The draw reads these records by instance (strip) or vertex (list) index. For the
+// list draw, thread 0 also writes its indirect arguments: (TRIANGLE_VERTS * count, 1, 0, 0).
+
+@group(0) @binding(0) var<uniform> frame: Frame;
+@group(0) @binding(1) var<storage, read> centers: array<vec4f>;
+@group(0) @binding(2) var<storage, read> covs: array<vec4f>;
+@group(0) @binding(3) var<storage, read> sh: array<u32>;
+@group(0) @binding(4) var<storage, read> order: array<u32>;
+@group(0) @binding(5) var<storage, read> drawArgs: array<u32, 4>;
+@group(0) @binding(6) var<storage, read_write> records: array<vec4f>;
+@group(0) @binding(7) var<storage, read_write> listArgs: array<u32, 4>;
+
+override WORKGROUP_SIZE: u32 = 256u;
+/** 1 for the geometry 'quad' (r = CUT whatever the opacity), else 0. */
+override BLIND_TO_OPACITY: u32 = 0u;
+/** Extent in sigma: 3 (the forward model) or 2 sqrt(2). */
+override CUT: f32 = 3.0;
+/** Vertices of the list draw per splat (3 per triangle). */
+override TRIANGLE_VERTS: u32 = 6u;
+
+// SH_C0 .. SH_C3: generated from scenes/sh.ts (renderer/pipeline/sh-wgsl.ts), prepended.
+
+// SH coefficient k (rgb) of splat `base` (its first u32 word): halves k*3 .. k*3+2.
+fn shCoeff(base: u32, k: u32) -> vec3f {
+  let h = k * 3u;
+  let w0 = unpack2x16float(sh[base + (h >> 1u)]);
+  let w1 = unpack2x16float(sh[base + (h >> 1u) + 1u]);
+  // h even: (w0.x, w0.y, w1.x); h odd: (w0.y, w1.x, w1.y)
+  if ((h & 1u) == 0u) {
+    return vec3f(w0.x, w0.y, w1.x);
+  }
+  return vec3f(w0.y, w1.x, w1.y);
+}
+
+fn evalSH(base: u32, degree: u32, dir: vec3f) -> vec3f {
+  var c = SH_C0 * shCoeff(base, 0u);
+  if (degree >= 1u) {
+    let x = dir.x; let y = dir.y; let z = dir.z;
+    c += -SH_C1 * y * shCoeff(base, 1u) + SH_C1 * z * shCoeff(base, 2u) - SH_C1 * x * shCoeff(base, 3u);
+    if (degree >= 2u) {
+      let xx = x * x; let yy = y * y; let zz = z * z;
+      let xy = x * y; let yz = y * z; let xz = x * z;
+      c += SH_C2[0] * xy * shCoeff(base, 4u)
+         + SH_C2[1] * yz * shCoeff(base, 5u)
+         + SH_C2[2] * (2.0 * zz - xx - yy) * shCoeff(base, 6u)
+         + SH_C2[3] * xz * shCoeff(base, 7u)
+         + SH_C2[4] * (xx - yy) * shCoeff(base, 8u);
+      if (degree >= 3u) {
+        c += SH_C3[0] * y * (3.0 * xx - yy) * shCoeff(base, 9u)
+           + SH_C3[1] * xy * z * shCoeff(base, 10u)
+           + SH_C3[2] * y * (4.0 * zz - xx - yy) * shCoeff(base, 11u)
+           + SH_C3[3] * z * (2.0 * zz - 3.0 * xx - 3.0 * yy) * shCoeff(base, 12u)
+           + SH_C3[4] * x * (4.0 * zz - xx - yy) * shCoeff(base, 13u)
+           + SH_C3[5] * z * (xx - yy) * shCoeff(base, 14u)
+           + SH_C3[6] * x * (xx - 3.0 * yy) * shCoeff(base, 15u);
+      }
+    }
+  }
+  return max(c + 0.5, vec3f(0.0));
+}
+
+fn writeCulled(j: u32) {
+  records[3u * j] = vec4f(0.0);
+  records[3u * j + 1u] = vec4f(0.0);
+  records[3u * j + 2u] = vec4f(0.0);
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+  let j = gid.x + gid.y * nwg.x * WORKGROUP_SIZE;
+  let count = drawArgs[1];
+  if (j == 0u) {
+    listArgs[0] = TRIANGLE_VERTS * count;
+    listArgs[1] = 1u;
+    listArgs[2] = 0u;
+    listArgs[3] = 0u;
+  }
+  if (j >= count) {
+    return;
+  }
+  let id = order[j];
+  let c = centers[id];
+  let t = frame.view * vec4f(c.xyz, 1.0);
+  let d = -t.z;
+  if (d <= frame.near) {
+    writeCulled(j);
+    return;
+  }
+  let pv = frame.proj * t;
+  let ndc = pv.xy / pv.w;
+  if (any(abs(ndc) > vec2f(1.3))) {
+    writeCulled(j);
+    return;
+  }
+
+  // EWA: J = d(pixel)/d(view) at the (clamped) centre.
+  let lim = 1.3 * frame.tanHalfFov;
+  let txy = clamp(t.xy / d, -lim, lim) * d;
+  let fx = frame.focal.x;
+  let fy = frame.focal.y;
+  // Column-major 3x2 as rows: J = [[fx/d, 0, fx*tx/d^2], [0, -fy/d, -fy*ty/d^2]]
+  let j0 = vec3f(fx / d, 0.0, fx * txy.x / (d * d));
+  let j1 = vec3f(0.0, -fy / d, -fy * txy.y / (d * d));
+  let W = mat3x3f(frame.view[0].xyz, frame.view[1].xyz, frame.view[2].xyz);
+  let ca = covs[2u * id];
+  let cb = covs[2u * id + 1u];
+  let s2 = frame.splatScale * frame.splatScale;
+  let sigma = mat3x3f(
+    vec3f(ca.x, ca.y, ca.z),
+    vec3f(ca.y, ca.w, cb.x),
+    vec3f(ca.z, cb.x, cb.y)) * s2;
+  // T = J W (2x3): rows are j0 * W and j1 * W (row vector times matrix).
+  let r0 = j0 * W;
+  let r1 = j1 * W;
+  let sr0 = sigma * r0;
+  let sr1 = sigma * r1;
+  let a = dot(r0, sr0) + 0.3;
+  let b = dot(r0, sr1);
+  let cc = dot(r1, sr1) + 0.3;
+  let det = a * cc - b * b;
+  let opacity = c.w;
+  if (!(det > 0.0) || !(opacity >= 1.0 / 255.0)) {
+    writeCulled(j);  // opacity: the project pass drops these already
+    return;
+  }
+
+  // Eigen-decomposition of [[a, b], [b, cc]].
+  let mid = 0.5 * (a + cc);
+  let disc = sqrt(max(mid * mid - det, 0.0));
+  let l1 = mid + disc;
+  let l2 = det / l1;
+  var e1 = vec2f(1.0, 0.0);
+  if (abs(b) > 1e-12 * l1) {
+    e1 = normalize(vec2f(b, l1 - a));
+  } else if (cc > a) {
+    e1 = vec2f(0.0, 1.0);
+  }
+  let e2 = vec2f(-e1.y, e1.x);
+  var r = CUT;
+  if (BLIND_TO_OPACITY == 0u) {
+    r = min(CUT, sqrt(2.0 * log(255.0 * opacity)));
+  }
+  let centrePx = vec2f((ndc.x * 0.5 + 0.5) * frame.viewport.x, (0.5 - ndc.y * 0.5) * frame.viewport.y);
+  let dir = normalize(c.xyz - frame.eye);
+  records[3u * j] = vec4f(centrePx, r * sqrt(l1) * e1);
+  records[3u * j + 1u] = vec4f(r * sqrt(l2) * e2, r, opacity);
+  records[3u * j + 2u] = vec4f(evalSH(id * frame.shStride, frame.shDegree, dir), 0.0);
+}
