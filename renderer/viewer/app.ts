@@ -177,13 +177,14 @@ export class ViewerApp {
     if (urlSort && names.includes(urlSort)) this.settings.sorter = urlSort;
     const urlDraw = params.get('draw');
     if (urlDraw && DRAW_NAMES.includes(urlDraw as DrawName)) this.settings.draw = urlDraw as DrawName;
-    // The tiles draw sorts on the GPU: with a host sort strategy it falls back to quads.
-    if (drawByName(this.settings.draw).needsGpuSorter && !strategyByName(this.settings.sorter).sorter) this.settings.draw = 'quads';
     const urlCut = params.get('cut');
     if (urlCut === '1' || urlCut === '0') this.settings.sigmaCut = urlCut === '1';
 
     // Until auto has measured: the prior for this adapter (the fastest known on software adapters).
     const first = this.settings.sorter === AUTO_STRATEGY ? startingStrategy(adapter, device.features, strategies) : this.settings.sorter;
+    // The tiles draw sorts on the GPU: with a host sort strategy it falls back to quads.
+    // Asked of the strategy that will draw (`auto` is no strategy: its GPU sorters all serve tiles).
+    if (drawByName(this.settings.draw).needsGpuSorter && !strategyByName(first).sorter) this.settings.draw = 'quads';
     this.renderer = new SplatRenderer(device, format, first, this.settings.draw);
     this.auto = new AutoRun(device, strategies, {
       frameDone: () => this.nextFrameDone(),

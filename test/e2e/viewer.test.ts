@@ -460,8 +460,10 @@ describe('viewer page (headless Chromium, SwiftShader WebGPU)', () => {
     const p = psnr(tiles, quads);
     console.log(`e2e: tiles vs quads in Chromium ${p.toFixed(1)} dB (${await hud()})`);
     expect(p).toBeGreaterThan(40);
-    // Remembering the draw across a reload is not checked here: after the merge with the
-    // viewer's settings a reload came back drawing quads (open in issue 9's note).
+    // The choice is remembered: a reload without ?draw= comes back drawing tiles.
+    await page.goto(base + '?splats=1000');
+    await page.waitForFunction(() => document.getElementById('hud')?.textContent?.includes('draw tiles'), undefined, { timeout: 60_000 });
+    expect(await drawSelect.inputValue()).toBe('tiles'); // the panel shows the remembered choice
     expect(log.errors).toEqual([]);
     await page.close();
   });
