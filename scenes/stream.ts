@@ -261,58 +261,56 @@ function locateFixed(elements: PlyElement[], available: number, start: number, n
 
 /** Chunks of a source, as an async generator that aborts and wraps source errors. */
 async function* readChunks(source: ByteSource, name: string, signal: AbortSignal | undefined, aborted: () => LoadAbortedError): AsyncGenerator<Uint8Array, void, undefined> {
-  const fail = (e: unknown): never => {
-    if (e instanceof SceneLoadError) throw e;
-    if (signal?.aborted) throw aborted();
-    throw new ReadFailedError(name, `reading the file failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
-  };
+  const src = pullFrom(source, signal);
+  let done = false;
+  try {
+    while (true) {
+      let r: IteratorResult<unknown>;
+      try {
+        r = await src.next();
+      } catch (e) {
+        if (e instanceof SceneLoadError) throw e;
+        if (signal?.aborted) throw aborted();
+        throw new ReadFailedError(name, `reading the file failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+      }
+      if (signal?.aborted) throw aborted();
+      if (r.done) {
+        done = true;
+        return;
+      }
+      yield asUint8(r.value, name);
+    }
+  } finally {
+    await src.close(!done);
+  }
+}
+
+/**
+ * Either kind of source as one pull interface: `next` gives the next chunk,
+ * `close` releases the source (cancelling it when the read stopped early).
+ * A web stream's pending read is cancelled as soon as `signal` aborts.
+ */
+function pullFrom(source: ByteSource, signal: AbortSignal | undefined): { next(): Promise<IteratorResult<unknown>>; close(early: boolean): Promise<void> } {
   if ('getReader' in source) {
     const reader = source.getReader();
     const onAbort = (): void => void reader.cancel().catch(() => undefined);
     signal?.addEventListener('abort', onAbort);
-    let done = false;
-    try {
-      while (true) {
-        let r: ReadableStreamReadResult<Uint8Array>;
-        try {
-          r = await reader.read();
-        } catch (e) {
-          return fail(e);
-        }
-        if (signal?.aborted) throw aborted();
-        if (r.done) {
-          done = true;
-          return;
-        }
-        yield asUint8(r.value, name);
-      }
-    } finally {
-      signal?.removeEventListener('abort', onAbort);
-      if (!done) await reader.cancel().catch(() => undefined);
-      reader.releaseLock();
-    }
-  } else {
-    const it = source[Symbol.asyncIterator]();
-    let done = false;
-    try {
-      while (true) {
-        let r: IteratorResult<Uint8Array>;
-        try {
-          r = await it.next();
-        } catch (e) {
-          return fail(e);
-        }
-        if (signal?.aborted) throw aborted();
-        if (r.done) {
-          done = true;
-          return;
-        }
-        yield asUint8(r.value, name);
-      }
-    } finally {
-      if (!done) await it.return?.(undefined)?.catch?.(() => undefined);
-    }
+    return {
+      next: () => reader.read(),
+      close: async (early) => {
+        signal?.removeEventListener('abort', onAbort);
+        if (early) await reader.cancel().catch(() => undefined);
+        reader.releaseLock();
+      },
+    };
   }
+  const it = source[Symbol.asyncIterator]();
+  return {
+    next: () => it.next(),
+    close: async (early) => {
+      if (early) await it.return?.(undefined)?.catch?.(() => undefined);
+    },
+  };
 }
 
 function asUint8(v: unknown, name: string): Uint8Array {
