@@ -30,7 +30,11 @@ export function parseSplatFile(bytes: Uint8Array, name: string): SplatCloud {
   const n = bytes.length / SPLAT_ROW_BYTES;
   const sink = new SplatSink(0, n, name);
   const tally = new Tally();
-  decodeSplatFileRows(bytes, 0, n, sink, tally, null);
+  // A batch at a time, so the canonical-row scratch stays small.
+  let scratch: Float32Array | null = null;
+  for (let done = 0; done < n; done += STREAM_BATCH_ROWS) {
+    scratch = decodeSplatFileRows(bytes, done * SPLAT_ROW_BYTES, Math.min(STREAM_BATCH_ROWS, n - done), sink, tally, scratch);
+  }
   return sink.finish('splat', tally, n);
 }
 
@@ -71,7 +75,7 @@ function decodeSplatFileRows(bytes: Uint8Array, off: number, n: number, sink: Sp
 
 /** Rows a stream allocates before it has seen any (its arrays then double as needed). */
 const STREAM_INITIAL_ROWS = 1 << 16;
-/** Rows decoded at a time by a stream (its scratch holds this many canonical rows). */
+/** Rows decoded at a time (the canonical-row scratch holds this many). */
 const STREAM_BATCH_ROWS = 1 << 14;
 /** Most rows a stream allocates up front from a size hint (a hint can lie). */
 const STREAM_MAX_INITIAL_ROWS = 1 << 22;

@@ -45,6 +45,8 @@ export const SPZ_COLOR_SCALE = 0.15;
 const GZIP_MAX_RATIO = 1040;
 /** Generous largest ZSTD expansion (an RLE block turns 4 bytes into 128 KiB). */
 const ZSTD_MAX_RATIO = 1 << 16;
+/** Splats decoded at a time (the canonical-row scratch holds this many). */
+const DECODE_BATCH_ROWS = 1 << 14;
 /** Least input handed to fflate's Gunzip at once (see SpzGzipStream.feed). */
 const GZIP_PUSH_BYTES = 1 << 16;
 /** Room allowed for extension records of a gzip SPZ (bytes after the attributes). */
@@ -405,36 +407,42 @@ function decodeAttributes(streams: Uint8Array[], h: SpzHeader, name: string, for
   const K = shCoeffCount(degree);
   const dim = spzShDim(h.shDegree);
   const { index, stride } = canonicalRowIndex(degree);
-  const rows = new Float32Array(n * stride);
+  // Canonical rows a batch at a time, so the scratch stays small (a whole
+  // file's rows would be about as large as the output again).
+  const batch = Math.min(n, DECODE_BATCH_ROWS);
+  const rows = new Float32Array(batch * stride);
   const unit = 1 / 2 ** h.fractionalBits;
   const q = [0, 0, 0, 0];
-  for (let i = 0; i < n; i++) {
-    const r = i * stride;
-    for (let a = 0; a < 3; a++) {
-      const b = i * 9 + a * 3;
-      const fixed = (pos[b]! | (pos[b + 1]! << 8) | (pos[b + 2]! << 16)) << 8 >> 8; // sign-extend 24 bits
-      // RUB -> RDF: y and z negated.
-      rows[r + a] = (a === 0 ? 1 : -1) * fixed * unit;
-      rows[r + 3 + a] = scale[i * 3 + a]! / 16 - 10;
-    }
-    if (h.version >= 3) smallestThree(rot, i * 4, q);
-    else firstThree(rot, i * 3, q);
-    // q is (x, y, z, w); rows want (w, x, y, z), and the frame change negates y and z.
-    rows[r + 6] = q[3]!;
-    rows[r + 7] = q[0]!;
-    rows[r + 8] = -q[1]!;
-    rows[r + 9] = -q[2]!;
-    const o = alpha[i]! / 255;
-    rows[r + 10] = Math.log(o / (1 - o));
-    for (let c = 0; c < 3; c++) rows[r + 11 + c] = (colour[i * 3 + c]! / 255 - 0.5) / SPZ_COLOR_SCALE;
-    for (let k = 1; k < K; k++) {
-      const sign = FLIP_YZ_SH_SIGN[k]!;
-      for (let c = 0; c < 3; c++) rows[r + 11 + k * 3 + c] = (sign * (shBytes[(i * dim + k - 1) * 3 + c]! - 128)) / 128;
-    }
-  }
   const sink = new SplatSink(degree, n, name);
   const tally = new Tally();
-  decodeSplatRows(rows, 0, stride, n, index, sink, tally);
+  for (let first = 0; first < n; first += batch) {
+    const end = Math.min(n, first + batch);
+    for (let i = first; i < end; i++) {
+      const r = (i - first) * stride;
+      for (let a = 0; a < 3; a++) {
+        const b = i * 9 + a * 3;
+        const fixed = (pos[b]! | (pos[b + 1]! << 8) | (pos[b + 2]! << 16)) << 8 >> 8; // sign-extend 24 bits
+        // RUB -> RDF: y and z negated.
+        rows[r + a] = (a === 0 ? 1 : -1) * fixed * unit;
+        rows[r + 3 + a] = scale[i * 3 + a]! / 16 - 10;
+      }
+      if (h.version >= 3) smallestThree(rot, i * 4, q);
+      else firstThree(rot, i * 3, q);
+      // q is (x, y, z, w); rows want (w, x, y, z), and the frame change negates y and z.
+      rows[r + 6] = q[3]!;
+      rows[r + 7] = q[0]!;
+      rows[r + 8] = -q[1]!;
+      rows[r + 9] = -q[2]!;
+      const o = alpha[i]! / 255;
+      rows[r + 10] = Math.log(o / (1 - o));
+      for (let c = 0; c < 3; c++) rows[r + 11 + c] = (colour[i * 3 + c]! / 255 - 0.5) / SPZ_COLOR_SCALE;
+      for (let k = 1; k < K; k++) {
+        const sign = FLIP_YZ_SH_SIGN[k]!;
+        for (let c = 0; c < 3; c++) rows[r + 11 + k * 3 + c] = (sign * (shBytes[(i * dim + k - 1) * 3 + c]! - 128)) / 128;
+      }
+    }
+    decodeSplatRows(rows, 0, stride, end - first, index, sink, tally);
+  }
   return sink.finish(format, tally, n);
 }
 
