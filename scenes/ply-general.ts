@@ -10,9 +10,10 @@
  * measured to misread them even so - then by our own reader, for that case
  * only:
  * - a binary vertex body holding the bytes "end_header" (its greedy header
- *   regex ends the header there), or one over LOADERSGL_MAX_BODY_BYTES;
+ *   regex ends the header there), or a body too large for it (over
+ *   LOADERSGL_MAX_BODY_BYTES or LOADERSGL_MAX_ROWS: it is 55-120x slower);
  * - ASCII values it reads differently (`inf` as NaN, `1e3` as the int 1),
- *   rows that are not one to a line, or text over LOADERSGL_MAX_BODY_BYTES.
+ *   rows that are not one to a line, or a body too large for it.
  * Either way the rows then go through the same sanitizing kernels
  * (decodeSplatRows, pointsFromRows): NaN/Inf/overflow dropped or clamped and
  * counted.
@@ -20,7 +21,7 @@
 import { MissingElementError, MissingPropertyError } from './errors';
 import { scanAsciiBody } from './ply-ascii';
 import { locateElements, type PlyElement, type PlyHeader, type PlyScalarType } from './ply-header';
-import { decodeVertexWithLoadersGl, loadersGlCanReadBinary, LOADERSGL_MAX_BODY_BYTES } from './ply-loadersgl';
+import { decodeVertexWithLoadersGl, loadersGlCanReadBinary, loadersGlTakes } from './ply-loadersgl';
 import { decodeSplatRows, looksLikeSplats, resolveSplatProperties } from './ply-decode';
 import { SH_C0 } from './sh';
 import { rejectVertexLists, rowsAsFloats } from './ply';
@@ -155,14 +156,14 @@ export function readGeneralVertexRows(
     const scan = scanAsciiBody(bytes, name, header, decoder === 'own');
     if (scan.rows !== null) return { rows: scan.rows, decoder: 'own' };
     if (vertex.count === 0) return { rows: new Float32Array(0), decoder: 'own' };
-    if (decoder === 'loaders.gl' || (scan.loadersGlReadsSame && scan.vertexEnd - scan.vertexStart <= LOADERSGL_MAX_BODY_BYTES)) {
+    if (decoder === 'loaders.gl' || (scan.loadersGlReadsSame && loadersGlTakes(scan.vertexEnd - scan.vertexStart, vertex.count))) {
       return { rows: decodeVertexWithLoadersGl('ascii', vertex, bytes.subarray(scan.vertexStart, scan.vertexEnd)), decoder: 'loaders.gl' };
     }
     return { rows: scanAsciiBody(bytes, name, header, true).rows!, decoder: 'own' };
   }
   const span = locateElements(bytes, header, name).find((s) => s.element === vertex)!;
   const body = bytes.subarray(span.start, span.start + span.byteLength);
-  if (vertex.count > 0 && (decoder === 'loaders.gl' || (decoder === 'auto' && loadersGlCanReadBinary(body)))) {
+  if (vertex.count > 0 && (decoder === 'loaders.gl' || (decoder === 'auto' && loadersGlCanReadBinary(body, vertex.count)))) {
     return { rows: decodeVertexWithLoadersGl(header.format, vertex, body), decoder: 'loaders.gl' };
   }
   return { rows: rowsAsFloats(bytes, span.start, vertex, vertex.count, header.format === 'binary_little_endian', null), decoder: 'own' };

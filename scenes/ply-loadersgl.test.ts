@@ -10,7 +10,7 @@ import { scanAsciiBody } from './ply-ascii';
 import { buildPly, floatProps, generalRouteFixtures } from './ply-fixtures';
 import { readGeneralVertexRows } from './ply-general';
 import { parsePlyHeader } from './ply-header';
-import { canonicalHeader, decodeVertexWithLoadersGl, indexOfEndHeader, loadersGlCanReadBinary, LOADERSGL_MAX_BODY_BYTES } from './ply-loadersgl';
+import { canonicalHeader, decodeVertexWithLoadersGl, indexOfEndHeader, loadersGlCanReadBinary, LOADERSGL_MAX_BODY_BYTES, LOADERSGL_MAX_ROWS } from './ply-loadersgl';
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
 
@@ -90,14 +90,15 @@ describe('what loaders.gl still misreads is read by our own reader', () => {
     expect(canonicalHeader('binary_big_endian', vertex)).toBe('ply\nformat binary_big_endian 1.0\nelement vertex 1\nproperty float p0\nproperty uchar p1\nend_header\n');
   });
 
-  it('bodies past LOADERSGL_MAX_BODY_BYTES go to our reader; "end_header" is found anywhere in a body', () => {
-    expect(loadersGlCanReadBinary(new Uint8Array(LOADERSGL_MAX_BODY_BYTES))).toBe(true);
-    expect(loadersGlCanReadBinary(new Uint8Array(LOADERSGL_MAX_BODY_BYTES + 1))).toBe(false);
+  it('bodies past LOADERSGL_MAX_BODY_BYTES or LOADERSGL_MAX_ROWS go to our reader; "end_header" is found anywhere in a body', () => {
+    expect(loadersGlCanReadBinary(new Uint8Array(LOADERSGL_MAX_BODY_BYTES), LOADERSGL_MAX_ROWS)).toBe(true);
+    expect(loadersGlCanReadBinary(new Uint8Array(LOADERSGL_MAX_BODY_BYTES + 1), 1)).toBe(false);
+    expect(loadersGlCanReadBinary(new Uint8Array(100), LOADERSGL_MAX_ROWS + 1)).toBe(false);
     const body = new Uint8Array(100).fill(0x65); // "eeee..." then the word at the very end
     body.set(enc('end_header'), 90);
     expect(indexOfEndHeader(body)).toBe(90);
     expect(indexOfEndHeader(body.subarray(0, 99))).toBe(-1);
-    expect(loadersGlCanReadBinary(body)).toBe(false);
+    expect(loadersGlCanReadBinary(body, 1)).toBe(false);
   });
 
   it('loaders.gl output is checked against the row count it was given', () => {

@@ -32,8 +32,8 @@
  *   {@link loadersGlCanReadBinary} refuses any body holding "end_header";
  * - ASCII spelled otherwise than parseFloat/parseInt read it (`inf`, `nan`
  *   is fine, `1e3` for an int) or rows not one to a line: see ply-ascii.ts;
- * - bodies larger than {@link LOADERSGL_MAX_BODY_BYTES} (slow, and a string
- *   of the whole buffer).
+ * - bodies larger than {@link LOADERSGL_MAX_BODY_BYTES} or with more than
+ *   {@link LOADERSGL_MAX_ROWS} rows (slow, and a string of the whole buffer).
  */
 import { PLYLoader } from '@loaders.gl/ply';
 import type { PlyElement, PlyFormat } from './ply-header';
@@ -50,16 +50,27 @@ import type { PlyElement, PlyFormat } from './ply-header';
  * of a load to a few seconds.
  */
 export const LOADERSGL_MAX_BODY_BYTES = 16 * 1024 * 1024;
+/**
+ * Most rows handed to loaders.gl (its cost is mostly per row: one object, a
+ * key walk and a switch for each): 2^20 rows of a 1M-point cloud took 1.8 s
+ * above; a 16 MiB body of 1-byte rows would be 16 times as many.
+ */
+export const LOADERSGL_MAX_ROWS = 1 << 20;
+
+/** Whether a vertex body of this size and row count is small enough for loaders.gl. */
+export function loadersGlTakes(bodyBytes: number, rows: number): boolean {
+  return bodyBytes <= LOADERSGL_MAX_BODY_BYTES && rows <= LOADERSGL_MAX_ROWS;
+}
 
 const END_HEADER = [0x65, 0x6e, 0x64, 0x5f, 0x68, 0x65, 0x61, 0x64, 0x65, 0x72]; // "end_header"
 
 /**
  * Whether loaders.gl reads this binary vertex body correctly after a
- * canonical header: not too large, and no "end_header" bytes anywhere in it
+ * canonical header: not too large ({@link loadersGlTakes}), and no "end_header" bytes anywhere in it
  * (the greedy header regex would end the header there). Linear in the body.
  */
-export function loadersGlCanReadBinary(body: Uint8Array): boolean {
-  return body.length <= LOADERSGL_MAX_BODY_BYTES && indexOfEndHeader(body) < 0;
+export function loadersGlCanReadBinary(body: Uint8Array, rows: number): boolean {
+  return loadersGlTakes(body.length, rows) && indexOfEndHeader(body) < 0;
 }
 
 /** Offset of the first "end_header" bytes in `bytes`, or -1. */
