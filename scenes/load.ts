@@ -82,12 +82,17 @@ export function loadSceneSync(data: Uint8Array, name: string): SplatCloud {
     case 'splat':
       return parseSplatFile(data, name);
     default:
-      throw new UnknownFormatError(
-        name,
-        `not a scene file we read: no PLY ("ply"), gzip SPZ (1f 8b) or NGSP signature, and ${data.length} bytes is not a positive multiple of 32 for .splat (first bytes ${hex(data.subarray(0, 4))})`,
-        { byteOffset: 0 },
-      );
+      throw unknownFormatError(name, data.length, data);
   }
+}
+
+/** The error for bytes of no format we read (`head`: at least the first 4 bytes, when the file has them). */
+export function unknownFormatError(name: string, size: number, head: Uint8Array): UnknownFormatError {
+  return new UnknownFormatError(
+    name,
+    `not a scene file we read: no PLY ("ply"), gzip SPZ (1f 8b) or NGSP signature, and ${size} bytes is not a positive multiple of 32 for .splat (first bytes ${hex(head.subarray(0, 4))})`,
+    { byteOffset: 0 },
+  );
 }
 
 /** A PLY whose header is parsed: the compressed, fast or general reader. */

@@ -163,3 +163,58 @@ export function inriaNames(degree: number): string[] {
 export function floatProps(names: string[], type = 'float'): FixtureProperty[] {
   return names.map((name) => ({ name, type }));
 }
+
+/**
+ * Hand-made PLYs of the general route (ASCII, big-endian, point clouds in
+ * every encoding), for comparing its two readers: splats of SH degree 0..3,
+ * point clouds with uchar / ushort / float colours and none, every scalar
+ * type, elements before and after the vertices (lists included), special
+ * floats in binary bodies, values spelled with exponents and signs.
+ */
+export function generalRouteFixtures(): { name: string; bytes: Uint8Array }[] {
+  const out: { name: string; bytes: Uint8Array }[] = [];
+  const formats: FixtureFormat[] = ['ascii', 'binary_big_endian', 'binary_little_endian'];
+  const splatRows = (degree: number, n: number): number[][] =>
+    Array.from({ length: n }, (_, i) => inriaNames(degree).map((name, j) =>
+      name === 'rot_0' ? 1 + i / 8 : name.startsWith('scale') ? -3 + j / 50 : Math.sin(i * 7.3 + j * 1.7) * (j + 1)));
+  const pts = Array.from({ length: 9 }, (_, i) => [i * 0.5 - 2, Math.cos(i) * 3, i * i / 7, (i * 37) % 256, (i * 91) % 256, (i * 13) % 256]);
+  const pointsEl = (colour: string | null, scale = 1): FixtureElement => ({
+    name: 'vertex',
+    properties: [...floatProps(['x', 'y', 'z']), ...(colour === null ? [] : ['red', 'green', 'blue'].map((name) => ({ name, type: colour })))],
+    rows: pts.map((p) => (colour === null ? p.slice(0, 3) : [...p.slice(0, 3), ...p.slice(3).map((c) => (colour === 'float' ? c / 255 : Math.round(c * scale)))])),
+  });
+  const face: FixtureElement = { name: 'face', properties: [{ name: 'vertex_indices', type: 'int', list: 'uchar' }], rows: [[[0, 1, 2]], [[2, 3, 4, 5]]] };
+  const before: FixtureElement = { name: 'camera', properties: [{ name: 'k', type: 'double' }, { name: 'id', type: 'ushort' }], rows: [[1.5, 7], [-2.25, 9]] };
+  for (const format of formats) {
+    // Splat files of the general route are ASCII or big-endian (little-endian ones take the fast path).
+    if (format !== 'binary_little_endian') {
+      for (const degree of [0, 1, 2, 3]) out.push({ name: `splats-sh${degree}-${format}`, bytes: buildPly(format, [{ name: 'vertex', properties: floatProps(inriaNames(degree)), rows: splatRows(degree, 5) }]) });
+      out.push({ name: `splats-double-${format}`, bytes: buildPly(format, [{ name: 'vertex', properties: floatProps(inriaNames(1), 'double'), rows: splatRows(1, 4) }]) });
+    }
+    out.push({ name: `points-uchar-${format}`, bytes: buildPly(format, [pointsEl('uchar')]) });
+    out.push({ name: `points-ushort-${format}`, bytes: buildPly(format, [pointsEl('ushort', 257)]) });
+    out.push({ name: `points-float-colour-${format}`, bytes: buildPly(format, [pointsEl('float')]) });
+    out.push({ name: `points-no-colour-${format}`, bytes: buildPly(format, [pointsEl(null)]) });
+    out.push({ name: `points-uint8-alias-${format}`, bytes: buildPly(format, [{ ...pointsEl('uint8') }]) });
+    out.push({ name: `points-with-elements-around-${format}`, bytes: buildPly(format, [before, pointsEl('uchar'), face]) });
+    out.push({
+      name: `points-every-type-${format}`,
+      bytes: buildPly(format, [{
+        name: 'vertex',
+        properties: [
+          { name: 'x', type: 'char' }, { name: 'y', type: 'short' }, { name: 'z', type: 'int' },
+          { name: 'a', type: 'uint' }, { name: 'b', type: 'double' }, { name: 'c', type: 'float64' }, { name: 'd', type: 'int16' },
+        ],
+        rows: [[-128, -32768, -2147483648, 4294967295, 1e300, -1e-300, 32767], [127, 32767, 2147483647, 0, -0, 5e-324, -1], [0, 1, -1, 16777217, 0.1, 3.4e38, 0]],
+      }]),
+    });
+    if (format !== 'ascii') {
+      // Special floats in a binary body (ASCII spelled inf is a case of its own, see ply-ascii.ts).
+      out.push({ name: `points-special-floats-${format}`, bytes: buildPly(format, [{ name: 'vertex', properties: floatProps(['x', 'y', 'z', 'w']), rows: [[NaN, 1, 2, 3], [Infinity, -Infinity, -0, 1e-45], [1, 2, 3, 3.4e38]] }]) });
+    }
+  }
+  // ASCII spellings parseFloat reads as we do: exponents, signs, leading dots, NaN, Infinity, CRLF rows.
+  const head = (n: number): string => `ply\nformat ascii 1.0\nelement vertex ${n}\nproperty float x\nproperty float y\nproperty float z\nproperty uchar red\nproperty uchar green\nproperty uchar blue\nend_header\n`;
+  out.push({ name: 'points-ascii-spellings', bytes: new TextEncoder().encode(head(4) + '1e3 -.5 +2. 0 +255 007\r\n  -1.5E-3\t2e+1 NaN 1 2 3  \r\n\r\n-Infinity Infinity 0.1 4 5 6\n3 2 1 7 8 9') });
+  return out;
+}

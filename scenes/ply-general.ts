@@ -1,21 +1,27 @@
 /**
  * The general PLY route: everything the binary little-endian splat fast path
- * does not read (ASCII bodies, big-endian bodies, plain point clouds), read
- * from the header our own parser validated and the body offset it found.
+ * does not read (ASCII bodies, big-endian bodies, plain point clouds).
  *
- * Why not @loaders.gl/ply (which this route used before): it decodes the
- * whole buffer as UTF-8 text and finds the header with a greedy regex over
- * that text, so the body start it computes is wrong for CRLF headers, a
- * trailing blank after `end_header`, multi-byte UTF-8 comments, and any
- * binary body that happens to hold the bytes "end_header" - whatever header
- * we hand it. Its ASCII reader turns `inf` into NaN and accepts missing
- * rows, and it loops over declared rows without checking they exist. Reading
- * a binary row is the same DataView column reader the fast path already
- * uses; ASCII needs a strict tokenizer to catch those problems, and once
- * every token is validated the values are read.
+ * Our header parser (ply-header.ts) validates the header and decides where
+ * the body starts; our layout code bounds every element by the bytes present
+ * (binary) or our strict scan checks every token (ASCII, ply-ascii.ts). Only
+ * then are the vertex rows decoded, by @loaders.gl/ply given a canonical
+ * header and exactly those rows (ply-loadersgl.ts), except where it is
+ * measured to misread them even so - then by our own reader, for that case
+ * only:
+ * - a binary vertex body holding the bytes "end_header" (its greedy header
+ *   regex ends the header there), or a body too large for it (over
+ *   LOADERSGL_MAX_BODY_BYTES or LOADERSGL_MAX_ROWS: it is 55-120x slower);
+ * - ASCII values it reads differently (`inf` as NaN, `1e3` as the int 1),
+ *   rows that are not one to a line, or a body too large for it.
+ * Either way the rows then go through the same sanitizing kernels
+ * (decodeSplatRows, pointsFromRows): NaN/Inf/overflow dropped or clamped and
+ * counted.
  */
-import { BadValueError, ExtraDataError, MissingElementError, MissingPropertyError, TruncatedError } from './errors';
-import { locateElements, rowsNoun, type PlyElement, type PlyHeader, type PlyScalarType } from './ply-header';
+import { MissingElementError, MissingPropertyError } from './errors';
+import { scanAsciiBody } from './ply-ascii';
+import { locateElements, type PlyElement, type PlyHeader, type PlyScalarType } from './ply-header';
+import { decodeVertexWithLoadersGl, loadersGlCanReadBinary, loadersGlTakes } from './ply-loadersgl';
 import { decodeSplatRows, looksLikeSplats, resolveSplatProperties } from './ply-decode';
 import { SH_C0 } from './sh';
 import { rejectVertexLists, rowsAsFloats } from './ply';
@@ -55,13 +61,7 @@ export function parseGeneralPly(bytes: Uint8Array, name: string, header: PlyHead
     }
   }
 
-  let rows: Float32Array;
-  if (header.format === 'ascii') {
-    rows = readAsciiVertexRows(bytes, name, header);
-  } else {
-    const span = locateElements(bytes, header, name).find((s) => s.element === vertex)!;
-    rows = rowsAsFloats(bytes, span.start, vertex, vertex.count, header.format === 'binary_little_endian', null);
-  }
+  const { rows } = readGeneralVertexRows(bytes, name, header, vertex, 'auto');
   const suffix = header.format === 'ascii' ? '-ascii' : header.format === 'binary_big_endian' ? '-big-endian' : '';
   const tally = new Tally();
   if (splatIndex !== null) {
@@ -137,101 +137,34 @@ export function pointsFromRows(rows: Float32Array, vertex: PlyElement, name: str
   return cloud;
 }
 
-// A PLY ASCII number: decimal with optional fraction and exponent, or
-// inf / infinity / nan (any case, optional sign) as C's printf writes them.
-// Written so that no two parts can match the same digits: the test stays
-// linear on long tokens (which are refused anyway past MAX_TOKEN_LENGTH).
-const FLOAT_TOKEN = /^[+-]?(?:(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity|nan)$/i;
-/** Longest ASCII value accepted: "%.17g" of any double is far shorter. */
-const MAX_TOKEN_LENGTH = 64;
-const INT_RANGE: Readonly<Record<PlyScalarType, [number, number]>> = {
-  char: [-128, 127], uchar: [0, 255], short: [-32768, 32767], ushort: [0, 65535],
-  int: [-2147483648, 2147483647], uint: [0, 4294967295], float: [-Infinity, Infinity], double: [-Infinity, Infinity],
-};
+/** Which reader decodes the vertex rows of the general route. */
+export type GeneralDecoder = 'loaders.gl' | 'own';
 
 /**
- * Reads the vertex rows of an ASCII body as floats (one per property),
- * checking every token of every element: numbers only (`inf` is infinity,
- * `nan` NaN), integers in range for integer types, list lengths whole
- * numbers, every declared row present and no values after the last one.
- * Rows are whitespace-separated tokens; line breaks are not significant.
+ * The vertex rows of a general-route PLY, one float per property in
+ * declaration order, after every check of the body (binary: each element
+ * fits in the bytes present; ASCII: every token of every element).
+ *
+ * @param decoder - 'auto' (loaders.gl where it reads this body right, see
+ *   the module comment), or one reader forced (tests compare the two)
+ * @returns the rows and which reader decoded them
  */
-export function readAsciiVertexRows(bytes: Uint8Array, name: string, header: PlyHeader): Float32Array {
-  const base = header.dataOffset;
-  const text = new TextDecoder('latin1').decode(bytes.subarray(base));
-  const len = text.length;
-  let pos = 0;
-  let tokenAt = 0;
-  /** The next token, or null at the end of the body. */
-  const next = (): string | null => {
-    while (pos < len) {
-      const c = text.charCodeAt(pos);
-      if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09 && c !== 0x0b && c !== 0x0c) break;
-      pos++;
+export function readGeneralVertexRows(
+  bytes: Uint8Array, name: string, header: PlyHeader, vertex: PlyElement, decoder: GeneralDecoder | 'auto',
+): { rows: Float32Array; decoder: GeneralDecoder } {
+  if (header.format === 'ascii') {
+    const scan = scanAsciiBody(bytes, name, header, decoder === 'own');
+    if (scan.rows !== null) return { rows: scan.rows, decoder: 'own' };
+    if (vertex.count === 0) return { rows: new Float32Array(0), decoder: 'own' };
+    if (decoder === 'loaders.gl' || (scan.loadersGlReadsSame && loadersGlTakes(scan.vertexEnd - scan.vertexStart, vertex.count))) {
+      return { rows: decodeVertexWithLoadersGl('ascii', vertex, bytes.subarray(scan.vertexStart, scan.vertexEnd)), decoder: 'loaders.gl' };
     }
-    if (pos >= len) return null;
-    tokenAt = pos;
-    while (pos < len) {
-      const c = text.charCodeAt(pos);
-      if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09 || c === 0x0b || c === 0x0c) break;
-      pos++;
-    }
-    return text.slice(tokenAt, pos);
-  };
-  const value = (el: PlyElement, row: number, prop: string, type: PlyScalarType): number => {
-    const t = next();
-    if (t === null) {
-      throw new TruncatedError(name, `header declares ${el.count} ${rowsNoun(el)} but the ASCII body ends in row ${row} (property '${prop}') at byte ${base + len}`, {
-        element: el.name, property: prop, byteOffset: base + len,
-      });
-    }
-    const badToken = (why: string): never => {
-      const shown = t.length > 24 ? `${t.slice(0, 24)}...` : t;
-      throw new BadValueError(name, `${why} "${shown}" for property '${prop}' of ${rowsNoun(el)} row ${row} at byte ${base + tokenAt}`, {
-        element: el.name, property: prop, byteOffset: base + tokenAt,
-      });
-    };
-    if (t.length > MAX_TOKEN_LENGTH || !FLOAT_TOKEN.test(t)) badToken('not a number:');
-    const lower = t.toLowerCase();
-    const v = lower.endsWith('inf') || lower.endsWith('infinity') ? (t[0] === '-' ? -Infinity : Infinity) : lower.endsWith('nan') ? NaN : Number(t);
-    if (type !== 'float' && type !== 'double') {
-      const [lo, hi] = INT_RANGE[type];
-      if (!Number.isInteger(v) || v < lo || v > hi) badToken(`not a ${type}:`);
-    }
-    return v;
-  };
-
-  let out: Float32Array | null = null;
-  for (const el of header.elements) {
-    const isVertex = el.name === 'vertex';
-    const nprops = el.properties.length;
-    if (isVertex) {
-      // Every value takes at least two bytes (a digit and a separator): bound the rows before allocating.
-      const room = Math.floor((len - pos + 1) / 2);
-      if (el.count * nprops > room) {
-        throw new TruncatedError(name, `header declares ${el.count} vertices of ${nprops} values but only ${len - pos} bytes of ASCII body remain at byte ${base + pos}`, {
-          element: el.name, byteOffset: base + pos,
-        });
-      }
-      out = new Float32Array(el.count * nprops);
-    }
-    // Each row consumes at least one token, so this loop ends with the body.
-    for (let row = 0; row < el.count; row++) {
-      for (let j = 0; j < nprops; j++) {
-        const p = el.properties[j]!;
-        if (p.listCountType !== undefined) {
-          const n = value(el, row, p.name, p.listCountType);
-          if (n < 0) throw new BadValueError(name, `negative list length ${n} in property '${p.name}' of ${rowsNoun(el)} row ${row} at byte ${base + tokenAt}`, { element: el.name, property: p.name, byteOffset: base + tokenAt });
-          for (let k = 0; k < n; k++) value(el, row, p.name, p.type);
-        } else {
-          const v = value(el, row, p.name, p.type);
-          if (isVertex) out![row * nprops + j] = v;
-        }
-      }
-    }
+    return { rows: scanAsciiBody(bytes, name, header, true).rows!, decoder: 'own' };
   }
-  if (next() !== null) {
-    throw new ExtraDataError(name, `the ASCII body holds values after the last declared row, from byte ${base + tokenAt}`, { byteOffset: base + tokenAt });
+  const span = locateElements(bytes, header, name).find((s) => s.element === vertex)!;
+  const body = bytes.subarray(span.start, span.start + span.byteLength);
+  if (vertex.count > 0 && (decoder === 'loaders.gl' || (decoder === 'auto' && loadersGlCanReadBinary(body, vertex.count)))) {
+    return { rows: decodeVertexWithLoadersGl(header.format, vertex, body), decoder: 'loaders.gl' };
   }
-  return out ?? new Float32Array(0);
+  return { rows: rowsAsFloats(bytes, span.start, vertex, vertex.count, header.format === 'binary_little_endian', null), decoder: 'own' };
 }

@@ -2,8 +2,8 @@
  * Fast reader for binary little-endian 3D Gaussian Splatting PLY files
  * (the INRIA layout and its reorderings).
  *
- * Why not @loaders.gl/ply (which read every PLY before issue 10; see
- * ply-general.ts for why it no longer reads any): loaders.gl decodes the whole
+ * Why not @loaders.gl/ply (which decodes the general route's vertex rows,
+ * given a canonical header: see ply-loadersgl.ts): loaders.gl decodes the whole
  * file into one string (so it cannot read files over ~512 MB, V8's maximum
  * string length), then reads every property of every row through a switch
  * on the type name into a fresh object and pushes the values into growing

@@ -45,6 +45,10 @@ export const SPZ_COLOR_SCALE = 0.15;
 const GZIP_MAX_RATIO = 1040;
 /** Generous largest ZSTD expansion (an RLE block turns 4 bytes into 128 KiB). */
 const ZSTD_MAX_RATIO = 1 << 16;
+/** Splats decoded at a time (the canonical-row scratch holds this many). */
+const DECODE_BATCH_ROWS = 1 << 14;
+/** Least input handed to fflate's Gunzip at once (see SpzGzipStream.feed). */
+const GZIP_PUSH_BYTES = 1 << 16;
 /** Room allowed for extension records of a gzip SPZ (bytes after the attributes). */
 const MAX_EXTENSION_BYTES = 1 << 24;
 /** Sign of each SH coefficient k (0..15) under (x, y, z) -> (x, -y, -z). */
@@ -107,67 +111,150 @@ function checkHeader(h: SpzHeader, name: string, versions: number[]): void {
 }
 
 function parseSpzGzip(bytes: Uint8Array, name: string): SplatCloud {
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  // Until the header is out, allow what deflate could expand this file to at most.
-  let limit = bytes.length * GZIP_MAX_RATIO + 64;
-  let header: SpzHeader | null = null;
-  let expected = 0;
-  let ended = false;
-  let crc = 0xffffffff;
-  const onData = (data: Uint8Array, final: boolean): void => {
-    chunks.push(data);
-    total += data.length;
-    crc = crc32Update(crc, data);
-    if (header === null && total >= 16) {
-      header = readHeader16(concat(chunks, 16), name, 'the gunzipped data');
+  const stream = new SpzGzipStream(name, bytes.length);
+  const step = 1 << 16;
+  for (let at = 0; at < bytes.length; at += step) stream.feed(bytes.subarray(at, at + step));
+  return stream.finish(bytes.length);
+}
+
+/**
+ * A gzip SPZ (versions 2 and 3) inflated as its bytes arrive (fflate's
+ * streaming Gunzip): the compressed file is never held whole, and the
+ * inflating is done by the time the last chunk comes. The attributes are
+ * stored one after another for all points (every position, then every
+ * alpha, ..., SH last), so no splat is complete before the end of the data:
+ * `splats` stays 0 until `finish` decodes them all. parseSpz reads a whole
+ * file through the same class, so both give the same cloud and errors.
+ */
+export class SpzGzipStream {
+  private readonly chunks: Uint8Array[] = [];
+  private total = 0;
+  private limit: number;
+  private header: SpzHeader | null = null;
+  private expected = 0;
+  private ended = false;
+  private crc = 0xffffffff;
+  private readonly gunzip: Gunzip;
+  /** The last 8 bytes fed (the gzip trailer once the file is complete). */
+  private readonly tail = new Uint8Array(8);
+  private fed = 0;
+  /** Small chunks not yet handed to the inflater. */
+  private readonly pending: Uint8Array[] = [];
+  private pendingBytes = 0;
+
+  /**
+   * @param sizeHint - the compressed size when known: until the SPZ header
+   *   is out, no more than deflate could expand it to is accepted
+   */
+  constructor(private readonly name: string, sizeHint?: number) {
+    this.limit = sizeHint === undefined ? Infinity : sizeHint * GZIP_MAX_RATIO + 64;
+    this.gunzip = new Gunzip((data, final) => this.onData(data, final));
+  }
+
+  /** Splats decoded so far: 0 until `finish` (see the class comment). */
+  readonly splats = 0;
+
+  private onData(data: Uint8Array, final: boolean): void {
+    const name = this.name;
+    this.chunks.push(data);
+    this.total += data.length;
+    this.crc = crc32Update(this.crc, data);
+    if (this.header === null && this.total >= 16) {
+      const header = readHeader16(concat(this.chunks, 16), name, 'the gunzipped data');
       checkHeader(header, name, [2, 3]);
-      expected = 16 + attributeSizes(header.n, header.version, header.shDegree).reduce((a, b) => a + b, 0);
-      limit = Math.min(limit, expected + (header.flags & 2 ? MAX_EXTENSION_BYTES : 0));
+      this.header = header;
+      this.expected = 16 + attributeSizes(header.n, header.version, header.shDegree).reduce((a, b) => a + b, 0);
+      this.limit = Math.min(this.limit, this.expected + (header.flags & 2 ? MAX_EXTENSION_BYTES : 0));
     }
-    if (total > limit) {
-      throw new SpzFormatError(name, `the gzip stream holds more than the ${limit} bytes its SPZ header allows (${header === null ? 'no header' : `${header.n} points`})`);
+    if (this.total > this.limit) {
+      throw new SpzFormatError(name, `the gzip stream holds more than the ${this.limit} bytes its SPZ header allows (${this.header === null ? 'no header' : `${this.header.n} points`})`);
     }
-    if (final) ended = true;
-  };
-  const gunzip = new Gunzip(onData);
-  try {
-    const step = 1 << 16;
-    for (let at = 0; at < bytes.length; at += step) gunzip.push(bytes.subarray(at, at + step), at + step >= bytes.length);
-  } catch (e) {
-    if (e instanceof SpzFormatError || e instanceof UnsupportedError) throw e;
-    // fflate's code 0 is "unexpected EOF": the file was cut short.
-    if ((e as { code?: number }).code === 0) {
-      throw new TruncatedError(name, `the gzip stream ends early (${bytes.length} bytes, ${total} bytes decompressed)`, { byteOffset: bytes.length, cause: e });
+    if (final) this.ended = true;
+  }
+
+  /**
+   * Inflates the next bytes of the file. Small chunks are gathered into
+   * {@link GZIP_PUSH_BYTES} before they go to fflate: its streaming inflate
+   * copies the input it holds back on every push, so 1-byte chunks took
+   * 25-35 s for a 150 KB file (measured); gathered, they take what one push
+   * of the whole file takes.
+   */
+  feed(chunk: Uint8Array): void {
+    if (chunk.length >= GZIP_PUSH_BYTES && this.pendingBytes === 0) {
+      this.push(chunk, false);
+    } else {
+      // Copied: the caller may reuse its chunk's memory.
+      this.pending.push(chunk.slice());
+      this.pendingBytes += chunk.length;
+      if (this.pendingBytes >= GZIP_PUSH_BYTES) this.flush(false);
     }
-    throw new DecompressError(name, `corrupt gzip data (${e instanceof Error ? e.message : String(e)})`, { cause: e });
+    if (chunk.length >= 8) {
+      this.tail.set(chunk.subarray(chunk.length - 8));
+    } else {
+      this.tail.copyWithin(0, chunk.length);
+      this.tail.set(chunk, 8 - chunk.length);
+    }
+    this.fed += chunk.length;
   }
-  if (!ended) throw new TruncatedError(name, `the gzip stream ends early (${bytes.length} bytes, ${total} bytes decompressed)`, { byteOffset: bytes.length });
-  // fflate's stream does not check the member's trailer: CRC-32 and size of the data, the file's last 8 bytes.
-  if (bytes.length < 18) throw new TruncatedError(name, `a gzip stream is at least 18 bytes (header and trailer); this file has ${bytes.length}`, { byteOffset: bytes.length });
-  const tv = bytes.length >= 18 ? new DataView(bytes.buffer, bytes.byteOffset + bytes.length - 8, 8) : null;
-  if (tv === null || tv.getUint32(0, true) !== (crc ^ 0xffffffff) >>> 0 || tv.getUint32(4, true) !== total % 2 ** 32) {
-    throw new DecompressError(name, `the gzip trailer (CRC-32 and size in the last 8 bytes) does not match the ${total} bytes decompressed: the file is cut short or corrupt`, {
-      byteOffset: Math.max(0, bytes.length - 8),
-    });
+
+  private flush(final: boolean): void {
+    const data = concat(this.pending, this.pendingBytes);
+    this.pending.length = 0;
+    this.pendingBytes = 0;
+    this.push(data, final);
   }
-  if (header === null) throw new TruncatedError(name, `the gunzipped data holds ${total} bytes, less than the 16-byte SPZ header`, { byteOffset: bytes.length });
-  const h: SpzHeader = header;
-  if (total < expected) {
-    throw new TruncatedError(name, `the SPZ header declares ${h.n} points (${expected} bytes of attributes) but the gunzipped data holds ${total} bytes`, { byteOffset: total });
+
+  private push(chunk: Uint8Array, final: boolean): void {
+    try {
+      this.gunzip.push(chunk, final);
+    } catch (e) {
+      if (e instanceof SpzFormatError || e instanceof UnsupportedError) throw e;
+      // fflate's code 0 is "unexpected EOF": the file was cut short.
+      if ((e as { code?: number }).code === 0) {
+        throw new TruncatedError(this.name, `the gzip stream ends early (${this.fed} bytes, ${this.total} bytes decompressed)`, { byteOffset: this.fed, cause: e });
+      }
+      throw new DecompressError(this.name, `corrupt gzip data (${e instanceof Error ? e.message : String(e)})`, { cause: e });
+    }
   }
-  if (total > expected && !(h.flags & 2)) {
-    throw new SpzFormatError(name, `${total - expected} bytes follow the attributes of ${h.n} points, and the header's flags (byte 14) declare no extensions`, { byteOffset: expected });
+
+  /**
+   * Ends the stream, checks the gzip trailer and the SPZ sizes, and decodes.
+   *
+   * @param received - the file's size (every byte fed)
+   */
+  finish(received: number): SplatCloud {
+    const name = this.name;
+    this.flush(true);
+    const total = this.total;
+    if (!this.ended) throw new TruncatedError(name, `the gzip stream ends early (${received} bytes, ${total} bytes decompressed)`, { byteOffset: received });
+    // fflate's stream does not check the member's trailer: CRC-32 and size of the data, the file's last 8 bytes.
+    if (received < 18) throw new TruncatedError(name, `a gzip stream is at least 18 bytes (header and trailer); this file has ${received}`, { byteOffset: received });
+    const tv = new DataView(this.tail.buffer);
+    if (tv.getUint32(0, true) !== (this.crc ^ 0xffffffff) >>> 0 || tv.getUint32(4, true) !== total % 2 ** 32) {
+      throw new DecompressError(name, `the gzip trailer (CRC-32 and size in the last 8 bytes) does not match the ${total} bytes decompressed: the file is cut short or corrupt`, {
+        byteOffset: Math.max(0, received - 8),
+      });
+    }
+    if (this.header === null) throw new TruncatedError(name, `the gunzipped data holds ${total} bytes, less than the 16-byte SPZ header`, { byteOffset: received });
+    const h: SpzHeader = this.header;
+    const expected = this.expected;
+    if (total < expected) {
+      throw new TruncatedError(name, `the SPZ header declares ${h.n} points (${expected} bytes of attributes) but the gunzipped data holds ${total} bytes`, { byteOffset: total });
+    }
+    if (total > expected && !(h.flags & 2)) {
+      throw new SpzFormatError(name, `${total - expected} bytes follow the attributes of ${h.n} points, and the header's flags (byte 14) declare no extensions`, { byteOffset: expected });
+    }
+    const data = concat(this.chunks, expected);
+    this.chunks.length = 0;
+    const sizes = attributeSizes(h.n, h.version, h.shDegree);
+    const streams: Uint8Array[] = [];
+    let at = 16;
+    for (const s of sizes) {
+      streams.push(data.subarray(at, at + s));
+      at += s;
+    }
+    return decodeAttributes(streams, h, name, `spz-v${h.version}`);
   }
-  const data = concat(chunks, expected);
-  const sizes = attributeSizes(h.n, h.version, h.shDegree);
-  const streams: Uint8Array[] = [];
-  let at = 16;
-  for (const s of sizes) {
-    streams.push(data.subarray(at, at + s));
-    at += s;
-  }
-  return decodeAttributes(streams, h, name, `spz-v${h.version}`);
 }
 
 function parseSpzV4(bytes: Uint8Array, name: string): SplatCloud {
@@ -320,36 +407,42 @@ function decodeAttributes(streams: Uint8Array[], h: SpzHeader, name: string, for
   const K = shCoeffCount(degree);
   const dim = spzShDim(h.shDegree);
   const { index, stride } = canonicalRowIndex(degree);
-  const rows = new Float32Array(n * stride);
+  // Canonical rows a batch at a time, so the scratch stays small (a whole
+  // file's rows would be about as large as the output again).
+  const batch = Math.min(n, DECODE_BATCH_ROWS);
+  const rows = new Float32Array(batch * stride);
   const unit = 1 / 2 ** h.fractionalBits;
   const q = [0, 0, 0, 0];
-  for (let i = 0; i < n; i++) {
-    const r = i * stride;
-    for (let a = 0; a < 3; a++) {
-      const b = i * 9 + a * 3;
-      const fixed = (pos[b]! | (pos[b + 1]! << 8) | (pos[b + 2]! << 16)) << 8 >> 8; // sign-extend 24 bits
-      // RUB -> RDF: y and z negated.
-      rows[r + a] = (a === 0 ? 1 : -1) * fixed * unit;
-      rows[r + 3 + a] = scale[i * 3 + a]! / 16 - 10;
-    }
-    if (h.version >= 3) smallestThree(rot, i * 4, q);
-    else firstThree(rot, i * 3, q);
-    // q is (x, y, z, w); rows want (w, x, y, z), and the frame change negates y and z.
-    rows[r + 6] = q[3]!;
-    rows[r + 7] = q[0]!;
-    rows[r + 8] = -q[1]!;
-    rows[r + 9] = -q[2]!;
-    const o = alpha[i]! / 255;
-    rows[r + 10] = Math.log(o / (1 - o));
-    for (let c = 0; c < 3; c++) rows[r + 11 + c] = (colour[i * 3 + c]! / 255 - 0.5) / SPZ_COLOR_SCALE;
-    for (let k = 1; k < K; k++) {
-      const sign = FLIP_YZ_SH_SIGN[k]!;
-      for (let c = 0; c < 3; c++) rows[r + 11 + k * 3 + c] = (sign * (shBytes[(i * dim + k - 1) * 3 + c]! - 128)) / 128;
-    }
-  }
   const sink = new SplatSink(degree, n, name);
   const tally = new Tally();
-  decodeSplatRows(rows, 0, stride, n, index, sink, tally);
+  for (let first = 0; first < n; first += batch) {
+    const end = Math.min(n, first + batch);
+    for (let i = first; i < end; i++) {
+      const r = (i - first) * stride;
+      for (let a = 0; a < 3; a++) {
+        const b = i * 9 + a * 3;
+        const fixed = (pos[b]! | (pos[b + 1]! << 8) | (pos[b + 2]! << 16)) << 8 >> 8; // sign-extend 24 bits
+        // RUB -> RDF: y and z negated.
+        rows[r + a] = (a === 0 ? 1 : -1) * fixed * unit;
+        rows[r + 3 + a] = scale[i * 3 + a]! / 16 - 10;
+      }
+      if (h.version >= 3) smallestThree(rot, i * 4, q);
+      else firstThree(rot, i * 3, q);
+      // q is (x, y, z, w); rows want (w, x, y, z), and the frame change negates y and z.
+      rows[r + 6] = q[3]!;
+      rows[r + 7] = q[0]!;
+      rows[r + 8] = -q[1]!;
+      rows[r + 9] = -q[2]!;
+      const o = alpha[i]! / 255;
+      rows[r + 10] = Math.log(o / (1 - o));
+      for (let c = 0; c < 3; c++) rows[r + 11 + c] = (colour[i * 3 + c]! / 255 - 0.5) / SPZ_COLOR_SCALE;
+      for (let k = 1; k < K; k++) {
+        const sign = FLIP_YZ_SH_SIGN[k]!;
+        for (let c = 0; c < 3; c++) rows[r + 11 + k * 3 + c] = (sign * (shBytes[(i * dim + k - 1) * 3 + c]! - 128)) / 128;
+      }
+    }
+    decodeSplatRows(rows, 0, stride, end - first, index, sink, tally);
+  }
   return sink.finish(format, tally, n);
 }
 

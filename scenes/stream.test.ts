@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { LoadAbortedError, ReadFailedError, TruncatedError } from './errors';
+import { LoadAbortedError, ReadFailedError, SceneLoadError, TruncatedError } from './errors';
 import { loadScene } from './load';
 import { buildPly, floatProps, inriaNames, readSharedScene, describeShared } from './ply-fixtures';
 import { loadSceneStream, type LoadProgress } from './stream';
 import { generateSynthetic } from './generate';
 import { writeSplatPly } from './write-ply';
 import { writeSpz } from './write-spz';
+import { writeSplatFile } from './write-splat';
 import type { SplatCloud } from './splat-cloud';
 
 /** The bytes in chunks of the given sizes (cycled), as an async iterable. */
@@ -108,6 +109,110 @@ describe('loadSceneStream', () => {
     const names = inriaNames(1);
     const ascii = buildPly('ascii', [{ name: 'vertex', properties: floatProps(names), rows: [names.map((_, j) => j / 10)] }]);
     expect(await loadSceneStream('a.ply', chunked(ascii, [3]))).toEqual(await loadScene(ascii, 'a.ply'));
+  });
+});
+
+describe('loadSceneStream: .splat and .spz', () => {
+  const cloud = generateSynthetic(2500);
+  const splat = writeSplatFile(cloud);
+  const spz = { v2: writeSpz(cloud, { version: 2 }), v3: writeSpz(cloud, { version: 3 }), v4: writeSpz(cloud, { version: 4 }) };
+
+  /** Streams `bytes` in the given chunk sizes and returns the cloud and every progress report. */
+  async function streamed(name: string, bytes: Uint8Array, sizes: number[], totalBytes?: number): Promise<{ cloud: SplatCloud; seen: LoadProgress[] }> {
+    const seen: LoadProgress[] = [];
+    const c = await loadSceneStream(name, chunked(bytes, sizes), { ...(totalBytes === undefined ? {} : { totalBytes }), onProgress: (p) => seen.push({ ...p }) });
+    return { cloud: c, seen };
+  }
+
+  function expectProgress(seen: LoadProgress[], size: number, count: number): void {
+    for (let i = 1; i < seen.length; i++) {
+      expect(seen[i]!.bytes).toBeGreaterThanOrEqual(seen[i - 1]!.bytes);
+      expect(seen[i]!.splats).toBeGreaterThanOrEqual(seen[i - 1]!.splats);
+    }
+    expect(seen[seen.length - 1]).toMatchObject({ bytes: size, splats: count });
+  }
+
+  it('.splat: rows decoded as chunks arrive (rows cut between chunks), same cloud as loadScene', async () => {
+    const whole = await loadScene(splat, 's.splat');
+    expect(whole.source.format).toBe('splat');
+    // 1-byte chunks on a small file (each chunk costs an await and a progress call).
+    const small = writeSplatFile(generateSynthetic(150));
+    expectSame((await streamed('s.splat', small, [1])).cloud, await loadScene(small, 's.splat'));
+    for (const sizes of [[7, 13, 250], [31, 33], [32], [4096], [splat.length]]) {
+      const { cloud: c, seen } = await streamed('s.splat', splat, sizes, sizes[0] === 4096 ? splat.length : undefined);
+      expectSame(c, whole);
+      expectProgress(seen, splat.length, whole.count);
+      // Splats show up before the last chunk: the file is parsed as it arrives.
+      if (sizes[0]! < splat.length) expect(seen.some((p) => p.splats > 0 && p.bytes < splat.length)).toBe(true);
+    }
+    expectSame(await loadSceneStream('s.splat', readable(splat, 1000)), whole);
+  });
+
+  it('.splat: undrawable rows are dropped and counted as by loadScene', async () => {
+    const bad = splat.slice();
+    new DataView(bad.buffer).setFloat32(32 * 5, NaN, true); // a position
+    new DataView(bad.buffer).setFloat32(32 * 9 + 12, -1, true); // a negative scale
+    const whole = await loadScene(bad, 'b.splat');
+    expect(whole.sanitized!.dropped).toBe(2);
+    expectSame(await loadSceneStream('b.splat', chunked(bad, [45])), whole);
+  });
+
+  it('.splat: a size that is not a multiple of 32 is the same UnknownFormatError as loadScene', async () => {
+    const cut = splat.subarray(0, splat.length - 5);
+    const a = (await loadScene(cut, 'c.splat').catch((e: unknown) => e)) as SceneLoadError;
+    const b = (await loadSceneStream('c.splat', chunked(cut, [100])).catch((e: unknown) => e)) as SceneLoadError;
+    expect(a.code).toBe('unknown-format');
+    expect(b.message).toBe(a.message);
+  });
+
+  for (const v of ['v2', 'v3'] as const) {
+    it(`.spz ${v} (gzip): inflated as chunks arrive, same cloud as loadScene; splats reported at the end`, async () => {
+      const bytes = spz[v];
+      const whole = await loadScene(bytes, 'z.spz');
+      expect(whole.source.format).toBe(`spz-${v}`);
+      expect(whole.shDegree).toBe(3);
+      const small = writeSpz(generateSynthetic(150), { version: v === 'v2' ? 2 : 3 });
+      expectSame((await streamed('z.spz', small, [1])).cloud, await loadScene(small, 'z.spz'));
+      for (const sizes of [[5, 17, 300], [4096], [bytes.length]]) {
+        const { cloud: c, seen } = await streamed('z.spz', bytes, sizes);
+        expectSame(c, whole);
+        expectProgress(seen, bytes.length, whole.count);
+        // Planar attributes: no splat before the end, then one report with the count.
+        expect(seen.slice(0, -1).every((p) => p.splats === 0)).toBe(true);
+      }
+    });
+  }
+
+  it('.spz v2/v3 cut short or corrupt: the same error code as loadScene, whatever the chunking', async () => {
+    const bytes = spz.v3;
+    const cases = [bytes.subarray(0, bytes.length - 3), bytes.subarray(0, bytes.length - 12), bytes.subarray(0, bytes.length / 2), bytes.subarray(0, 40), bytes.subarray(0, 70)];
+    const flipped = bytes.slice();
+    flipped[flipped.length - 6]! ^= 0x10; // the CRC-32
+    cases.push(flipped);
+    const body = bytes.slice();
+    body[30]! ^= 0xff;
+    cases.push(body);
+    for (const b of cases) {
+      const a = (await loadScene(b, 'z.spz').catch((e: unknown) => e)) as SceneLoadError;
+      expect(a).toBeInstanceOf(SceneLoadError);
+      for (const sizes of [[9], [700], [4096]]) {
+        const e = (await loadSceneStream('z.spz', chunked(b, sizes)).catch((x: unknown) => x)) as SceneLoadError;
+        expect(e).toBeInstanceOf(SceneLoadError);
+        expect(e.code).toBe(a.code);
+      }
+    }
+  });
+
+  it('.spz v4 (NGSP, ZSTD): collected and read at the end, same cloud as loadScene', async () => {
+    const bytes = spz.v4;
+    const whole = await loadScene(bytes, 'z.spz');
+    expect(whole.source.format).toBe('spz-v4');
+    for (const sizes of [[97], [4096]]) {
+      const { cloud: c, seen } = await streamed('z.spz', bytes, sizes);
+      expectSame(c, whole);
+      expectProgress(seen, bytes.length, whole.count);
+      expect(seen.slice(0, -1).every((p) => p.splats === 0)).toBe(true);
+    }
   });
 });
 

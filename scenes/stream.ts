@@ -1,21 +1,33 @@
 /**
  * Loading from a byte stream (a File's stream, a fetch body, a Node file
- * stream), for the worker loader and `npm run info`.
- *
- * Binary little-endian splat PLY (the fast path) is parsed as the chunks
- * arrive, straight into the final typed arrays: the stream's bytes are never
- * held whole, so peak memory is the output arrays plus about one chunk.
- * Every other format needs the whole file (compressed formats, ASCII, PLYs
- * with list elements before the vertices): its chunks are collected and
- * handed to loadScene's readers.
+ * stream), for the worker loader and `npm run info`. The format is detected
+ * from the first bytes, as loadScene does, then:
+ * - binary little-endian splat PLY (the fast path): vertex rows are parsed
+ *   as the chunks arrive, straight into the final typed arrays;
+ * - .splat: 32-byte rows are decoded as the chunks arrive (a row cut
+ *   between chunks is carried); its size is checked at the end;
+ * - gzip .spz (versions 2 and 3): inflated as the chunks arrive (fflate's
+ *   streaming Gunzip), decoded at the end (its attributes are stored one
+ *   after another, so no splat is whole before the last bytes);
+ * so for these the compressed or raw file is never held whole: peak memory
+ * is the output (for .spz, its inflated attributes too) plus about one chunk.
+ * - Every other format is collected, then read by loadScene's readers:
+ *   NGSP (.spz v4: one ZSTD stream per attribute; no splat is whole before
+ *   the last stream, so streaming them would only save the compressed copy,
+ *   about a tenth of the output), compressed PLY, ASCII and big-endian PLY,
+ *   point clouds, PLYs with list elements before the vertices.
+ * Progress (bytes, splats) is reported after every chunk; splats stay 0
+ * until the end for the formats decoded at the end.
  */
 import { isCompressedPlyHeader } from './compressed-ply';
 import { LoadAbortedError, ReadFailedError, SceneLoadError, TruncatedError } from './errors';
-import { detectKind, loadPly, loadSceneSync } from './load';
+import { detectKind, loadPly, loadSceneSync, unknownFormatError } from './load';
 import { decodeSplatRows, looksLikeSplats, resolveSplatProperties, type SplatPropertyIndex } from './ply-decode';
 import { locateElements, MAX_HEADER_BYTES, rowsNoun, tryParsePlyHeader, type PlyElement, type PlyHeader } from './ply-header';
 import { rejectVertexLists, rowsAsFloats } from './ply';
 import { SplatSink, Tally } from './sanitize';
+import { SplatFileStream } from './splat-format';
+import { hasGzipMagic, SpzGzipStream } from './spz';
 import type { SplatCloud } from './splat-cloud';
 
 /** What `onProgress` is told after each chunk. */
@@ -24,7 +36,10 @@ export interface LoadProgress {
   bytes: number;
   /** The size the caller announced, when it did. */
   totalBytes?: number;
-  /** Splats decoded so far (0 until the end for formats read whole). */
+  /**
+   * Splats decoded so far: for formats decoded at the end (see the module
+   * comment) 0 until then, and one last report with the count when done.
+   */
   splats: number;
 }
 
@@ -63,7 +78,16 @@ export async function loadSceneStream(name: string, source: ByteSource, options:
   let received = 0;
   const aborted = (): LoadAbortedError => new LoadAbortedError(name, `load cancelled after ${received} bytes`, { byteOffset: received });
   if (signal?.aborted) throw aborted();
-  const progress = (splats: number): void => onProgress?.({ bytes: received, ...(totalBytes === undefined ? {} : { totalBytes }), splats });
+  let reported = 0;
+  const progress = (splats: number): void => {
+    reported = splats;
+    onProgress?.({ bytes: received, ...(totalBytes === undefined ? {} : { totalBytes }), splats });
+  };
+  // Formats decoded at the end report their splats once more, when done.
+  const done = (cloud: SplatCloud): SplatCloud => {
+    if (cloud.count !== reported) progress(cloud.count);
+    return cloud;
+  };
 
   const chunks = readChunks(source, name, signal, () => aborted());
   try {
@@ -95,9 +119,16 @@ export async function loadSceneStream(name: string, source: ByteSource, options:
       if (header !== null || headBytes >= MAX_HEADER_BYTES) break;
     }
     const first = concat(head, headBytes);
-    if (ended) return loadSceneSync(first, name);
-    if (header === null || !streamable(header)) {
-      // Formats read whole: collect the rest.
+    if (ended) return done(loadSceneSync(first, name));
+    const kind = header === null ? detectKind(first) : 'ply';
+    const body: BodyStream | null =
+      header !== null ? (streamable(header) ? new RowStream(name, header, totalBytes) : null)
+      : kind === 'splat' ? new SplatFileStream(name, totalBytes)
+      : kind === 'spz' && hasGzipMagic(first) ? new SpzGzipStream(name)
+      : null;
+    if (body === null) {
+      // Formats read whole (NGSP, compressed PLY, ASCII, PLYs with list
+      // elements before the vertices, a PLY head without end_header): collect the rest.
       const all = [first];
       let total = first.length;
       for (let r = await chunks.next(); !r.done; r = await chunks.next()) {
@@ -107,21 +138,32 @@ export async function loadSceneStream(name: string, source: ByteSource, options:
         progress(0);
       }
       const bytes = concat(all, total);
-      return header === null ? loadSceneSync(bytes, name) : loadPly(bytes, name, header);
+      return done(header === null ? loadSceneSync(bytes, name) : loadPly(bytes, name, header));
     }
 
-    const rows = new RowStream(name, header, totalBytes);
-    rows.feed(first.subarray(header.dataOffset));
-    progress(rows.sink.count);
+    body.feed(header === null ? first : first.subarray(header.dataOffset));
+    progress(body.splats);
     for (let r = await chunks.next(); !r.done; r = await chunks.next()) {
-      rows.feed(r.value);
+      body.feed(r.value);
       received += r.value.length;
-      progress(rows.sink.count);
+      progress(body.splats);
     }
-    return rows.finish(received);
+    // .splat has no signature: only its size (a positive multiple of 32) says it is one, as in loadScene.
+    if (kind === 'splat' && detectKind(first, received) !== 'splat') throw unknownFormatError(name, received, first);
+    return done(body.finish(received));
   } finally {
     await chunks.return(undefined);
   }
+}
+
+/** A format's reader fed as the bytes arrive. */
+interface BodyStream {
+  /** Takes the next bytes (for PLY: of the body, after the header). */
+  feed(chunk: Uint8Array): void;
+  /** Splats decoded so far, for progress. */
+  readonly splats: number;
+  /** The cloud, once every byte is fed (`received`: the file's size). */
+  finish(received: number): SplatCloud;
 }
 
 /** Whether the fast path can take this PLY as a stream. */
@@ -135,7 +177,7 @@ function streamable(h: PlyHeader): boolean {
 }
 
 /** Parses vertex rows of a binary little-endian splat PLY as chunks arrive. */
-class RowStream {
+class RowStream implements BodyStream {
   readonly sink: SplatSink;
   private readonly tally = new Tally();
   private readonly vertex: PlyElement;
@@ -150,6 +192,10 @@ class RowStream {
   private scratch: Float32Array | null = null;
   private readonly trailing: Uint8Array[] = [];
   private trailingBytes = 0;
+
+  get splats(): number {
+    return this.sink.count;
+  }
 
   constructor(private readonly name: string, private readonly header: PlyHeader, totalBytes: number | undefined) {
     const v = header.elements.findIndex((e) => e.name === 'vertex');
@@ -261,58 +307,56 @@ function locateFixed(elements: PlyElement[], available: number, start: number, n
 
 /** Chunks of a source, as an async generator that aborts and wraps source errors. */
 async function* readChunks(source: ByteSource, name: string, signal: AbortSignal | undefined, aborted: () => LoadAbortedError): AsyncGenerator<Uint8Array, void, undefined> {
-  const fail = (e: unknown): never => {
-    if (e instanceof SceneLoadError) throw e;
-    if (signal?.aborted) throw aborted();
-    throw new ReadFailedError(name, `reading the file failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
-  };
+  const src = pullFrom(source, signal);
+  let done = false;
+  try {
+    while (true) {
+      let r: IteratorResult<unknown>;
+      try {
+        r = await src.next();
+      } catch (e) {
+        if (e instanceof SceneLoadError) throw e;
+        if (signal?.aborted) throw aborted();
+        throw new ReadFailedError(name, `reading the file failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+      }
+      if (signal?.aborted) throw aborted();
+      if (r.done) {
+        done = true;
+        return;
+      }
+      yield asUint8(r.value, name);
+    }
+  } finally {
+    await src.close(!done);
+  }
+}
+
+/**
+ * Either kind of source as one pull interface: `next` gives the next chunk,
+ * `close` releases the source (cancelling it when the read stopped early).
+ * A web stream's pending read is cancelled as soon as `signal` aborts.
+ */
+function pullFrom(source: ByteSource, signal: AbortSignal | undefined): { next(): Promise<IteratorResult<unknown>>; close(early: boolean): Promise<void> } {
   if ('getReader' in source) {
     const reader = source.getReader();
     const onAbort = (): void => void reader.cancel().catch(() => undefined);
     signal?.addEventListener('abort', onAbort);
-    let done = false;
-    try {
-      while (true) {
-        let r: ReadableStreamReadResult<Uint8Array>;
-        try {
-          r = await reader.read();
-        } catch (e) {
-          return fail(e);
-        }
-        if (signal?.aborted) throw aborted();
-        if (r.done) {
-          done = true;
-          return;
-        }
-        yield asUint8(r.value, name);
-      }
-    } finally {
-      signal?.removeEventListener('abort', onAbort);
-      if (!done) await reader.cancel().catch(() => undefined);
-      reader.releaseLock();
-    }
-  } else {
-    const it = source[Symbol.asyncIterator]();
-    let done = false;
-    try {
-      while (true) {
-        let r: IteratorResult<Uint8Array>;
-        try {
-          r = await it.next();
-        } catch (e) {
-          return fail(e);
-        }
-        if (signal?.aborted) throw aborted();
-        if (r.done) {
-          done = true;
-          return;
-        }
-        yield asUint8(r.value, name);
-      }
-    } finally {
-      if (!done) await it.return?.(undefined)?.catch?.(() => undefined);
-    }
+    return {
+      next: () => reader.read(),
+      close: async (early) => {
+        signal?.removeEventListener('abort', onAbort);
+        if (early) await reader.cancel().catch(() => undefined);
+        reader.releaseLock();
+      },
+    };
   }
+  const it = source[Symbol.asyncIterator]();
+  return {
+    next: () => it.next(),
+    close: async (early) => {
+      if (early) await it.return?.(undefined)?.catch?.(() => undefined);
+    },
+  };
 }
 
 function asUint8(v: unknown, name: string): Uint8Array {
