@@ -113,6 +113,7 @@ runCli(async () => {
     sigmaCut: shape.sigmaCut,
     ...(shape.autoArea !== undefined ? { autoArea: shape.autoArea } : {}),
     ...(shape.list !== undefined ? { listDraw: shape.list } : {}),
+    ...(shape.frontToBack !== undefined ? { drawOrder: shape.frontToBack ? ('front-to-back' as const) : ('back-to-front' as const) } : {}),
   });
   let drawSettings = drawSettingsOf(shapes[0]);
 
@@ -164,9 +165,13 @@ runCli(async () => {
     const tiles = draw === 'tiles';
     // The quads draw is measured once per shape; the tiles draw has no polygons (and no cut).
     for (const shape of tiles ? [null] : shapes) {
-      const label = shape ? formatDrawShape(shape) : '';
       if (shape) drawSettings = drawSettingsOf(shape);
-      for (let i = 0; i < warmup; i++) await frame(i, {});
+      for (let i = 0; i < Math.max(1, warmup); i++) await frame(i, {});
+      // An 'auto' draw order is named with the order it chose (at the path's last warm-up pose).
+      const chosen = renderer.drawOrder;
+      const auto = shape !== null && shape.frontToBack === undefined;
+      const label = !shape ? '' : auto ? `${formatDrawShape({ ...shape, frontToBack: chosen.order === 'front-to-back' })}(auto)` : formatDrawShape(shape);
+      if (auto) console.log(`  draw order auto: ${chosen.order} (${chosen.layers?.toFixed(1)} layers over the mean pixel)`);
       if (shape && !floors.has(label)) {
         // The raster floor and the covered pixels depend on the geometry only: measured once.
         const floor: number[] = [];

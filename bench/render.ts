@@ -67,6 +67,7 @@ runCli(async () => {
     background,
     geometry: shape.geometry,
     sigmaCut: shape.sigmaCut,
+    ...(shape.frontToBack !== undefined ? { drawOrder: shape.frontToBack ? ('front-to-back' as const) : ('back-to-front' as const) } : {}),
   });
   const ms = performance.now() - t0;
   const err = await gpu.device.popErrorScope();

@@ -85,6 +85,25 @@ fn vs(@builtin(vertex_index) vi: u32, @builtin(instance_index) ii: u32) -> VsOut
     let k = vi - j * TRIANGLE_VERTS;
     si = k / 3u + k % 3u;  // triangle t = k / 3 is strip vertices t, t+1, t+2
   }
+  return splatVertex(j, si);
+}
+
+// Front to back, one chunk of the draw order at a time (draw-pass.ts): instance ii
+// of chunk (first, count) is front-to-back position first + ii, i.e. record
+// count - 1 - (first + ii). At depth 0.5, so that the depth test drops fragments
+// where an earlier mask pass (fs_mask) found the pixel opaque.
+@group(1) @binding(0) var<storage, read> chunk: vec4u;
+
+@vertex
+fn vs_f2b(@builtin(vertex_index) vi: u32, @builtin(instance_index) ii: u32) -> VsOut {
+  var o = splatVertex(chunk.y - 1u - (chunk.x + ii), vi);
+  if (o.position.z == 0.0) {
+    o.position.z = 0.5;
+  }
+  return o;
+}
+
+fn splatVertex(j: u32, si: u32) -> VsOut {
   let ra = records[3u * j];
   let rb = records[3u * j + 1u];
   let axis1 = ra.zw;
@@ -164,3 +183,4 @@ fn fs_count(in: VsOut) -> @location(0) vec4f {
   }
   return vec4f(0.02, 0.02, 0.02, 0.02);
 }
+

@@ -30,6 +30,11 @@
 @group(0) @binding(5) var<storage, read> drawArgs: array<u32, 4>;
 @group(0) @binding(6) var<storage, read_write> records: array<vec4f>;
 @group(0) @binding(7) var<storage, read_write> listArgs: array<u32, 4>;
+// Front-to-back draw (splat.wgsl vs_f2b): per chunk c, its indirect arguments at
+// 4c and (first front-to-back position, count) at chunkInfo[16c] (256-byte stride,
+// a dynamic storage offset per chunk).
+@group(0) @binding(8) var<storage, read_write> chunkArgs: array<u32>;
+@group(0) @binding(9) var<storage, read_write> chunkInfo: array<vec4u>;
 
 override WORKGROUP_SIZE: u32 = 256u;
 /** 1 for the geometry 'quad' (r = CUT whatever the opacity), else 0. */
@@ -38,6 +43,10 @@ override BLIND_TO_OPACITY: u32 = 0u;
 override CUT: f32 = 3.0;
 /** Vertices of the list draw per splat (3 per triangle). */
 override TRIANGLE_VERTS: u32 = 6u;
+/** Strip vertices per splat (the front-to-back chunks' vertexCount). */
+override STRIP_VERTS: u32 = 3u;
+/** Front-to-back chunks: chunk c < CHUNKS - 1 ends at count >> (CHUNKS - 1 - c), the last at count. */
+override CHUNKS: u32 = 7u;
 
 // SH_C0 .. SH_C3: generated from scenes/sh.ts (renderer/pipeline/sh-wgsl.ts), prepended.
 
@@ -95,6 +104,19 @@ fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg:
     listArgs[1] = 1u;
     listArgs[2] = 0u;
     listArgs[3] = 0u;
+    var start = 0u;
+    for (var c = 0u; c < CHUNKS; c++) {
+      var end = count >> (CHUNKS - 1u - c);
+      if (c == CHUNKS - 1u) {
+        end = count;
+      }
+      chunkArgs[4u * c] = STRIP_VERTS;
+      chunkArgs[4u * c + 1u] = end - start;
+      chunkArgs[4u * c + 2u] = 0u;
+      chunkArgs[4u * c + 3u] = 0u;
+      chunkInfo[16u * c] = vec4u(start, count, 0u, 0u);
+      start = end;
+    }
   }
   if (j >= count) {
     return;

@@ -1,6 +1,7 @@
 import commonWgsl from '../../shaders/splat_common.wgsl?raw';
 import prepareWgsl from '../../shaders/splat_prepare.wgsl?raw';
 import splatWgsl from '../../shaders/splat.wgsl?raw';
+import f2bWgsl from '../../shaders/splat_f2b.wgsl?raw';
 import { SH_WGSL } from './sh-wgsl';
 
 /**
@@ -43,7 +44,41 @@ export interface DrawShape {
   autoArea?: number;
   /** Draw a plain triangle list (3 vertices a triangle) instead of an instanced strip; default DEFAULT_LIST. */
   list?: boolean;
+  /**
+   * Front to back in chunks, skipping pixels already opaque (see DrawPass); default
+   * DEFAULT_FRONT_TO_BACK. Strips only.
+   */
+  frontToBack?: boolean;
+  /** Front to back: the number of chunks (masks between them); default F2B_CHUNKS. For tests. */
+  chunks?: number;
 }
+
+/** A frame's draw order setting; 'auto' is resolved per view by SplatRenderer. */
+export const DRAW_ORDERS = ['auto', 'back-to-front', 'front-to-back'] as const;
+export type DrawOrder = (typeof DRAW_ORDERS)[number];
+
+/** Front to back unless the shape says otherwise (SplatRenderer resolves its 'auto' order into the shape). */
+export const DEFAULT_FRONT_TO_BACK = false;
+/**
+ * Chunks of the front-to-back draw: chunk c < F2B_CHUNKS - 1 ends at count / 2^(F2B_CHUNKS - 1 - c)
+ * of the front-to-back order (the nearest 1/64, then 1/32, ...), the last at count;
+ * each chunk but the last is followed by a mask pass.
+ */
+export const F2B_CHUNKS = 7;
+/** The most chunks the chunk buffers hold. */
+export const F2B_MAX_CHUNKS = 16;
+/** Depth format of the front-to-back mask. */
+const MASK_FORMAT: GPUTextureFormat = 'depth16unorm';
+/**
+ * The front-to-back accumulation texture's format. Not rgba8unorm: there the factor
+ * (1 - dst.a) of every later splat is an 8-bit step, so transmittances under ~0.05
+ * are off by tens of percent; measured 1-6 dB worse against the CPU reference than
+ * back to front, while half floats are 0.3-10 dB better (test/gpu/draw-geometry.test.ts).
+ * Its alpha reaches exactly 1 once the transmittance is under 2^-12.
+ */
+const ACCUM_FORMAT: GPUTextureFormat = 'rgba16float';
+/** Byte stride of the chunk records (the minimum storage dynamic-offset alignment). */
+const CHUNK_STRIDE = 256;
 
 /** Instanced strips or a triangle list: measured on the H200 (docs/PERFORMANCE.md). */
 export const DEFAULT_LIST = false;
@@ -53,13 +88,15 @@ export const DEFAULT_LIST = false;
  * the form of bench:frame's `--geometry` list and of its rows' `draw` column.
  */
 export function parseDrawShape(text: string, sigmaCut = false): DrawShape {
-  const m = /^([a-z]+)(?::(\d+(?:\.\d+)?))?()(\+cut)?(@list|@strip)?$/.exec(text.trim());
+  const m = /^([a-z]+)(?::(\d+(?:\.\d+)?))?()(\+cut)?(\+f2b|\+b2f)?(@list|@strip)?$/.exec(text.trim());
   const geometry = m?.[1] as DrawGeometry | undefined;
   if (!m || !geometry || !DRAW_GEOMETRIES.includes(geometry)) {
-    throw new Error(`draw shape "${text}": expected GEOMETRY[:AUTO_AREA][+cut][@list|@strip] with GEOMETRY one of ${DRAW_GEOMETRIES.join(', ')}`);
+    throw new Error(`draw shape "${text}": expected GEOMETRY[:AUTO_AREA][+cut][+f2b|+b2f][@list|@strip] with GEOMETRY one of ${DRAW_GEOMETRIES.join(', ')}`);
   }
   const shape: DrawShape = { geometry, sigmaCut: sigmaCut || m[4] !== undefined };
-  if (m[5] !== undefined) shape.list = m[5] === '@list';
+  if (m[5] !== undefined) shape.frontToBack = m[5] === '+f2b';
+  if (m[6] !== undefined) shape.list = m[6] === '@list';
+  if (shape.frontToBack && shape.list) throw new Error(`draw shape "${text}": front to back draws strips only`);
   if (m[2] !== undefined) {
     if (geometry !== 'auto') throw new Error(`draw shape "${text}": an area is for 'auto' only`);
     shape.autoArea = Number(m[2]);
@@ -71,7 +108,8 @@ export function parseDrawShape(text: string, sigmaCut = false): DrawShape {
 export function formatDrawShape(shape: DrawShape): string {
   const areas = shape.geometry === 'auto' && shape.autoArea !== undefined ? `:${shape.autoArea}` : '';
   const mode = shape.list === undefined ? '' : shape.list ? '@list' : '@strip';
-  return `${shape.geometry}${areas}${shape.sigmaCut ? '+cut' : ''}${mode}`;
+  const order = shape.frontToBack === undefined ? '' : shape.frontToBack ? '+f2b' : '+b2f';
+  return `${shape.geometry}${areas}${shape.sigmaCut ? '+cut' : ''}${order}${mode}`;
 }
 
 /** Coverage slots in shaders/splat.wgsl's `coverage` (2 counters each). */
@@ -91,8 +129,13 @@ interface DrawPipelines {
   prepareLayout: GPUBindGroupLayout;
   drawLayout: GPUBindGroupLayout;
   countLayout: GPUBindGroupLayout;
+  chunkLayout: GPUBindGroupLayout;
+  accumLayout: GPUBindGroupLayout;
   prepareModule: GPUShaderModule;
   drawModule: GPUShaderModule;
+  f2bModule: GPUShaderModule;
+  mask: GPURenderPipeline | null;
+  composite: Map<string, GPURenderPipeline>;
   prepare: Map<string, GPUComputePipeline>;
   draw: Map<string, GPURenderPipeline>;
 }
@@ -110,7 +153,17 @@ function pipelinesFor(device: GPUDevice): DrawPipelines {
         ...[1, 2, 3, 4, 5].map((b) => buffer(b, C, 'read-only-storage')),
         buffer(6, C, 'storage'),
         buffer(7, C, 'storage'),
+        buffer(8, C, 'storage'),
+        buffer(9, C, 'storage'),
       ],
+    });
+    const chunkLayout = device.createBindGroupLayout({
+      label: 'DrawPass.chunkLayout',
+      entries: [{ binding: 0, visibility: GPUShaderStage.VERTEX, buffer: { type: 'read-only-storage', hasDynamicOffset: true, minBindingSize: 16 } }],
+    });
+    const accumLayout = device.createBindGroupLayout({
+      label: 'DrawPass.accumLayout',
+      entries: [{ binding: 0, visibility: GPUShaderStage.FRAGMENT, texture: { sampleType: 'float' } }],
     });
     const drawEntries = [
       buffer(0, GPUShaderStage.VERTEX | GPUShaderStage.FRAGMENT, 'uniform'),
@@ -125,6 +178,11 @@ function pipelinesFor(device: GPUDevice): DrawPipelines {
       prepareLayout,
       drawLayout,
       countLayout,
+      chunkLayout,
+      accumLayout,
+      f2bModule: device.createShaderModule({ label: 'DrawPass.f2bModule', code: f2bWgsl }),
+      mask: null,
+      composite: new Map(),
       prepareModule: device.createShaderModule({ label: 'DrawPass.prepareModule', code: `${SH_WGSL}\n${commonWgsl}\n${prepareWgsl}` }),
       drawModule: device.createShaderModule({ label: 'DrawPass.drawModule', code: `${commonWgsl}\n${splatWgsl}` }),
       prepare: new Map(),
@@ -144,6 +202,8 @@ function preparePipeline(device: GPUDevice, shape: DrawShape): GPUComputePipelin
     BLIND_TO_OPACITY: shape.geometry === 'quad' ? 1 : 0,
     CUT: shape.sigmaCut ? CUT_SIGMA : MODEL_SIGMA,
     TRIANGLE_VERTS: triangleVertices(shape.geometry),
+    STRIP_VERTS: VERTICES_PER_SPLAT[shape.geometry],
+    CHUNKS: chunksOf(shape),
   };
   const key = JSON.stringify(constants);
   let pipeline = p.prepare.get(key);
@@ -158,23 +218,36 @@ function preparePipeline(device: GPUDevice, shape: DrawShape): GPUComputePipelin
   return pipeline;
 }
 
+function chunksOf(shape: DrawShape): number {
+  const k = shape.chunks ?? F2B_CHUNKS;
+  if (!(Number.isInteger(k) && k >= 1 && k <= F2B_MAX_CHUNKS)) throw new Error(`draw shape: chunks ${k} out of 1..${F2B_MAX_CHUNKS}`);
+  return k;
+}
+
+/** Whether a frame with this shape and variant is drawn front to back (the real draw only). */
+export function drawsFrontToBack(shape: DrawShape, variant: DrawVariant): boolean {
+  return variant === 'splat' && (shape.frontToBack ?? DEFAULT_FRONT_TO_BACK) && !(shape.list ?? DEFAULT_LIST);
+}
+
 function drawPipeline(device: GPUDevice, format: GPUTextureFormat, variant: DrawVariant, shape: DrawShape): GPURenderPipeline {
   const p = pipelinesFor(device);
   const area = shape.autoArea ?? DEFAULT_AUTO_AREA;
-  const list = shape.list ?? DEFAULT_LIST;
+  const f2b = drawsFrontToBack(shape, variant);
+  const list = !f2b && (shape.list ?? DEFAULT_LIST);
   const cut = shape.sigmaCut ? CUT_SIGMA : MODEL_SIGMA;
-  const key = `${format}/${variant}/${shape.geometry}/${cut}/${area}/${list ? 'list' : 'strip'}`;
+  if (f2b) format = ACCUM_FORMAT;
+  const key = `${format}/${variant}/${shape.geometry}/${cut}/${area}/${list ? 'list' : 'strip'}/${f2b ? 'f2b' : 'b2f'}`;
   let pipeline = p.draw.get(key);
   if (!pipeline) {
     pipeline = device.createRenderPipeline({
       label: `DrawPass.pipeline(${key})`,
       layout: device.createPipelineLayout({
         label: 'DrawPass.pipelineLayout',
-        bindGroupLayouts: [variant === 'count' ? p.countLayout : p.drawLayout],
+        bindGroupLayouts: f2b ? [p.drawLayout, p.chunkLayout] : [variant === 'count' ? p.countLayout : p.drawLayout],
       }),
       vertex: {
         module: p.drawModule,
-        entryPoint: 'vs',
+        entryPoint: f2b ? 'vs_f2b' : 'vs',
         constants: {
           GEOMETRY: DRAW_GEOMETRIES.indexOf(shape.geometry),
           AUTO_RECT_AREA: area,
@@ -189,17 +262,54 @@ function drawPipeline(device: GPUDevice, format: GPUTextureFormat, variant: Draw
         targets: [
           {
             format,
-            // Premultiplied colour, back to front: dst = src + (1 - src.a) * dst.
-            blend: {
-              color: { srcFactor: 'one', dstFactor: 'one-minus-src-alpha', operation: 'add' },
-              alpha: { srcFactor: 'one', dstFactor: 'one-minus-src-alpha', operation: 'add' },
-            },
+            blend: f2b ? UNDER : OVER,
           },
         ],
       },
       primitive: { topology: list ? 'triangle-list' : 'triangle-strip' },
+      ...(f2b ? { depthStencil: { format: MASK_FORMAT, depthWriteEnabled: false, depthCompare: 'less' as const } } : {}),
     });
     p.draw.set(key, pipeline);
+  }
+  return pipeline;
+}
+
+/** Premultiplied colour, back to front: dst = src + (1 - src.a) * dst. */
+const OVER: GPUBlendState = {
+  color: { srcFactor: 'one', dstFactor: 'one-minus-src-alpha', operation: 'add' },
+  alpha: { srcFactor: 'one', dstFactor: 'one-minus-src-alpha', operation: 'add' },
+};
+/** Premultiplied colour, front to back: dst = dst + (1 - dst.a) * src. */
+const UNDER: GPUBlendState = {
+  color: { srcFactor: 'one-minus-dst-alpha', dstFactor: 'one', operation: 'add' },
+  alpha: { srcFactor: 'one-minus-dst-alpha', dstFactor: 'one', operation: 'add' },
+};
+
+/** The mask pass: depth 0 where the accumulated alpha is 1 (shaders/splat_f2b.wgsl fs_mask). */
+function maskPipeline(device: GPUDevice): GPURenderPipeline {
+  const p = pipelinesFor(device);
+  p.mask ??= device.createRenderPipeline({
+    label: 'DrawPass.mask',
+    layout: device.createPipelineLayout({ label: 'DrawPass.maskLayout', bindGroupLayouts: [p.accumLayout] }),
+    vertex: { module: p.f2bModule, entryPoint: 'vs_full' },
+    fragment: { module: p.f2bModule, entryPoint: 'fs_mask', targets: [] },
+    depthStencil: { format: MASK_FORMAT, depthWriteEnabled: true, depthCompare: 'always' },
+  });
+  return p.mask;
+}
+
+/** The accumulated colour over the background, onto the target (fs_composite). */
+function compositePipeline(device: GPUDevice, format: GPUTextureFormat): GPURenderPipeline {
+  const p = pipelinesFor(device);
+  let pipeline = p.composite.get(format);
+  if (!pipeline) {
+    pipeline = device.createRenderPipeline({
+      label: `DrawPass.composite(${format})`,
+      layout: device.createPipelineLayout({ label: 'DrawPass.compositeLayout', bindGroupLayouts: [p.accumLayout] }),
+      vertex: { module: p.f2bModule, entryPoint: 'vs_full' },
+      fragment: { module: p.f2bModule, entryPoint: 'fs_composite', targets: [{ format, blend: OVER }] },
+    });
+    p.composite.set(format, pipeline);
   }
   return pipeline;
 }
@@ -232,6 +342,11 @@ export class DrawPass {
   private readonly drawArgs: GPUBuffer;
   private readonly groups: [number, number];
   private countGroup: { coverage: GPUBuffer; group: GPUBindGroup } | null = null;
+  private readonly chunkArgs: GPUBuffer;
+  private readonly chunkInfo: GPUBuffer;
+  private readonly chunkGroup: GPUBindGroup;
+  /** Front to back: the accumulation texture and the mask, at the target's size. */
+  private f2bTargets: { width: number; height: number; accum: GPUTexture; depth: GPUTexture; accumView: GPUTextureView; depthView: GPUTextureView; group: GPUBindGroup } | null = null;
 
   constructor(
     private readonly device: GPUDevice,
@@ -243,11 +358,18 @@ export class DrawPass {
     this.drawArgs = buffers.drawArgs;
     this.records = device.createBuffer({ label: 'DrawPass.records', size: Math.max(1, capacity) * RECORD_BYTES, usage: GPUBufferUsage.STORAGE });
     this.listArgs = device.createBuffer({ label: 'DrawPass.listArgs', size: 16, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.INDIRECT });
+    this.chunkArgs = device.createBuffer({ label: 'DrawPass.chunkArgs', size: F2B_MAX_CHUNKS * 16, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.INDIRECT });
+    this.chunkInfo = device.createBuffer({ label: 'DrawPass.chunkInfo', size: F2B_MAX_CHUNKS * CHUNK_STRIDE, usage: GPUBufferUsage.STORAGE });
+    this.chunkGroup = device.createBindGroup({
+      label: 'DrawPass.chunkGroup',
+      layout: p.chunkLayout,
+      entries: [{ binding: 0, resource: { buffer: this.chunkInfo, size: 16 } }],
+    });
     const entries = (list: GPUBuffer[]) => list.map((buffer, binding) => ({ binding, resource: { buffer } }));
     this.prepareGroup = device.createBindGroup({
       label: 'DrawPass.prepareGroup',
       layout: p.prepareLayout,
-      entries: entries([buffers.frame, buffers.centers, buffers.covs, buffers.sh, buffers.order, buffers.drawArgs, this.records, this.listArgs]),
+      entries: entries([buffers.frame, buffers.centers, buffers.covs, buffers.sh, buffers.order, buffers.drawArgs, this.records, this.listArgs, this.chunkArgs, this.chunkInfo]),
     });
     this.drawGroup = device.createBindGroup({ label: 'DrawPass.drawGroup', layout: p.drawLayout, entries: entries([buffers.frame, this.records]) });
     const total = Math.max(1, Math.ceil(capacity / WORKGROUP_SIZE));
@@ -263,6 +385,7 @@ export class DrawPass {
   encode(
     encoder: GPUCommandEncoder,
     target: GPUTextureView,
+    size: { width: number; height: number },
     background: readonly [number, number, number],
     shape: DrawShape,
     variant: DrawVariant = 'splat',
@@ -277,6 +400,10 @@ export class DrawPass {
     prep.setBindGroup(0, this.prepareGroup);
     prep.dispatchWorkgroups(this.groups[0], this.groups[1]);
     prep.end();
+    if (drawsFrontToBack(shape, variant)) {
+      this.encodeFrontToBack(encoder, target, size, background, shape, timestamps);
+      return;
+    }
 
     const pass = encoder.beginRenderPass({
       label: 'DrawPass.pass',
@@ -297,6 +424,79 @@ export class DrawPass {
     pass.end();
   }
 
+  /**
+   * Front to back with early termination. The splats are drawn nearest first into
+   * a half-float accumulation texture (ACCUM_FORMAT) with the `under` blend, in
+   * chunks of the draw order (chunk c of K ends at count / 2^(K-1-c): the nearest
+   * 1/64, 1/32, ... for K = 7); after each chunk but the last, a mask pass writes
+   * depth 0 where the accumulated alpha is exactly 1. There a pixel takes nothing
+   * more ((1 - dst.a) = 0 in the blend), so the later chunks' fragments, at depth
+   * 0.5, are dropped by the depth test before the fragment shader and the blend,
+   * without changing the pixel. Last, the accumulated colour is blended over the
+   * background onto the target (one rounding to the target's format, where back to
+   * front rounds at every splat). The forward model stops at transmittance 1e-4;
+   * here the alpha reaches 1 under 2^-12 (2.4e-4).
+   */
+  private encodeFrontToBack(
+    encoder: GPUCommandEncoder,
+    target: GPUTextureView,
+    size: { width: number; height: number },
+    background: readonly [number, number, number],
+    shape: DrawShape,
+    timestamps?: { querySet: GPUQuerySet; beginIndex: number; endIndex: number },
+  ): void {
+    const t = this.f2bTargetsFor(size.width, size.height);
+    const splats = drawPipeline(this.device, ACCUM_FORMAT, 'splat', shape);
+    const mask = maskPipeline(this.device);
+    const chunks = chunksOf(shape);
+    for (let c = 0; c < chunks; c++) {
+      const first = c === 0;
+      const pass = encoder.beginRenderPass({
+        label: `DrawPass.f2b[${c}]`,
+        colorAttachments: [{ view: t.accumView, clearValue: { r: 0, g: 0, b: 0, a: 0 }, loadOp: first ? 'clear' : 'load', storeOp: 'store' }],
+        depthStencilAttachment: { view: t.depthView, depthClearValue: 1, depthLoadOp: first ? 'clear' : 'load', depthStoreOp: 'store' },
+      });
+      pass.setPipeline(splats);
+      pass.setBindGroup(0, this.drawGroup);
+      pass.setBindGroup(1, this.chunkGroup, [c * CHUNK_STRIDE]);
+      pass.drawIndirect(this.chunkArgs, c * 16);
+      pass.end();
+      if (c === chunks - 1) break;
+      const m = encoder.beginRenderPass({
+        label: `DrawPass.mask[${c}]`,
+        colorAttachments: [],
+        depthStencilAttachment: { view: t.depthView, depthLoadOp: 'load', depthStoreOp: 'store' },
+      });
+      m.setPipeline(mask);
+      m.setBindGroup(0, t.group);
+      m.draw(3);
+      m.end();
+    }
+    const out = encoder.beginRenderPass({
+      label: 'DrawPass.composite',
+      colorAttachments: [{ view: target, clearValue: { r: background[0], g: background[1], b: background[2], a: 1 }, loadOp: 'clear', storeOp: 'store' }],
+      timestampWrites: timestamps && { querySet: timestamps.querySet, endOfPassWriteIndex: timestamps.endIndex },
+    });
+    out.setPipeline(compositePipeline(this.device, this.format));
+    out.setBindGroup(0, t.group);
+    out.draw(3);
+    out.end();
+  }
+
+  private f2bTargetsFor(width: number, height: number) {
+    const t = this.f2bTargets;
+    if (t && t.width === width && t.height === height) return t;
+    t?.accum.destroy();
+    t?.depth.destroy();
+    const size = { width: Math.max(1, width), height: Math.max(1, height) };
+    const accum = this.device.createTexture({ label: 'DrawPass.accum', size, format: ACCUM_FORMAT, usage: GPUTextureUsage.RENDER_ATTACHMENT | GPUTextureUsage.TEXTURE_BINDING });
+    const depth = this.device.createTexture({ label: 'DrawPass.mask', size, format: MASK_FORMAT, usage: GPUTextureUsage.RENDER_ATTACHMENT });
+    const accumView = accum.createView();
+    const group = this.device.createBindGroup({ label: 'DrawPass.accumGroup', layout: pipelinesFor(this.device).accumLayout, entries: [{ binding: 0, resource: accumView }] });
+    this.f2bTargets = { width, height, accum, depth, accumView, depthView: depth.createView(), group };
+    return this.f2bTargets;
+  }
+
   private countGroupFor(coverage: GPUBuffer | undefined): GPUBindGroup {
     if (!coverage) throw new Error("DrawPass: the 'count' variant needs a coverage buffer");
     if (this.countGroup?.coverage !== coverage) {
@@ -315,5 +515,10 @@ export class DrawPass {
   destroy(): void {
     this.records.destroy();
     this.listArgs.destroy();
+    this.chunkArgs.destroy();
+    this.chunkInfo.destroy();
+    this.f2bTargets?.accum.destroy();
+    this.f2bTargets?.depth.destroy();
+    this.f2bTargets = null;
   }
 }

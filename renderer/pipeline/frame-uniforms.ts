@@ -1,6 +1,6 @@
 import { makeShaderDataDefinitions, makeStructuredView, type StructuredView } from 'webgpu-utils';
 import commonWgsl from '../../shaders/splat_common.wgsl?raw';
-import type { DrawGeometry } from './draw-pass';
+import type { DrawGeometry, DrawOrder } from './draw-pass';
 
 /** What a frame needs to know about the camera (matrices from renderer/camera/camera.ts). */
 export interface FrameCamera {
@@ -34,6 +34,14 @@ export interface FrameSettings {
   autoArea?: number;
   /** Draw a triangle list instead of instanced strips (draw-pass.ts DrawShape.list); for measurements. */
   listDraw?: boolean;
+  /**
+   * Draw order: back to front, or front to back with early termination
+   * (draw-pass.ts), or 'auto' (the default): front to back where the view's depth
+   * complexity makes it pay (SplatRenderer.resolveOrder).
+   */
+  drawOrder?: DrawOrder;
+  /** Front to back: chunks of the draw (draw-pass.ts DrawShape.chunks); for tests. */
+  f2bChunks?: number;
 }
 
 /**

@@ -1,7 +1,8 @@
 import { sortBufferUsage } from '../../sort/types';
 import type { SplatCloud } from '../../scenes/splat-cloud';
 import { DrawArgs } from './draw-args';
-import { COVERAGE_BYTES, DEFAULT_GEOMETRY, DrawPass, VERTICES_PER_SPLAT, type DrawShape } from './draw-pass';
+import { estimateLayers } from './depth-complexity';
+import { COVERAGE_BYTES, DEFAULT_GEOMETRY, DrawPass, VERTICES_PER_SPLAT, type DrawOrder, type DrawShape } from './draw-pass';
 import { encodeEmptyStages, stageWrites, type FrameTimestamps } from './frame-stages';
 import { FrameUniforms, type FrameCamera, type FrameSettings } from './frame-uniforms';
 import { GpuScene } from './gpu-scene';
@@ -15,9 +16,23 @@ export type { FrameCamera, FrameSettings } from './frame-uniforms';
 export type { FrameTimestamps } from './frame-stages';
 export type { DrawName } from './draw-strategies';
 
-/** The geometry and extent a frame's settings ask for (defaults: DEFAULT_GEOMETRY, the model's 3 sigma). */
+/**
+ * 'auto' draws front to back from this many layers over the mean pixel
+ * (depth-complexity.ts). On the H200 (docs/PERFORMANCE.md) front to back is slower
+ * at biker's ~11 layers and 0.75x / 0.6x of back to front at the replicated 1M / 6M
+ * files' ~94 / ~560 layers.
+ */
+export const F2B_MIN_LAYERS = 32;
+
+/**
+ * The geometry and extent a frame's settings ask for (defaults: DEFAULT_GEOMETRY, the
+ * model's 3 sigma); an explicit draw order is set here, 'auto' is left to the renderer.
+ */
 export function drawShape(settings: FrameSettings): DrawShape {
+  const order = settings.drawOrder ?? 'auto';
   return {
+    ...(order !== 'auto' ? { frontToBack: order === 'front-to-back' } : {}),
+    ...(settings.f2bChunks !== undefined ? { chunks: settings.f2bChunks } : {}),
     geometry: settings.geometry ?? DEFAULT_GEOMETRY,
     sigmaCut: settings.sigmaCut ?? false,
     ...(settings.autoArea !== undefined ? { autoArea: settings.autoArea } : {}),
@@ -63,6 +78,8 @@ export class SplatRenderer {
   private sortStrategy: SortStrategy;
   private drawName: DrawName = 'quads';
   private tiles: TileRasterizer | null = null;
+  private orderDrawn: Exclude<DrawOrder, 'auto'> = 'back-to-front';
+  private layers: { cloud: SplatCloud; key: string; value: number } | null = null;
 
   constructor(
     readonly device: GPUDevice,
@@ -139,6 +156,26 @@ export class SplatRenderer {
     // Nothing is sorted for the new scene yet: a frame that skips the sort draws nothing.
     this.target.writeCount(0);
     this.createDrawState();
+  }
+
+  /** The order the last frame was drawn in ('auto' resolved), and the depth complexity 'auto' saw. */
+  get drawOrder(): { order: Exclude<DrawOrder, 'auto'>; layers: number | null } {
+    return { order: this.orderDrawn, layers: this.layers?.value ?? null };
+  }
+
+  /**
+   * 'auto': front to back when the view's estimated depth complexity reaches
+   * F2B_MIN_LAYERS. The estimate (a 4096-splat sample on the CPU) is kept while the
+   * camera, the viewport and the splat scale stay the same.
+   */
+  private resolveOrder(camera: FrameCamera, splatScale: number): Exclude<DrawOrder, 'auto'> {
+    const cloud = this.scene?.cloud;
+    if (!cloud) return 'back-to-front';
+    const key = `${Array.from(camera.view).join(',')}|${camera.width}x${camera.height}|${camera.fovyDeg}|${splatScale}`;
+    if (this.layers?.cloud !== cloud || this.layers.key !== key) {
+      this.layers = { cloud, key, value: estimateLayers(cloud, camera, splatScale) };
+    }
+    return this.layers.value >= F2B_MIN_LAYERS ? 'front-to-back' : 'back-to-front';
   }
 
   /** Switches the sort strategy live; the old strategy's memory is freed, the scene stays. */
@@ -243,6 +280,8 @@ export class SplatRenderer {
       return;
     }
     const shape = drawShape(settings);
+    shape.frontToBack ??= this.resolveOrder(camera, settings.splatScale) === 'front-to-back';
+    this.orderDrawn = shape.frontToBack ? 'front-to-back' : 'back-to-front';
     this.vertexCount = VERTICES_PER_SPLAT[shape.geometry];
     this.sortState!.encode(encoder, { camera, keyBits: settings.keyBits, sortNow: settings.sort !== false, timestamps });
     encodeEmptyStages(encoder, timestamps, otherStages(drawByName('quads')));
@@ -253,6 +292,7 @@ export class SplatRenderer {
     this.quads!.encode(
       encoder,
       target,
+      camera,
       settings.background,
       shape,
       coverage ? 'count' : settings.rasterFloor ? 'floor' : 'splat',

@@ -106,6 +106,7 @@ describe('draw geometry and the 2.83-sigma cut against the CPU reference', () =>
       const cutRgb = clamp(rasterizeReference(cloud, spec, { ...opts, cutSigma: CUT_SIGMA }).rgb);
       expect(ref.drawn).toBeGreaterThan(cloud.count / 10);
 
+      let masksChangeNothing = false;
       const images = await withValidation(device, async () => {
         const renderer = new SplatRenderer(device, 'rgba8unorm', 'radix4');
         renderer.setScene(cloud);
@@ -117,6 +118,14 @@ describe('draw geometry and the 2.83-sigma cut against the CPU reference', () =>
         // The same shapes drawn as a plain triangle list instead of instanced strips.
         out['auto@list'] = rgbOf((await renderOffscreen(renderer, cam, { ...base, listDraw: true })).rgba);
         out['oct@list'] = rgbOf((await renderOffscreen(renderer, cam, { ...base, geometry: 'oct', listDraw: true })).rgba);
+        // Front to back with early termination (masks after 6 of 7 chunks), and without masks.
+        const f2b = { ...base, drawOrder: 'front-to-back' as const };
+        const masked = (await renderOffscreen(renderer, cam, { ...f2b, geometry: 'tri' })).rgba;
+        const unmasked = (await renderOffscreen(renderer, cam, { ...f2b, geometry: 'tri', f2bChunks: 1 })).rgba;
+        masksChangeNothing = Buffer.from(masked).equals(Buffer.from(unmasked));
+        out['tri+f2b'] = rgbOf(masked);
+        out['rect+f2b'] = rgbOf((await renderOffscreen(renderer, cam, { ...f2b, geometry: 'rect' })).rgba);
+        out['auto+f2b'] = rgbOf((await renderOffscreen(renderer, cam, { ...f2b, geometry: 'auto', f2bChunks: 3 })).rgba);
         out.cut = rgbOf((await renderOffscreen(renderer, cam, { ...base, sigmaCut: true })).rgba);
         out['quad+cut'] = rgbOf((await renderOffscreen(renderer, cam, { ...base, geometry: 'quad', sigmaCut: true })).rgba);
         renderer.destroy();
@@ -139,6 +148,12 @@ describe('draw geometry and the 2.83-sigma cut against the CPU reference', () =>
         // Same pixels as the quad up to the blend's 8-bit rounding (fragments at the contour
         // may round the other way in f32).
         expect(maxAbsError(images[g], images.quad), g).toBeLessThanOrEqual(3 / 255);
+      }
+      // Front to back: the masks skip only what cannot change a pixel, and the image is at
+      // least as close to the reference as back to front (it rounds once, not per splat).
+      expect(masksChangeNothing, 'front to back: the same bytes with and without the masks').toBe(true);
+      for (const g of ['tri+f2b', 'rect+f2b', 'auto+f2b']) {
+        expect(row[g], `${g}: PSNR ${row[g]} vs back to front ${row.quad}`).toBeGreaterThan(row.quad - MAX_PSNR_DROP_DB);
       }
       // The cut draws the cut model (any geometry), and it is a different image from the model's.
       expect(Math.abs(row['quad+cut'] - row.cut)).toBeLessThan(MAX_PSNR_DROP_DB);
