@@ -18,6 +18,7 @@ import { DrawArgs } from '../pipeline/draw-args';
 import { SplatRenderer } from '../pipeline/splat-renderer';
 import { strategyByName } from '../pipeline/strategies';
 import { DRAW_NAMES, drawByName, type DrawName } from '../pipeline/draw-strategies';
+import { DRAW_ORDERS, type DrawOrder } from '../pipeline/draw-pass';
 import { listStrategies } from '../pipeline/strategies';
 import { renderOffscreen } from '../pipeline/offscreen';
 import { AUTO_STRATEGY, softwareAdapterNote, startingStrategy } from '../profile/auto-strategy';
@@ -165,6 +166,7 @@ export class ViewerApp {
       splatScale: 1,
       cull: true,
       sigmaCut: false,
+      drawOrder: 'auto',
       background: '#000000',
       upAxis: '-y',
       fovyDeg: 60,
@@ -179,6 +181,8 @@ export class ViewerApp {
     if (urlDraw && DRAW_NAMES.includes(urlDraw as DrawName)) this.settings.draw = urlDraw as DrawName;
     const urlCut = params.get('cut');
     if (urlCut === '1' || urlCut === '0') this.settings.sigmaCut = urlCut === '1';
+    const urlOrder = params.get('order');
+    if (urlOrder && DRAW_ORDERS.includes(urlOrder as DrawOrder)) this.settings.drawOrder = urlOrder as DrawOrder;
 
     // Until auto has measured: the prior for this adapter (the fastest known on software adapters).
     const first = this.settings.sorter === AUTO_STRATEGY ? startingStrategy(adapter, device.features, strategies) : this.settings.sorter;
@@ -615,6 +619,7 @@ export class ViewerApp {
         splatScale: this.settings.splatScale,
         cull: this.settings.cull,
         sigmaCut: this.settings.sigmaCut,
+        drawOrder: this.settings.drawOrder,
         keyBits: this.settings.keyBits,
         background: hexToRgb(this.settings.background),
         sort: sortNow,
@@ -731,7 +736,10 @@ export class ViewerApp {
       splats: cloud?.count ?? null,
       visible: this.figures.visible,
       fps,
-      drawName: this.renderer.draw,
+      drawName:
+        this.renderer.draw === 'quads'
+          ? `quads ${this.renderer.drawOrder.order}${this.settings.drawOrder === 'auto' ? ' (auto)' : ''}`
+          : this.renderer.draw,
       strategy: this.renderer.strategy,
       auto,
       project: med(sum.project),

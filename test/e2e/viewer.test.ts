@@ -443,6 +443,24 @@ describe('viewer page (headless Chromium, SwiftShader WebGPU)', () => {
     await page.close();
   });
 
+  it('switching the quads draw order (GUI "draw order", ?order=) shows the same picture', async () => {
+    const { page, log } = await openViewer('?splats=1000&draw=quads&order=back-to-front', { width: 320, height: 240 });
+    await waitFrames(page, 3);
+    await page.waitForFunction(() => document.getElementById('hud')!.textContent!.includes('draw quads back-to-front'), undefined, { timeout: 60_000 });
+    const b2f = await canvasPixels(page, 'e2e-order-b2f.png');
+    const orderSelect = page.locator('.lil-controller.lil-option', { has: page.locator('.lil-name', { hasText: /^draw order$/ }) }).locator('select');
+    await orderSelect.selectOption('front-to-back', { force: true });
+    await page.waitForFunction(() => document.getElementById('hud')!.textContent!.includes('draw quads front-to-back'), undefined, { timeout: 60_000 });
+    const frames = await page.evaluate(() => (window as unknown as { splatview: { framesRendered: number } }).splatview.framesRendered);
+    await waitFrames(page, frames + 3);
+    const f2b = await canvasPixels(page, 'e2e-order-f2b.png');
+    const p = psnr(f2b, b2f);
+    console.log(`e2e: front to back vs back to front in Chromium ${p.toFixed(1)} dB`);
+    expect(p).toBeGreaterThan(40);
+    expect(log.errors).toEqual([]);
+    await page.close();
+  });
+
   it('switching the draw strategy (GUI "draw: quads | tiles", ?draw=) shows the same picture', async () => {
     // Small: a tiles frame sorts its (tile, depth) pairs on SwiftShader, about a second here.
     const { page, log } = await openViewer('?splats=1000&draw=quads', { width: 320, height: 240 });
