@@ -16,6 +16,7 @@ import { decodeSplatRows, looksLikeSplats, resolveSplatProperties, type SplatPro
 import { locateElements, MAX_HEADER_BYTES, rowsNoun, tryParsePlyHeader, type PlyElement, type PlyHeader } from './ply-header';
 import { rejectVertexLists, rowsAsFloats } from './ply';
 import { SplatSink, Tally } from './sanitize';
+import type { LoadOptions } from './load-options';
 import type { SplatCloud } from './splat-cloud';
 
 /** What `onProgress` is told after each chunk. */
@@ -39,6 +40,8 @@ export interface LoadStreamOptions {
   onProgress?: (progress: LoadProgress) => void;
   /** Cancels the load: the promise rejects with LoadAbortedError and the source is cancelled. */
   signal?: AbortSignal;
+  /** The SH bands to keep (LoadOptions); the others are dropped as the rows are decoded. */
+  maxShDegree?: LoadOptions['maxShDegree'];
 }
 
 /** Where bytes come from: a web ReadableStream or any async iterable (Node streams are). */
@@ -60,6 +63,7 @@ const INITIAL_ROWS = 1 << 16;
  */
 export async function loadSceneStream(name: string, source: ByteSource, options: LoadStreamOptions = {}): Promise<SplatCloud> {
   const { signal, onProgress, totalBytes } = options;
+  const load: LoadOptions = options.maxShDegree === undefined ? {} : { maxShDegree: options.maxShDegree };
   let received = 0;
   const aborted = (): LoadAbortedError => new LoadAbortedError(name, `load cancelled after ${received} bytes`, { byteOffset: received });
   if (signal?.aborted) throw aborted();
@@ -95,7 +99,7 @@ export async function loadSceneStream(name: string, source: ByteSource, options:
       if (header !== null || headBytes >= MAX_HEADER_BYTES) break;
     }
     const first = concat(head, headBytes);
-    if (ended) return loadSceneSync(first, name);
+    if (ended) return loadSceneSync(first, name, load);
     if (header === null || !streamable(header)) {
       // Formats read whole: collect the rest.
       const all = [first];
@@ -107,10 +111,10 @@ export async function loadSceneStream(name: string, source: ByteSource, options:
         progress(0);
       }
       const bytes = concat(all, total);
-      return header === null ? loadSceneSync(bytes, name) : loadPly(bytes, name, header);
+      return header === null ? loadSceneSync(bytes, name, load) : loadPly(bytes, name, header, load);
     }
 
-    const rows = new RowStream(name, header, totalBytes);
+    const rows = new RowStream(name, header, totalBytes, load);
     rows.feed(first.subarray(header.dataOffset));
     progress(rows.sink.count);
     for (let r = await chunks.next(); !r.done; r = await chunks.next()) {
@@ -151,11 +155,11 @@ class RowStream {
   private readonly trailing: Uint8Array[] = [];
   private trailingBytes = 0;
 
-  constructor(private readonly name: string, private readonly header: PlyHeader, totalBytes: number | undefined) {
+  constructor(private readonly name: string, private readonly header: PlyHeader, totalBytes: number | undefined, load: LoadOptions) {
     const v = header.elements.findIndex((e) => e.name === 'vertex');
     this.vertex = header.elements[v]!;
     rejectVertexLists(this.vertex.properties, name);
-    this.ix = resolveSplatProperties(this.vertex.properties.map((p) => p.name), name);
+    this.ix = resolveSplatProperties(this.vertex.properties.map((p) => p.name), name, load);
     this.stride = this.vertex.stride!;
     this.nprops = this.vertex.properties.length;
     this.skip = header.elements.slice(0, v).reduce((a, e) => a + e.count * e.stride!, 0);
