@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { loadSceneStream } from '../scenes/stream';
 import { generateDefaultScene, generateSynthetic } from '../scenes/generate';
-import { parseShDegree } from '../scenes/load-options';
-import { shCoeffCount, type ShDegree, type SplatCloud } from '../scenes/splat-cloud';
+import { parseShDegree, withShDegree } from '../scenes/load-options';
+import type { ShDegree, SplatCloud } from '../scenes/splat-cloud';
 import { parseCameraArg, type CameraPose } from '../renderer/camera/camera';
 
 /** Shared command-line helpers of the headless programs. */
@@ -19,9 +19,9 @@ export async function sceneFromArg(arg: string, options: { maxShDegree?: ShDegre
   const m = /^(default|synthetic)(?::(\d+))?$/.exec(arg);
   if (m) {
     const n = m[2] ? Number(m[2]) : undefined;
-    if (m[1] === 'default') return capSh(generateDefaultScene(n), options.maxShDegree);
+    if (m[1] === 'default') return withShDegree(generateDefaultScene(n), options);
     if (n === undefined) throw new Error(`--scene ${arg}: synthetic needs a count, e.g. synthetic:1000000`);
-    return capSh(generateSynthetic(n), options.maxShDegree);
+    return withShDegree(generateSynthetic(n), options);
   }
   let size: number;
   try {
@@ -35,16 +35,6 @@ export async function sceneFromArg(arg: string, options: { maxShDegree?: ShDegre
 /** `--sh N`: the SH degree to load with (0..3), or undefined when not given. */
 export function shArg(value: string | undefined): ShDegree | undefined {
   return value === undefined ? undefined : parseShDegree(value, '--sh');
-}
-
-/** A generated cloud with only the SH bands up to `max` (files drop them while parsing instead). */
-function capSh(cloud: SplatCloud, max: ShDegree | undefined): SplatCloud {
-  if (max === undefined || max >= cloud.shDegree) return cloud;
-  const from = shCoeffCount(cloud.shDegree) * 3;
-  const to = shCoeffCount(max) * 3;
-  const sh = new Float32Array(cloud.count * to);
-  for (let i = 0; i < cloud.count; i++) sh.set(cloud.sh.subarray(i * from, i * from + to), i * to);
-  return { ...cloud, shDegree: max, sh };
 }
 
 /** Runs a CLI main: any error becomes one line on stderr and exit code 1. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { keptShDegree, parseShDegree } from './load-options';
+import { keptShDegree, parseShDegree, withShDegree } from './load-options';
 import { loadScene, loadSceneSync } from './load';
 import { buildPly, floatProps, inriaNames } from './ply-fixtures';
 import { computeBounds, shCoeffCount, type ShDegree, type SplatCloud } from './splat-cloud';
@@ -133,4 +133,15 @@ describe('LoadOptions.maxShDegree', () => {
       for (const d of [0, 1, 2] as const) expectCapped(await loadScene(bytes, 'z.spz', { maxShDegree: d }), full, d);
     });
   }
+
+  it('withShDegree cuts a cloud made in memory the way the loaders cut a file', async () => {
+    const c = cloud(40, 3);
+    const full = await loadScene(writeSplatPly(c), 'w.ply');
+    expectCapped(withShDegree(full, { maxShDegree: 2 }), full, 2);
+    expect(withShDegree(full, { maxShDegree: 3 })).toBe(full);
+    expect(withShDegree(full, {})).toBe(full);
+    const cut = withShDegree(full, { maxShDegree: 1 });
+    const parsed = await loadScene(writeSplatPly(c), 'w.ply', { maxShDegree: 1 });
+    expect(cut.sh).toEqual(parsed.sh);
+  });
 });
