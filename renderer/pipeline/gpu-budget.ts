@@ -133,6 +133,8 @@ export class GpuBudgetError extends Error {
   readonly limit: keyof BudgetLimits;
   /** The highest SH degree that fits, when lowering it is the way out; null otherwise. */
   readonly suggestedShDegree: ShDegree | null;
+  /** The message without its way out ("NAME: N splats ... need X of SH ..., the adapter allows Y ..."), for callers that word their own. */
+  readonly needs: string;
 
   constructor(scene: string, count: number, degree: ShDegree, check: BudgetCheck) {
     const over = check.over!;
@@ -148,6 +150,7 @@ export class GpuBudgetError extends Error {
     this.availableBytes = check.binding.bytes;
     this.limit = check.binding.limit;
     this.suggestedShDegree = d;
+    this.needs = needs;
   }
 }
 
