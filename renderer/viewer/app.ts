@@ -19,7 +19,7 @@ import { SplatRenderer } from '../pipeline/splat-renderer';
 import { GpuBudgetError } from '../pipeline/gpu-budget';
 import { withShDegree } from '../../scenes/load-options';
 import type { ShDegree } from '../../scenes/splat-cloud';
-import { budgetLine, loadOptionsFor, readShParam, withShParam } from './load-sh';
+import { budgetLimitsFor, budgetLine, loadOptionsFor, readShParam, withShParam } from './load-sh';
 import { strategyByName } from '../pipeline/strategies';
 import { DRAW_NAMES, drawByName, type DrawName } from '../pipeline/draw-strategies';
 import { listStrategies } from '../pipeline/strategies';
@@ -190,7 +190,7 @@ export class ViewerApp {
 
     // Until auto has measured: the prior for this adapter (the fastest known on software adapters).
     const first = this.settings.sorter === AUTO_STRATEGY ? startingStrategy(adapter, device.features, strategies) : this.settings.sorter;
-    this.renderer = new SplatRenderer(device, format, first, this.settings.draw);
+    this.renderer = new SplatRenderer(device, format, first, this.settings.draw, {}, budgetLimitsFor(device.limits, location.search));
     this.auto = new AutoRun(device, strategies, {
       frameDone: () => this.nextFrameDone(),
       noted: (t) => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkBudget, GpuBudgetError } from '../pipeline/gpu-budget';
-import { budgetLine, loadOptionsFor, readShParam, withShParam } from './load-sh';
+import { budgetLimitsFor, budgetLine, loadOptionsFor, readShParam, withShParam } from './load-sh';
 
 describe('the load SH degree in the page', () => {
   it('?sh=N is read, a bad value is named', () => {
@@ -32,5 +32,13 @@ describe('the load SH degree in the page', () => {
     const none = new GpuBudgetError('huge.ply', 40_000_000, 0, checkBudget(40_000_000, 0, 'quads', limits));
     expect(budgetLine(none)).toBe(none.message);
     expect(none.message).toMatch(/binds at most 31,250,000 splats/);
+  });
+
+  it('?bindlimit=MB lowers the per-binding limit, never raises it', () => {
+    const dev = { maxStorageBufferBindingSize: 134_217_728, maxBufferSize: 2 ** 32 - 1 };
+    expect(budgetLimitsFor(dev, '')).toEqual(dev);
+    expect(budgetLimitsFor(dev, '?bindlimit=1')).toEqual({ maxStorageBufferBindingSize: 1_000_000, maxBufferSize: 2 ** 32 - 1 });
+    expect(budgetLimitsFor(dev, '?bindlimit=1000')).toEqual(dev);
+    expect(budgetLimitsFor(dev, '?bindlimit=x')).toEqual(dev);
   });
 });

@@ -4,7 +4,7 @@
  * Read from and written to the query (`?sh=N`, so a reload keeps it and a link
  * carries it); pure string functions, the caller reads and writes `location`.
  */
-import type { GpuBudgetError } from '../pipeline/gpu-budget';
+import type { BudgetLimits, GpuBudgetError } from '../pipeline/gpu-budget';
 import { parseShDegree, type LoadOptions } from '../../scenes/load-options';
 import type { ShDegree } from '../../scenes/splat-cloud';
 
@@ -38,4 +38,15 @@ export function budgetLine(err: GpuBudgetError): string {
   const d = err.suggestedShDegree;
   if (d === null) return err.message;
   return `${err.needs}: reload with SH degree ${d} (?sh=${d}, or Scene › load SH degree); the scene on screen stays`;
+}
+
+/**
+ * The limits the page checks scenes against: the device's, or with `?bindlimit=MB`
+ * a smaller per-binding limit, to see (and test) the page on a smaller adapter
+ * than the one at hand. Never above the device's own.
+ */
+export function budgetLimitsFor(device: BudgetLimits, search: string): BudgetLimits {
+  const mb = Number(new URLSearchParams(search).get('bindlimit') ?? NaN);
+  if (!(mb > 0)) return { maxStorageBufferBindingSize: device.maxStorageBufferBindingSize, maxBufferSize: device.maxBufferSize };
+  return { maxStorageBufferBindingSize: Math.min(device.maxStorageBufferBindingSize, Math.floor(mb * 1e6)), maxBufferSize: device.maxBufferSize };
 }
