@@ -6,7 +6,7 @@
  *                          [--frames 200] [--warmup 10] [--strategies all|radix4,cpu]
  *                          [--camera "eye=X,Y,Z target=X,Y,Z up=X,Y,Z fovy=DEG"]
  *                          [--draw quads|tiles|quads,tiles] [--key-bits 32]
- *                          [--no-cull] [--json PATH]
+ *                          [--no-cull] [--sh N] [--json PATH]
  *
  * Without --camera the frames follow the fixed orbit path (benchmarkPath); with it
  * every frame is drawn from that one pose (the camera is named in the table and the
@@ -24,6 +24,7 @@
  * the first pose. A host sort (`cpu`) cannot serve the tiles draw and is skipped there.
  * --key-bits: the key-bits setting (quads: depth key bits; tiles: depth bits under the
  * tile index, at most what 32 bits leave).
+ * --sh N: load the scene with SH degree N at most (the higher bands dropped while parsing).
  */
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -39,7 +40,7 @@ import { SplatRenderer } from '../renderer/pipeline/splat-renderer';
 import { listStrategies, strategyByName } from '../renderer/pipeline/strategies';
 import { drawByName, ownStages } from '../renderer/pipeline/draw-strategies';
 import { createNodeGpu, readBuffer } from '../renderer/gpu/node-gpu';
-import { cameraFromArg, parseSize, runCli, sceneFromArg } from './cli';
+import { cameraFromArg, parseSize, runCli, sceneFromArg, shArg } from './cli';
 
 const median = (v: number[]) => summarize(v)?.median ?? NaN;
 
@@ -55,6 +56,7 @@ runCli(async () => {
       draw: { type: 'string', default: 'quads' },
       'key-bits': { type: 'string', default: '32' },
       'no-cull': { type: 'boolean', default: false },
+      sh: { type: 'string' },
       json: { type: 'string' },
     },
   });
@@ -67,7 +69,8 @@ runCli(async () => {
   const draws = values.draw!.split(',').map((d) => drawByName(d.trim()).name);
   const keyBits = Number(values['key-bits']);
   if (!(Number.isInteger(keyBits) && keyBits >= 1 && keyBits <= 32)) throw new Error(`--key-bits ${values['key-bits']}: expected an integer 1..32`);
-  const cloud = await sceneFromArg(values.scene);
+  const maxShDegree = shArg(values.sh);
+  const cloud = await sceneFromArg(values.scene, maxShDegree === undefined ? {} : { maxShDegree });
   const gpu = await createNodeGpu({ timestamps: true });
   const { device } = gpu;
   const hasTs = device.features.has('timestamp-query');
