@@ -1,32 +1,41 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadScene } from '../scenes/load';
+import { loadSceneStream } from '../scenes/stream';
 import { generateDefaultScene, generateSynthetic } from '../scenes/generate';
-import type { SplatCloud } from '../scenes/splat-cloud';
+import { parseShDegree, withShDegree } from '../scenes/load-options';
+import type { ShDegree, SplatCloud } from '../scenes/splat-cloud';
 import { parseCameraArg, type CameraPose } from '../renderer/camera/camera';
 import { parseDrawShape, type DrawShape } from '../renderer/pipeline/draw-pass';
 
 /** Shared command-line helpers of the headless programs. */
 
 /**
- * The `--scene` argument of the headless programs: a PLY path, `default` (the
- * built-in generated scene), `default:N` or `synthetic:N` (generated, N splats).
+ * The `--scene` argument of the headless programs: a scene file path, `default`
+ * (the built-in generated scene), `default:N` or `synthetic:N` (generated, N splats).
+ * A file is streamed from disk (scenes/stream.ts): a binary splat PLY, a .splat or
+ * a gzip .spz never sits whole in memory next to its arrays. `maxShDegree` (`--sh N`) drops the higher SH
+ * bands while parsing; a generated scene is cut to it after generation.
  */
-export async function sceneFromArg(arg: string): Promise<SplatCloud> {
+export async function sceneFromArg(arg: string, options: { maxShDegree?: ShDegree } = {}): Promise<SplatCloud> {
   const m = /^(default|synthetic)(?::(\d+))?$/.exec(arg);
   if (m) {
     const n = m[2] ? Number(m[2]) : undefined;
-    if (m[1] === 'default') return generateDefaultScene(n);
+    if (m[1] === 'default') return withShDegree(generateDefaultScene(n), options);
     if (n === undefined) throw new Error(`--scene ${arg}: synthetic needs a count, e.g. synthetic:1000000`);
-    return generateSynthetic(n);
+    return withShDegree(generateSynthetic(n), options);
   }
-  let bytes: Buffer;
+  let size: number;
   try {
-    bytes = fs.readFileSync(arg);
+    size = fs.statSync(arg).size;
   } catch (err) {
     throw new Error(`${arg}: cannot read: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
   }
-  return loadScene(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), path.basename(arg));
+  return loadSceneStream(path.basename(arg), fs.createReadStream(arg, { highWaterMark: 1 << 20 }), { totalBytes: size, ...options });
+}
+
+/** `--sh N`: the SH degree to load with (0..3), or undefined when not given. */
+export function shArg(value: string | undefined): ShDegree | undefined {
+  return value === undefined ? undefined : parseShDegree(value, '--sh');
 }
 
 /** Runs a CLI main: any error becomes one line on stderr and exit code 1. */

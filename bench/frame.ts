@@ -7,7 +7,7 @@
  *                          [--camera "eye=X,Y,Z target=X,Y,Z up=X,Y,Z fovy=DEG"]
  *                          [--draw quads|tiles|quads,tiles] [--key-bits 32]
  *                          [--geometry tri|quad,tri,auto+cut,auto:128,rect@list,...] [--cut]
- *                          [--no-coverage] [--no-cull] [--json PATH]
+ *                          [--no-coverage] [--no-cull] [--sh N] [--json PATH]
  *
  * Without --camera the frames follow the fixed orbit path (benchmarkPath); with it
  * every frame is drawn from that one pose (the camera is named in the table and the
@@ -33,6 +33,7 @@
  * no cut): a tiles row is measured once per strategy.
  * --key-bits: the key-bits setting (quads: depth key bits; tiles: depth bits under the
  * tile index, at most what 32 bits leave).
+ * --sh N: load the scene with SH degree N at most (the higher bands dropped while parsing).
  */
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -49,7 +50,7 @@ import { listStrategies, strategyByName } from '../renderer/pipeline/strategies'
 import { drawByName, ownStages } from '../renderer/pipeline/draw-strategies';
 import { createNodeGpu, readBuffer } from '../renderer/gpu/node-gpu';
 import { DEFAULT_GEOMETRY, formatDrawShape, type DrawShape } from '../renderer/pipeline/draw-pass';
-import { cameraFromArg, drawShapesFromArg, parseSize, runCli, sceneFromArg } from './cli';
+import { cameraFromArg, drawShapesFromArg, parseSize, runCli, sceneFromArg, shArg } from './cli';
 
 const median = (v: number[]) => summarize(v)?.median ?? NaN;
 
@@ -69,6 +70,7 @@ runCli(async () => {
       coverage: { type: 'boolean', default: true },
       'no-coverage': { type: 'boolean', default: false },
       'no-cull': { type: 'boolean', default: false },
+      sh: { type: 'string' },
       json: { type: 'string' },
     },
   });
@@ -83,7 +85,8 @@ runCli(async () => {
   if (!(Number.isInteger(keyBits) && keyBits >= 1 && keyBits <= 32)) throw new Error(`--key-bits ${values['key-bits']}: expected an integer 1..32`);
   const shapes = drawShapesFromArg(values.geometry!, values.cut!);
   if (values['no-coverage']) values.coverage = false;
-  const cloud = await sceneFromArg(values.scene);
+  const maxShDegree = shArg(values.sh);
+  const cloud = await sceneFromArg(values.scene, maxShDegree === undefined ? {} : { maxShDegree });
   const gpu = await createNodeGpu({ timestamps: true });
   const { device } = gpu;
   const hasTs = device.features.has('timestamp-query');

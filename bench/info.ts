@@ -1,5 +1,5 @@
 /**
- * npm run info -- FILE [--json]
+ * npm run info -- FILE [--json] [--sh N]
  *
  * Loads a scene file on the CPU (no GPU needed) and prints its format, splat
  * count, SH degree, bounds and what the loader dropped or clamped: a table
@@ -7,7 +7,8 @@
  *   { "format", "count", "shDegree", "bounds": { "min": [x,y,z], "max": [x,y,z] },
  *     "sanitized": { "dropped", "clamped", "reasons": { REASON: splats } } }
  * The file is read as a stream (scenes/stream.ts), so a binary splat PLY
- * never sits whole in memory next to its arrays.
+ * never sits whole in memory next to its arrays. --sh N loads with SH degree N
+ * at most (the higher bands dropped while parsing; `shDegree` is then the kept one).
  * Every failure prints exactly one line on stderr: a file problem (a
  * SceneLoadError) exits 1, any other error exits 3 ("internal error"), a
  * usage error exits 2. Nothing but the JSON reaches stdout with --json:
@@ -19,8 +20,10 @@ import { parseArgs } from 'node:util';
 import { SceneLoadError } from '../scenes/errors';
 import { describeSanitized } from '../scenes/sanitize';
 import { loadSceneStream } from '../scenes/stream';
+import { parseShDegree } from '../scenes/load-options';
+import type { ShDegree } from '../scenes/splat-cloud';
 
-const USAGE = 'usage: npm run info -- FILE [--json]';
+const USAGE = 'usage: npm run info -- FILE [--json] [--sh N]';
 
 function fail(code: number, message: string): never {
   process.stderr.write(`${message.replace(/\s*[\r\n]+\s*/g, ' ')}\n`);
@@ -30,7 +33,7 @@ function fail(code: number, message: string): never {
 async function main(): Promise<void> {
   let parsed;
   try {
-    parsed = parseArgs({ options: { json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false } }, allowPositionals: true, strict: true });
+    parsed = parseArgs({ options: { json: { type: 'boolean', default: false }, sh: { type: 'string' }, help: { type: 'boolean', short: 'h', default: false } }, allowPositionals: true, strict: true });
   } catch (e) {
     fail(2, `info: ${e instanceof Error ? e.message : String(e)}; ${USAGE}`);
   }
@@ -41,6 +44,12 @@ async function main(): Promise<void> {
   }
   if (positionals.length !== 1) fail(2, `info: expected one FILE, got ${positionals.length}; ${USAGE}`);
   const file = positionals[0]!;
+  let maxShDegree: ShDegree | undefined;
+  try {
+    maxShDegree = values.sh === undefined ? undefined : parseShDegree(values.sh, '--sh');
+  } catch (e) {
+    fail(2, `info: ${e instanceof Error ? e.message : String(e)}; ${USAGE}`);
+  }
 
   let size: number;
   try {
@@ -54,7 +63,7 @@ async function main(): Promise<void> {
   Object.assign(console, { log: toStderr, info: toStderr, debug: toStderr, warn: toStderr });
   let cloud;
   try {
-    cloud = await loadSceneStream(path.basename(file), fs.createReadStream(file, { highWaterMark: 1 << 20 }), { totalBytes: size });
+    cloud = await loadSceneStream(path.basename(file), fs.createReadStream(file, { highWaterMark: 1 << 20 }), { totalBytes: size, ...(maxShDegree === undefined ? {} : { maxShDegree }) });
   } finally {
     Object.assign(console, saved);
   }

@@ -4,6 +4,11 @@
  *                   [--background R,G,B] [--sh N] [--splat-scale S] [--strategy NAME] [--up -y|+y|+z|-z]
  *                   [--draw quads|tiles] [--key-bits N] [--geometry tri|quad|rect|hex|oct|auto] [--cut]
  *
+ * --sh N loads the scene with SH degree N at most (the higher bands are dropped while
+ * parsing: less memory on the CPU and the GPU) and renders at that degree. A scene
+ * whose buffers exceed the adapter's binding limits is refused with one line naming
+ * the numbers and the SH degree that fits (renderer/pipeline/gpu-budget.ts).
+ *
  * Renders one frame through the same renderer as the page, in Node (Dawn), into an
  * offscreen texture and writes a PNG. Without --camera the view fits the scene with
  * the COLMAP y-down frame turned upright (--up -y). --cut stops splats at 2.83 sigma
@@ -20,7 +25,7 @@ import { renderOffscreen } from '../renderer/pipeline/offscreen';
 import { SplatRenderer } from '../renderer/pipeline/splat-renderer';
 import { createNodeGpu } from '../renderer/gpu/node-gpu';
 import { DEFAULT_GEOMETRY, formatDrawShape } from '../renderer/pipeline/draw-pass';
-import { drawShapesFromArg, parseRgb, parseSize, runCli, sceneFromArg } from './cli';
+import { drawShapesFromArg, parseRgb, parseSize, runCli, sceneFromArg, shArg } from './cli';
 
 runCli(async () => {
   const { values } = parseArgs({
@@ -44,7 +49,8 @@ runCli(async () => {
   const { width, height } = parseSize(values.size!);
   const background = parseRgb(values.background!);
   const [shape] = drawShapesFromArg(values.geometry!, values.cut!);
-  const cloud = await sceneFromArg(values.scene);
+  const maxShDegree = shArg(values.sh);
+  const cloud = await sceneFromArg(values.scene, maxShDegree === undefined ? {} : { maxShDegree });
   const gpu = await createNodeGpu();
   console.log(`adapter: ${gpu.description}`);
   const keyBits = Number(values['key-bits']);
@@ -60,7 +66,7 @@ runCli(async () => {
   gpu.device.pushErrorScope('validation');
   const t0 = performance.now();
   const image = await renderOffscreen(renderer, frameCamera(pose, width, height, cloud.bounds), {
-    shDegree: values.sh !== undefined ? Number(values.sh) : cloud.shDegree,
+    shDegree: cloud.shDegree,
     splatScale: Number(values['splat-scale']),
     cull: true,
     keyBits,

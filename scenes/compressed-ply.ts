@@ -27,6 +27,7 @@ import { asBytes, copyBytes, locateElements, parsePlyHeader, rowsNoun, type Elem
 import { SH_C0 } from './sh';
 import { elementRowsAsFloats } from './ply';
 import { clampSh, MAX_ABS_POSITION, MAX_ABS_SH, MAX_SCALE, R_SCALE_OVERFLOW, R_SH_RANGE, SplatSink, Tally } from './sanitize';
+import { keptShDegree, type LoadOptions } from './load-options';
 import { shCoeffCount, type ShDegree, type SplatCloud } from './splat-cloud';
 
 /** Splats per chunk row. */
@@ -53,10 +54,11 @@ export function isCompressedPlyHeader(header: PlyHeader): boolean {
  * @param data - the whole file
  * @param name - file name, for `source` and errors
  * @param header - the already parsed header, when the caller has it
+ * @param options - `maxShDegree`: the SH bands kept (the rest are not decoded)
  * @throws SceneLoadError for a truncated file, missing chunk/packed
  *   properties, too few chunk rows, or an `sh` element that does not match
  */
-export function parseCompressedPly(data: ArrayBuffer | Uint8Array, name: string, header?: PlyHeader): SplatCloud {
+export function parseCompressedPly(data: ArrayBuffer | Uint8Array, name: string, header?: PlyHeader, options?: LoadOptions): SplatCloud {
   const bytes = asBytes(data);
   const h = header ?? parsePlyHeader(bytes, name);
   if (h.format !== 'binary_little_endian') {
@@ -87,7 +89,7 @@ export function parseCompressedPly(data: ArrayBuffer | Uint8Array, name: string,
 
   const packed = packedColumns(bytes, vertexSpan, name);
   const sh = shSpan === undefined ? null : shSource(bytes, shSpan, count, name);
-  const shDegree: ShDegree = sh === null ? 0 : sh.degree;
+  const shDegree: ShDegree = keptShDegree(sh === null ? 0 : sh.degree, options);
   const K = shCoeffCount(shDegree);
   const K3 = K * 3;
 
@@ -150,15 +152,17 @@ export function parseCompressedPly(data: ArrayBuffer | Uint8Array, name: string,
     }
   }
 
-  if (sh !== null) {
+  if (sh !== null && K > 1) {
     // f_rest is channel-major in the file; SplatCloud.sh is coefficient-major.
+    // Only the kept bands (K) are read; the file's own band count (fileK) places them.
     const { bytes: src, start, stride, offsets } = sh;
+    const fileK = shCoeffCount(sh.degree);
     for (let i = 0; i < count; i++) {
       const row = start + i * stride;
       const d = i * K3;
       for (let ch = 0; ch < 3; ch++) {
         for (let k = 1; k < K; k++) {
-          shOut[d + k * 3 + ch] = dequantizeSh(src[row + offsets[ch * (K - 1) + k - 1]]);
+          shOut[d + k * 3 + ch] = dequantizeSh(src[row + offsets[ch * (fileK - 1) + k - 1]]);
         }
       }
     }

@@ -18,7 +18,10 @@ import { asBytes, parsePlyHeader, type PlyHeader } from './ply-header';
 import { parseSplatPly } from './ply';
 import { parseSplatFile, SPLAT_ROW_BYTES } from './splat-format';
 import { hasGzipMagic, hasNgspMagic, parseSpz } from './spz';
+import type { LoadOptions } from './load-options';
 import type { SplatCloud } from './splat-cloud';
+
+export type { LoadOptions } from './load-options';
 
 export { SceneLoadError } from './errors';
 
@@ -65,22 +68,23 @@ export function detectKind(head: Uint8Array, size?: number): DetectedKind {
  *
  * @param bytes - the whole file
  * @param name - file name, shown in `source` and in error messages
+ * @param options - `maxShDegree`: the SH bands to keep (the others are dropped while parsing)
  * @throws SceneLoadError (a subclass per cause; one-line message naming the
  *   file) for any problem with the file; other errors are bugs
  */
-export async function loadScene(bytes: ArrayBuffer | Uint8Array, name: string): Promise<SplatCloud> {
-  return loadSceneSync(asBytes(bytes), name);
+export async function loadScene(bytes: ArrayBuffer | Uint8Array, name: string, options?: LoadOptions): Promise<SplatCloud> {
+  return loadSceneSync(asBytes(bytes), name, options);
 }
 
 /** loadScene without the promise (the fuzz program and the stream fallback use it). */
-export function loadSceneSync(data: Uint8Array, name: string): SplatCloud {
+export function loadSceneSync(data: Uint8Array, name: string, options?: LoadOptions): SplatCloud {
   switch (detectKind(data, data.length)) {
     case 'ply':
-      return loadPly(data, name, parsePlyHeader(data, name));
+      return loadPly(data, name, parsePlyHeader(data, name), options);
     case 'spz':
-      return parseSpz(data, name);
+      return parseSpz(data, name, options);
     case 'splat':
-      return parseSplatFile(data, name);
+      return parseSplatFile(data, name, options);
     default:
       throw unknownFormatError(name, data.length, data);
   }
@@ -96,14 +100,14 @@ export function unknownFormatError(name: string, size: number, head: Uint8Array)
 }
 
 /** A PLY whose header is parsed: the compressed, fast or general reader. */
-export function loadPly(data: Uint8Array, name: string, header: PlyHeader): SplatCloud {
+export function loadPly(data: Uint8Array, name: string, header: PlyHeader, options?: LoadOptions): SplatCloud {
   if (header.format === 'binary_little_endian') {
-    if (isCompressedPlyHeader(header)) return parseCompressedPly(data, name, header);
+    if (isCompressedPlyHeader(header)) return parseCompressedPly(data, name, header, options);
     const vertex = header.elements.find((e) => e.name === 'vertex');
     if (vertex === undefined) throw new MissingElementError(name, 'the header declares no "vertex" element');
-    if (looksLikeSplats(vertex.properties.map((p) => p.name))) return parseSplatPly(data, name, header);
+    if (looksLikeSplats(vertex.properties.map((p) => p.name))) return parseSplatPly(data, name, header, options);
   }
-  return parseGeneralPly(data, name, header);
+  return parseGeneralPly(data, name, header, options);
 }
 
 function hex(b: Uint8Array): string {

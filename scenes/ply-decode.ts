@@ -5,6 +5,7 @@
  */
 import { BadShError, MissingPropertyError } from './errors';
 import { clampSh, MAX_ABS_POSITION, MAX_ABS_SH, MAX_SCALE, R_OPACITY, R_POS_NONFINITE, R_POS_RANGE, R_ROTATION, R_SCALE_NONFINITE, R_SCALE_OVERFLOW, R_SH_NONFINITE, R_SH_RANGE, type SplatSink, type Tally } from './sanitize';
+import { keptShDegree, type LoadOptions } from './load-options';
 import { shCoeffCount, type ShDegree } from './splat-cloud';
 
 /** Properties every 3DGS splat PLY has (normals are optional and ignored). */
@@ -70,10 +71,12 @@ export function canonicalRowIndex(shDegree: ShDegree): { index: SplatPropertyInd
  *
  * @param names - property names of the vertex element, in declaration order
  * @param file - file name, for errors
+ * @param options - `maxShDegree` drops the higher bands from the index (their
+ *   properties are still required, as the file's own degree says)
  * @throws SceneLoadError `missing-property` naming the first missing property,
  *   `bad-sh` when the f_rest count is not 0, 9, 24 or 45
  */
-export function resolveSplatProperties(names: readonly string[], file: string): SplatPropertyIndex {
+export function resolveSplatProperties(names: readonly string[], file: string, options?: LoadOptions): SplatPropertyIndex {
   const index = new Map<string, number>();
   names.forEach((n, i) => index.set(n, i));
   const need = (name: string): number => {
@@ -100,13 +103,15 @@ export function resolveSplatProperties(names: readonly string[], file: string): 
     sh[c] = need(`f_dc_${c}`);
     for (let k = 1; k < K; k++) sh[k * 3 + c] = need(`f_rest_${c * (K - 1) + k - 1}`);
   }
+  // Coefficient-major: the first K' * 3 entries are the bands up to the kept degree.
+  const kept = keptShDegree(shDegree, options);
   return {
-    shDegree,
+    shDegree: kept,
     x: need('x'), y: need('y'), z: need('z'),
     opacity: need('opacity'),
     scale: [need('scale_0'), need('scale_1'), need('scale_2')],
     rot: [need('rot_0'), need('rot_1'), need('rot_2'), need('rot_3')],
-    sh,
+    sh: kept === shDegree ? sh : sh.slice(0, shCoeffCount(kept) * 3),
   };
 }
 

@@ -22,6 +22,7 @@ import { MissingElementError, MissingPropertyError } from './errors';
 import { scanAsciiBody } from './ply-ascii';
 import { locateElements, type PlyElement, type PlyHeader, type PlyScalarType } from './ply-header';
 import { decodeVertexWithLoadersGl, loadersGlCanReadBinary, loadersGlTakes } from './ply-loadersgl';
+import type { LoadOptions } from './load-options';
 import { decodeSplatRows, looksLikeSplats, resolveSplatProperties } from './ply-decode';
 import { SH_C0 } from './sh';
 import { rejectVertexLists, rowsAsFloats } from './ply';
@@ -44,15 +45,16 @@ export const POINT_SPLAT_SPACING_FRACTION = 0.25;
  * @param bytes - the whole file
  * @param name - file name, for `source` and errors
  * @param header - its header, already parsed (its dataOffset is where the body starts)
+ * @param options - `maxShDegree`: the SH bands kept
  */
-export function parseGeneralPly(bytes: Uint8Array, name: string, header: PlyHeader): SplatCloud {
+export function parseGeneralPly(bytes: Uint8Array, name: string, header: PlyHeader, options?: LoadOptions): SplatCloud {
   const vertex = header.elements.find((e) => e.name === 'vertex');
   if (vertex === undefined) throw new MissingElementError(name, 'the header declares no "vertex" element');
   rejectVertexLists(vertex.properties, name);
   const names = vertex.properties.map((p) => p.name);
   const splats = looksLikeSplats(names);
   // Check the header before the body.
-  const splatIndex = splats ? resolveSplatProperties(names, name) : null;
+  const splatIndex = splats ? resolveSplatProperties(names, name, options) : null;
   if (!splats) {
     for (const axis of ['x', 'y', 'z']) {
       if (!names.includes(axis)) {

@@ -20,6 +20,7 @@ import { MissingElementError, UnsupportedError } from './errors';
 import { asBytes, copyBytes, locateElements, parsePlyHeader, type ElementSpan, type PlyElement, type PlyHeader, type PlyScalarType } from './ply-header';
 import { decodeSplatRows, resolveSplatProperties } from './ply-decode';
 import { SplatSink, Tally } from './sanitize';
+import type { LoadOptions } from './load-options';
 import type { SplatCloud } from './splat-cloud';
 
 // A Float32Array view reads in the host's byte order; on a (hypothetical)
@@ -36,12 +37,13 @@ const HOST_IS_LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] ===
  * @param data - the whole file
  * @param name - file name, for `source` and error messages
  * @param header - the already parsed header, when the caller has it
+ * @param options - `maxShDegree`: the SH bands kept (the rest are never stored)
  * @returns the splats with activations applied (see SplatCloud)
  * @throws SceneLoadError for a bad or truncated file, a vertex element
  *   without the splat properties, a list property on it, or a format other
  *   than binary_little_endian (use loadScene for those)
  */
-export function parseSplatPly(data: ArrayBuffer | Uint8Array, name: string, header?: PlyHeader): SplatCloud {
+export function parseSplatPly(data: ArrayBuffer | Uint8Array, name: string, header?: PlyHeader, options?: LoadOptions): SplatCloud {
   const bytes = asBytes(data);
   const h = header ?? parsePlyHeader(bytes, name);
   if (h.format !== 'binary_little_endian') {
@@ -53,7 +55,7 @@ export function parseSplatPly(data: ArrayBuffer | Uint8Array, name: string, head
   }
   const el = span.element;
   rejectVertexLists(el.properties, name);
-  const ix = resolveSplatProperties(el.properties.map((p) => p.name), name);
+  const ix = resolveSplatProperties(el.properties.map((p) => p.name), name, options);
 
   const stride = el.properties.length;
   const rows = elementRowsAsFloats(bytes, span, true);

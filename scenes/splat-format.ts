@@ -14,6 +14,7 @@ import { TruncatedError } from './errors';
 import { canonicalRowIndex, decodeSplatRows } from './ply-decode';
 import { SH_C0 } from './sh';
 import { SplatSink, Tally } from './sanitize';
+import type { LoadOptions } from './load-options';
 import type { SplatCloud } from './splat-cloud';
 
 /** Bytes per splat. */
@@ -23,9 +24,11 @@ export const SPLAT_ROW_BYTES = 32;
  * Decodes a .splat file. A scale <= 0 or NaN, a NaN/Inf position are dropped
  * and counted like every other loader's undrawable values.
  *
+ * .splat holds SH degree 0 only, so `LoadOptions.maxShDegree` changes nothing here.
+ *
  * @throws TruncatedError when the size is not a multiple of 32, EmptySceneError when it is 0
  */
-export function parseSplatFile(bytes: Uint8Array, name: string): SplatCloud {
+export function parseSplatFile(bytes: Uint8Array, name: string, _options?: LoadOptions): SplatCloud {
   if (bytes.length % SPLAT_ROW_BYTES !== 0) throw cutRow(name, bytes.length);
   const n = bytes.length / SPLAT_ROW_BYTES;
   const sink = new SplatSink(0, n, name);

@@ -34,6 +34,7 @@ import { Decompress as ZstdDecompress } from 'fzstd';
 import { Gunzip } from 'fflate';
 import { DecompressError, SpzFormatError, TruncatedError, UnsupportedError } from './errors';
 import { canonicalRowIndex, decodeSplatRows } from './ply-decode';
+import { keptShDegree, type LoadOptions } from './load-options';
 import { SplatSink, Tally } from './sanitize';
 import { shCoeffCount, type ShDegree, type SplatCloud } from './splat-cloud';
 
@@ -89,9 +90,9 @@ interface SpzHeader {
  *   for corrupt compressed data, TruncatedError when attributes are missing,
  *   UnsupportedError for other versions
  */
-export function parseSpz(bytes: Uint8Array, name: string): SplatCloud {
-  if (hasNgspMagic(bytes)) return parseSpzV4(bytes, name);
-  return parseSpzGzip(bytes, name);
+export function parseSpz(bytes: Uint8Array, name: string, options?: LoadOptions): SplatCloud {
+  if (hasNgspMagic(bytes)) return parseSpzV4(bytes, name, options);
+  return parseSpzGzip(bytes, name, options);
 }
 
 function readHeader16(h: Uint8Array, name: string, where: string): SpzHeader {
@@ -110,8 +111,8 @@ function checkHeader(h: SpzHeader, name: string, versions: number[]): void {
   if (h.fractionalBits > 24) throw new SpzFormatError(name, `SPZ fractional bits ${h.fractionalBits} (byte 13) exceed the 24-bit positions`, { byteOffset: 13 });
 }
 
-function parseSpzGzip(bytes: Uint8Array, name: string): SplatCloud {
-  const stream = new SpzGzipStream(name, bytes.length);
+function parseSpzGzip(bytes: Uint8Array, name: string, options: LoadOptions | undefined): SplatCloud {
+  const stream = new SpzGzipStream(name, bytes.length, options);
   const step = 1 << 16;
   for (let at = 0; at < bytes.length; at += step) stream.feed(bytes.subarray(at, at + step));
   return stream.finish(bytes.length);
@@ -145,8 +146,9 @@ export class SpzGzipStream {
   /**
    * @param sizeHint - the compressed size when known: until the SPZ header
    *   is out, no more than deflate could expand it to is accepted
+   * @param options - `maxShDegree`: the SH bands decoded (the rest are skipped)
    */
-  constructor(private readonly name: string, sizeHint?: number) {
+  constructor(private readonly name: string, sizeHint?: number, private readonly options?: LoadOptions) {
     this.limit = sizeHint === undefined ? Infinity : sizeHint * GZIP_MAX_RATIO + 64;
     this.gunzip = new Gunzip((data, final) => this.onData(data, final));
   }
@@ -253,11 +255,11 @@ export class SpzGzipStream {
       streams.push(data.subarray(at, at + s));
       at += s;
     }
-    return decodeAttributes(streams, h, name, `spz-v${h.version}`);
+    return decodeAttributes(streams, h, name, `spz-v${h.version}`, this.options);
   }
 }
 
-function parseSpzV4(bytes: Uint8Array, name: string): SplatCloud {
+function parseSpzV4(bytes: Uint8Array, name: string, options: LoadOptions | undefined): SplatCloud {
   if (bytes.length < 32) throw new TruncatedError(name, `an NGSP (SPZ v4) file has a 32-byte header; this one has ${bytes.length} bytes`, { byteOffset: bytes.length });
   const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const h = readHeader16(bytes, name, 'the file');
@@ -294,7 +296,7 @@ function parseSpzV4(bytes: Uint8Array, name: string): SplatCloud {
   }
   // Absent (empty) streams: only SH of degree 0.
   if (streams.length === 5) streams.push(new Uint8Array(0));
-  return decodeAttributes(streams, h, name, 'spz-v4');
+  return decodeAttributes(streams, h, name, 'spz-v4', options);
 }
 
 function u64(v: DataView, at: number, name: string): number {
@@ -400,10 +402,11 @@ function concat(chunks: Uint8Array[], length: number): Uint8Array {
 }
 
 /** From the six attribute byte arrays to a SplatCloud (through the shared kernel). */
-function decodeAttributes(streams: Uint8Array[], h: SpzHeader, name: string, format: string): SplatCloud {
+function decodeAttributes(streams: Uint8Array[], h: SpzHeader, name: string, format: string, options: LoadOptions | undefined): SplatCloud {
   const [pos, alpha, colour, scale, rot, shBytes] = streams as [Uint8Array, Uint8Array, Uint8Array, Uint8Array, Uint8Array, Uint8Array];
   const n = h.n;
-  const degree = Math.min(h.shDegree, 3) as ShDegree;
+  // Degree 4 is read to 3 (the renderer's maximum), and to maxShDegree when that is lower.
+  const degree = keptShDegree(Math.min(h.shDegree, 3) as ShDegree, options);
   const K = shCoeffCount(degree);
   const dim = spzShDim(h.shDegree);
   const { index, stride } = canonicalRowIndex(degree);

@@ -28,6 +28,7 @@ import { rejectVertexLists, rowsAsFloats } from './ply';
 import { SplatSink, Tally } from './sanitize';
 import { SplatFileStream } from './splat-format';
 import { hasGzipMagic, SpzGzipStream } from './spz';
+import type { LoadOptions } from './load-options';
 import type { SplatCloud } from './splat-cloud';
 
 /** What `onProgress` is told after each chunk. */
@@ -54,6 +55,8 @@ export interface LoadStreamOptions {
   onProgress?: (progress: LoadProgress) => void;
   /** Cancels the load: the promise rejects with LoadAbortedError and the source is cancelled. */
   signal?: AbortSignal;
+  /** The SH bands to keep (LoadOptions); the others are dropped as the rows are decoded. */
+  maxShDegree?: LoadOptions['maxShDegree'];
 }
 
 /** Where bytes come from: a web ReadableStream or any async iterable (Node streams are). */
@@ -75,6 +78,7 @@ const INITIAL_ROWS = 1 << 16;
  */
 export async function loadSceneStream(name: string, source: ByteSource, options: LoadStreamOptions = {}): Promise<SplatCloud> {
   const { signal, onProgress, totalBytes } = options;
+  const load: LoadOptions = options.maxShDegree === undefined ? {} : { maxShDegree: options.maxShDegree };
   let received = 0;
   const aborted = (): LoadAbortedError => new LoadAbortedError(name, `load cancelled after ${received} bytes`, { byteOffset: received });
   if (signal?.aborted) throw aborted();
@@ -119,12 +123,12 @@ export async function loadSceneStream(name: string, source: ByteSource, options:
       if (header !== null || headBytes >= MAX_HEADER_BYTES) break;
     }
     const first = concat(head, headBytes);
-    if (ended) return done(loadSceneSync(first, name));
+    if (ended) return done(loadSceneSync(first, name, load));
     const kind = header === null ? detectKind(first) : 'ply';
     const body: BodyStream | null =
-      header !== null ? (streamable(header) ? new RowStream(name, header, totalBytes) : null)
+      header !== null ? (streamable(header) ? new RowStream(name, header, totalBytes, load) : null)
       : kind === 'splat' ? new SplatFileStream(name, totalBytes)
-      : kind === 'spz' && hasGzipMagic(first) ? new SpzGzipStream(name)
+      : kind === 'spz' && hasGzipMagic(first) ? new SpzGzipStream(name, undefined, load)
       : null;
     if (body === null) {
       // Formats read whole (NGSP, compressed PLY, ASCII, PLYs with list
@@ -138,7 +142,7 @@ export async function loadSceneStream(name: string, source: ByteSource, options:
         progress(0);
       }
       const bytes = concat(all, total);
-      return done(header === null ? loadSceneSync(bytes, name) : loadPly(bytes, name, header));
+      return done(header === null ? loadSceneSync(bytes, name, load) : loadPly(bytes, name, header, load));
     }
 
     body.feed(header === null ? first : first.subarray(header.dataOffset));
@@ -197,11 +201,11 @@ class RowStream implements BodyStream {
     return this.sink.count;
   }
 
-  constructor(private readonly name: string, private readonly header: PlyHeader, totalBytes: number | undefined) {
+  constructor(private readonly name: string, private readonly header: PlyHeader, totalBytes: number | undefined, load: LoadOptions) {
     const v = header.elements.findIndex((e) => e.name === 'vertex');
     this.vertex = header.elements[v]!;
     rejectVertexLists(this.vertex.properties, name);
-    this.ix = resolveSplatProperties(this.vertex.properties.map((p) => p.name), name);
+    this.ix = resolveSplatProperties(this.vertex.properties.map((p) => p.name), name, load);
     this.stride = this.vertex.stride!;
     this.nprops = this.vertex.properties.length;
     this.skip = header.elements.slice(0, v).reduce((a, e) => a + e.count * e.stride!, 0);

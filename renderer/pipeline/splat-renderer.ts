@@ -5,6 +5,7 @@ import { estimateLayers } from './depth-complexity';
 import { COVERAGE_BYTES, DEFAULT_GEOMETRY, DrawPass, VERTICES_PER_SPLAT, type DrawOrder, type DrawShape } from './draw-pass';
 import { encodeEmptyStages, stageWrites, type FrameTimestamps } from './frame-stages';
 import { FrameUniforms, type FrameCamera, type FrameSettings } from './frame-uniforms';
+import { assertSceneFits, type BudgetLimits } from './gpu-budget';
 import { GpuScene } from './gpu-scene';
 import { ProjectPass } from './project-pass';
 import { strategyByName, type SortState, type SortStrategy, type SortTarget, type StrategyInfo } from './strategies';
@@ -87,6 +88,8 @@ export class SplatRenderer {
     strategy: string,
     draw: string = 'quads',
     private readonly tileOptions: TileRasterizerOptions = {},
+    /** The limits the scene budget is checked against: the device's, or lower ones (tests, a smaller adapter's). */
+    private readonly budgetLimits: BudgetLimits = device.limits,
   ) {
     this.uniforms = new FrameUniforms(device);
     this.sortStrategy = strategyByName(strategy);
@@ -127,9 +130,14 @@ export class SplatRenderer {
     return this.sortState ? this.sortState.hostSortMs : null;
   }
 
-  /** Replaces the scene; the previous scene's GPU memory is freed. */
+  /**
+   * Replaces the scene; the previous scene's GPU memory is freed.
+   * @throws GpuBudgetError, changing nothing (the previous scene stays), when a
+   *   buffer of the scene would exceed a binding limit (gpu-budget.ts)
+   */
   setScene(cloud: SplatCloud): void {
     const device = this.device;
+    assertSceneFits(cloud.source.name, cloud.count, cloud.shDegree, this.drawName, this.budgetLimits);
     const scene = new GpuScene(device, cloud);
     const capacity = Math.max(1, cloud.count);
     const usage = sortBufferUsage();
@@ -196,11 +204,14 @@ export class SplatRenderer {
   /**
    * Switches the draw strategy live (`quads` | `tiles`); the old draw's memory is
    * freed, the scene and the sort strategy stay. Throws, changing nothing, for an
-   * unknown name or for `tiles` under a host sort strategy.
+   * unknown name, for `tiles` under a host sort strategy, or (GpuBudgetError) when
+   * the scene's buffers under the new draw exceed a binding limit.
    */
   setDraw(name: string): void {
     const draw = this.checkedDraw(name, this.sortStrategy);
     if (draw === this.drawName) return;
+    const cloud = this.cloud;
+    if (cloud) assertSceneFits(cloud.source.name, cloud.count, cloud.shDegree, draw, this.budgetLimits);
     this.drawName = draw;
     this.destroyDrawState();
     this.createDrawState();

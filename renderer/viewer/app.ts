@@ -16,6 +16,10 @@ import { ViewerPanel, type ViewerSettings } from './gui';
 import { GpuProfiler } from '../profile/profiler';
 import { DrawArgs } from '../pipeline/draw-args';
 import { SplatRenderer } from '../pipeline/splat-renderer';
+import { GpuBudgetError } from '../pipeline/gpu-budget';
+import { withShDegree } from '../../scenes/load-options';
+import type { ShDegree } from '../../scenes/splat-cloud';
+import { budgetLimitsFor, budgetLine, loadOptionsFor, readShParam, withShParam } from './load-sh';
 import { strategyByName } from '../pipeline/strategies';
 import { DRAW_NAMES, drawByName, type DrawName } from '../pipeline/draw-strategies';
 import { DRAW_ORDERS, type DrawOrder } from '../pipeline/draw-pass';
@@ -104,6 +108,8 @@ export class ViewerApp {
   private lastCountRead = 0;
   private hashWritten = 0;
   private loadToken = 0;
+  /** The last scene the GPU budget refused (pipeline/gpu-budget.ts), reopened when the load SH degree changes. */
+  private refused: SceneSource | null = null;
   /** A setting changed that needs a new sort or draw even if the camera stands still. */
   private dirty = true;
   private submittedFrames = 0;
@@ -172,8 +178,11 @@ export class ViewerApp {
       fovyDeg: 60,
       graph: true,
       benchFrames: 120,
+      loadSh: 3,
       ...saved,
     };
+    const shParam = readShParam(location.search);
+    if (shParam.degree !== undefined) this.settings.loadSh = shParam.degree;
     const params = new URLSearchParams(location.search);
     const urlSort = params.get('sort');
     if (urlSort && names.includes(urlSort)) this.settings.sorter = urlSort;
@@ -189,7 +198,7 @@ export class ViewerApp {
     // The tiles draw sorts on the GPU: with a host sort strategy it falls back to quads.
     // Asked of the strategy that will draw (`auto` is no strategy: its GPU sorters all serve tiles).
     if (drawByName(this.settings.draw).needsGpuSorter && !strategyByName(first).sorter) this.settings.draw = 'quads';
-    this.renderer = new SplatRenderer(device, format, first, this.settings.draw);
+    this.renderer = new SplatRenderer(device, format, first, this.settings.draw, {}, budgetLimitsFor(device.limits, location.search));
     this.auto = new AutoRun(device, strategies, {
       frameDone: () => this.nextFrameDone(),
       noted: (t) => {
@@ -210,6 +219,7 @@ export class ViewerApp {
     this.panel = new ViewerPanel(this.settings, strategies, this.scenes.options(), {
       openFile: () => el.file.click(),
       openScene: (name) => this.openScene(name),
+      onLoadShChange: (degree) => this.reloadWithSh(degree as ShDegree),
       frameScene: () => this.frameScene(),
       resetView: () => this.controller.reset(),
       onStrategyChange: (name) => this.chooseStrategy(name),
@@ -238,6 +248,7 @@ export class ViewerApp {
       usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ,
     });
     this.panel.setStrategyNote(this.auto.note);
+    if (shParam.error) this.showMessage(shParam.error);
     attachControls(el.canvas, this.controller, {
       onKey: (key: string, e: KeyboardEvent) => {
         if (key === 'f' && e.shiftKey) toggleFullscreen();
@@ -289,7 +300,13 @@ export class ViewerApp {
     const splats = Number(new URLSearchParams(location.search).get('splats') ?? '') || undefined;
     const spec = splats ? `default:${splats}` : 'default';
     this.scenes.add({ kind: 'generated', spec });
-    this.setScene(builtInScene(spec), spec);
+    try {
+      this.setScene(withShDegree(builtInScene(spec), this.loadOptions()), spec);
+    } catch (err) {
+      // ?splats=N too many for this GPU: say so (nothing else is on screen yet).
+      this.refused = err instanceof GpuBudgetError ? { kind: 'generated', spec } : null;
+      this.showMessage(err instanceof GpuBudgetError ? budgetLine(err) : err instanceof Error ? err.message : String(err));
+    }
   }
 
   private wireInputs(): void {
@@ -356,11 +373,11 @@ export class ViewerApp {
         show(`Generating ${source.spec}…`);
         // Let the message paint before the (synchronous) generation.
         await new Promise((r) => setTimeout(r, 20));
-        cloud = builtInScene(source.spec);
+        cloud = withShDegree(builtInScene(source.spec), this.loadOptions());
       } else if (source.kind === 'file') {
         const f = source.file;
         show(`Loading ${f.name} (${(f.size / 1e6).toFixed(1)} MB)…`);
-        cloud = await loadScene(await f.arrayBuffer(), f.name);
+        cloud = await loadScene(await f.arrayBuffer(), f.name, this.loadOptions());
       } else {
         const name = decodeURIComponent(source.url.split('/').pop()?.split('?')[0] || source.url);
         show(`Loading ${name}…`);
@@ -368,23 +385,41 @@ export class ViewerApp {
           if (token === this.loadToken) show(`Loading ${name}… ${formatProgress(p)}`);
         });
         show(`Reading ${name}…`);
-        cloud = await loadScene(bytes, name);
+        cloud = await loadScene(bytes, name, this.loadOptions());
       }
       if (token !== this.loadToken) return false; // a newer load superseded this one
       this.scenes.add(source);
       this.setScene(cloud, id);
+      this.refused = null;
       this.loading = null;
       this.hideMessage();
       return true;
     } catch (err) {
       if (token !== this.loadToken) return false;
       this.loading = null;
-      const msg = err instanceof Error ? err.message : String(err);
+      // Too big for the GPU (the scene on screen stays): the load SH control retries this one.
+      this.refused = err instanceof GpuBudgetError ? source : null;
+      const msg = err instanceof GpuBudgetError ? budgetLine(err) : err instanceof Error ? err.message : String(err);
       console.warn(`scene load failed: ${msg}`);
       this.showMessage(msg);
       this.refresh.invalidate();
       return false;
     }
+  }
+
+  /** The loaders' options for the panel's load SH degree. */
+  private loadOptions(): { maxShDegree?: ShDegree } {
+    return loadOptionsFor(this.settings.loadSh as ShDegree);
+  }
+
+  /**
+   * The load SH degree changed (panel): written into the query (`?sh=N`, so a reload
+   * keeps it), then the scene the GPU refused, else the one on screen, is opened again.
+   */
+  private reloadWithSh(degree: ShDegree): void {
+    history.replaceState(null, '', `${location.pathname}${withShParam(location.search, degree === 3 ? undefined : degree)}${location.hash}`);
+    const source = this.refused ?? (this.sceneId ? this.scenes.get(this.sceneId)?.source : undefined);
+    if (source) void this.openSource(source);
   }
 
   private setScene(cloud: SplatCloud, id: string): void {

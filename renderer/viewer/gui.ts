@@ -25,6 +25,8 @@ export interface ViewerSettings {
   fovyDeg: number;
   graph: boolean;
   benchFrames: number;
+  /** The SH degree scenes are loaded with (3: every band the file has); `?sh=N`, not remembered. */
+  loadSh: number;
 }
 
 /** Live figures shown read-only in the panel. */
@@ -48,6 +50,8 @@ export interface PanelStats {
 export interface PanelActions {
   openFile(): void;
   openScene(name: string): void;
+  /** The load SH degree changed: reopen the scene (or the one the GPU refused) with it. */
+  onLoadShChange(degree: number): void;
   frameScene(): void;
   resetView(): void;
   /** Returns false when the renderer refused it (the panel then shows the previous value). */
@@ -127,6 +131,11 @@ export class ViewerPanel {
     scene.add({ fs: () => actions.toggleFullscreen() }, 'fs').name('Fullscreen (Shift+F)');
     scene.add(this.stats, 'splats').name('splats').disable().listen();
     this.shController = scene.add(settings, 'shDegree', 0, 3, 1).name('SH degree').onChange(() => actions.onSettingsChange());
+    // Drops SH bands while loading (less CPU and GPU memory): the way out when a scene's SH does not fit the GPU.
+    scene
+      .add(settings, 'loadSh', { 'all (3)': 3, '2': 2, '1': 1, '0 (colour only)': 0 })
+      .name('load SH degree')
+      .onChange((v: number) => actions.onLoadShChange(v));
 
     const sort = gui.addFolder('Sort');
     const options = {

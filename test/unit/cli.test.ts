@@ -43,6 +43,18 @@ describe('CLI on bad input', () => {
     expect(info.bounds.min).toHaveLength(3);
   });
 
+  it.runIf(haveSharedScenes())('--sh N: info loads with SH degree N at most; a bad N is one line, exit 2 (info) or 1 (render), before any GPU', () => {
+    const r = run('bench/info.ts', [sharedScene('inria_sh3_tile_111.ply'), '--json', '--sh', '1']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ format: 'ply', count: 111, shDegree: 1 });
+    const bad = run('bench/info.ts', [sharedScene('inria_sh3_tile_111.ply'), '--sh', '4']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toEqual(['info: --sh 4: expected an SH degree 0, 1, 2 or 3; usage: npm run info -- FILE [--json] [--sh N]']);
+    const render = run('bench/render.ts', ['--scene', sharedScene('inria_sh3_tile_111.ply'), '--out', path.join(dir, 'x.png'), '--sh', 'x']);
+    expect(render.code).toBe(1);
+    expect(render.stderr).toEqual(['--sh x: expected an SH degree 0, 1, 2 or 3']);
+  });
+
   it('info prints a line for .splat, .spz and a scene with dropped splats (and --json fields for them)', async () => {
     const { generateSynthetic } = await import('../../scenes/generate');
     const { writeSplatFile } = await import('../../scenes/write-splat');

@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import { assertSceneFits, checkBudget, formatBytes, GpuBudgetError, sceneBuffers, shWordsPerSplat } from './gpu-budget';
+import { GpuScene } from './gpu-scene';
+
+const MiB = 2 ** 20;
+const lim = (binding: number, buffer = 2 ** 40) => ({ maxStorageBufferBindingSize: binding, maxBufferSize: buffer });
+
+describe('GPU budget arithmetic', () => {
+  it('SH words a splat: 3 channels x (d+1)^2 halves, two to a u32 (as GpuScene packs them)', () => {
+    expect([0, 1, 2, 3].map(shWordsPerSplat)).toEqual([2, 6, 14, 24]);
+    // The same stride GpuScene uses on a real cloud.
+    const cloud = { count: 1, shDegree: 2 as const, positions: new Float32Array(3), scales: new Float32Array([1, 1, 1]), rotations: new Float32Array([1, 0, 0, 0]), opacities: new Float32Array(1), sh: new Float32Array(27), bounds: { min: [0, 0, 0] as [number, number, number], max: [0, 0, 0] as [number, number, number] }, source: { name: 'm', format: 'm' } };
+    expect(GpuScene.pack(cloud, shWordsPerSplat(2)).sh.length).toBe(14);
+  });
+
+  it('buffers sized by the count: scene, sort pairs and sorter scratch; quads adds its draw records, tiles its records and footprints', () => {
+    const quads = sceneBuffers(1000, 3, 'quads');
+    expect(Object.fromEntries(quads.map((b) => [b.name, b.bytes]))).toEqual({
+      SH: 96_000, covariances: 32_000, centers: 16_000, 'sort keys': 4000, 'sort values': 4000, 'sort scratch keys': 4000, 'sort scratch values': 4000,
+      'draw records': 48_000,
+    });
+    const tiles = sceneBuffers(1000, 3, 'tiles');
+    expect(tiles.length).toBe(quads.length + 1);
+    expect(tiles.find((b) => b.name === 'tile records')?.bytes).toBe(32_000);
+    expect(checkBudget(1000, 3, 'quads', lim(2 ** 31)).totalBytes).toBe(1000 * (96 + 32 + 16 + 16 + 48));
+  });
+
+  it('formats sizes for people', () => {
+    expect(formatBytes(2_100_000_000)).toBe('2.1 GB');
+    expect(formatBytes(576_000_000)).toBe('576 MB');
+    expect(formatBytes(1_500_000)).toBe('1.5 MB');
+    expect(formatBytes(12_345)).toBe('12 KB');
+    expect(formatBytes(100)).toBe('100 B');
+  });
+
+  it('everything fits: no error, nothing over', () => {
+    const c = assertSceneFits('s.ply', 1_000_000, 3, 'quads', lim(128 * MiB));
+    expect(c.over).toBeNull();
+    expect(c.binding).toEqual({ bytes: 128 * MiB, limit: 'maxStorageBufferBindingSize' });
+  });
+
+  it('6M splats of SH3 on a 512 MiB binding: the SH is over, degree 2 is the way out, the message has the numbers', () => {
+    const c = checkBudget(6_000_000, 3, 'quads', lim(512 * MiB));
+    expect(c.over).toEqual({ name: 'SH', bytes: 576_000_000 });
+    // Degree 2 needs 14 words = 336 MB of SH; the draw records are 288 MB: fits.
+    expect(c.fitsAtDegree).toBe(2);
+    // On 256 MiB the draw records alone (288 MB) are over: no SH degree helps.
+    expect(checkBudget(6_000_000, 3, 'quads', lim(256 * MiB)).fitsAtDegree).toBeNull();
+    let err: unknown;
+    try {
+      assertSceneFits('big.ply', 6_000_000, 3, 'quads', lim(512 * MiB));
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(GpuBudgetError);
+    const e = err as GpuBudgetError;
+    expect(e.message).toBe(
+      'big.ply: 6,000,000 splats of SH degree 3 need 576 MB of SH in one buffer, the adapter allows 537 MB per binding (maxStorageBufferBindingSize): reload with SH degree 2 (?sh=2; --sh 2 in npm run render)',
+    );
+    expect(e.message).not.toMatch(/\n/);
+    expect({ buffer: e.buffer, needed: e.neededBytes, available: e.availableBytes, limit: e.limit, sh: e.suggestedShDegree }).toEqual({
+      buffer: 'SH', needed: 576_000_000, available: 512 * MiB, limit: 'maxStorageBufferBindingSize', sh: 2,
+    });
+  });
+
+  it('the smaller of maxBufferSize and maxStorageBufferBindingSize is the limit, and is named', () => {
+    const c = checkBudget(20_000_000, 3, 'quads', lim(4e9, 1e9));
+    expect(c.binding).toEqual({ bytes: 1e9, limit: 'maxBufferSize' });
+    expect(() => assertSceneFits('x.ply', 20_000_000, 3, 'quads', lim(4e9, 1e9))).toThrow(
+      /need 1\.9 GB of SH in one buffer, the adapter allows 1\.0 GB per binding \(maxBufferSize\): reload with SH degree 1 \(\?sh=1/,
+    );
+  });
+
+  it('too many splats for any SH degree: no SH way out, the most splats that fit instead', () => {
+    // 10M splats: the draw records (480 MB) and covariances (320 MB) alone are over 256 MiB.
+    const c = checkBudget(10_000_000, 3, 'quads', lim(256 * MiB));
+    expect(c.over?.name).toBe('SH');
+    expect(c.fitsAtDegree).toBeNull();
+    expect(c.maxSplats).toBe(Math.floor((256 * MiB) / 48));
+    expect(() => assertSceneFits('huge.ply', 10_000_000, 0, 'quads', lim(256 * MiB))).toThrow(
+      'huge.ply: 10,000,000 splats of SH degree 0 need 480 MB of draw records in one buffer, the adapter allows 268 MB per binding (maxStorageBufferBindingSize): this adapter binds at most 5,592,405 splats (at SH degree 0): open a smaller scene',
+    );
+  });
+
+  it("each draw's own buffers: the quads draw's 48-byte records can be the widest, the tiles draw has none wider than the covariances", () => {
+    const n = 1_500_000;
+    const q = checkBudget(n, 1, 'quads', lim(60e6));
+    const t = checkBudget(n, 1, 'tiles', lim(60e6));
+    expect(t.totalBytes - q.totalBytes).toBe(0); // 48 B a splat each
+    expect(q.over?.name).toBe('draw records');
+    expect(t.over).toBeNull();
+    expect(checkBudget(n, 1, 'tiles', lim(40e6)).over?.name).toBe('covariances');
+  });
+});

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { checkBudget, GpuBudgetError } from '../pipeline/gpu-budget';
+import { budgetLimitsFor, budgetLine, loadOptionsFor, readShParam, withShParam } from './load-sh';
+
+describe('the load SH degree in the page', () => {
+  it('?sh=N is read, a bad value is named', () => {
+    expect(readShParam('?sh=1')).toEqual({ degree: 1 });
+    expect(readShParam('?scene=a.ply&sh=0')).toEqual({ degree: 0 });
+    expect(readShParam('?scene=a.ply')).toEqual({});
+    expect(readShParam('?sh=7').error).toMatch(/^\?sh= 7: expected an SH degree 0, 1, 2 or 3; loading with every SH band/);
+  });
+
+  it('withShParam writes and removes it, keeping the other parameters', () => {
+    expect(withShParam('?scene=a.ply', 1)).toBe('?scene=a.ply&sh=1');
+    expect(withShParam('?scene=a.ply&sh=1', 2)).toBe('?scene=a.ply&sh=2');
+    expect(withShParam('?sh=1', undefined)).toBe('');
+    expect(withShParam('', 0)).toBe('?sh=0');
+  });
+
+  it('3 (or none) keeps every band', () => {
+    expect(loadOptionsFor(undefined)).toEqual({});
+    expect(loadOptionsFor(3)).toEqual({});
+    expect(loadOptionsFor(1)).toEqual({ maxShDegree: 1 });
+  });
+
+  it('the page words the way out for itself, with the numbers', () => {
+    const limits = { maxStorageBufferBindingSize: 1e9, maxBufferSize: 4e9 };
+    const err = new GpuBudgetError('big.ply', 22_000_000, 3, checkBudget(22_000_000, 3, 'quads', limits));
+    expect(budgetLine(err)).toBe(
+      'big.ply: 22,000,000 splats of SH degree 3 need 2.1 GB of SH in one buffer, the adapter allows 1.0 GB per binding (maxStorageBufferBindingSize): reload with SH degree 1 (?sh=1, or Scene › load SH degree); the scene on screen stays',
+    );
+    const none = new GpuBudgetError('huge.ply', 40_000_000, 0, checkBudget(40_000_000, 0, 'quads', limits));
+    expect(budgetLine(none)).toBe(none.message);
+    expect(none.message).toMatch(/binds at most 31,250,000 splats/);
+  });
+
+  it('?bindlimit=MB lowers the per-binding limit, never raises it', () => {
+    const dev = { maxStorageBufferBindingSize: 134_217_728, maxBufferSize: 2 ** 32 - 1 };
+    expect(budgetLimitsFor(dev, '')).toEqual(dev);
+    expect(budgetLimitsFor(dev, '?bindlimit=1')).toEqual({ maxStorageBufferBindingSize: 1_000_000, maxBufferSize: 2 ** 32 - 1 });
+    expect(budgetLimitsFor(dev, '?bindlimit=1000')).toEqual(dev);
+    expect(budgetLimitsFor(dev, '?bindlimit=x')).toEqual(dev);
+  });
+});
