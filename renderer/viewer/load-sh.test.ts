@@ -25,13 +25,13 @@ describe('the load SH degree in the page', () => {
 
   it('the page words the way out for itself, with the numbers', () => {
     const limits = { maxStorageBufferBindingSize: 1e9, maxBufferSize: 4e9 };
-    const err = new GpuBudgetError('big.ply', 22_000_000, 3, checkBudget(22_000_000, 3, 'quads', limits));
+    const err = new GpuBudgetError('big.ply', 20_000_000, 3, checkBudget(20_000_000, 3, 'quads', limits));
     expect(budgetLine(err)).toBe(
-      'big.ply: 22,000,000 splats of SH degree 3 need 2.1 GB of SH in one buffer, the adapter allows 1.0 GB per binding (maxStorageBufferBindingSize): reload with SH degree 1 (?sh=1, or Scene › load SH degree); the scene on screen stays',
+      'big.ply: 20,000,000 splats of SH degree 3 need 1.9 GB of SH in one buffer, the adapter allows 1.0 GB per binding (maxStorageBufferBindingSize): reload with SH degree 1 (?sh=1, or Scene › load SH degree); the scene on screen stays',
     );
     const none = new GpuBudgetError('huge.ply', 40_000_000, 0, checkBudget(40_000_000, 0, 'quads', limits));
     expect(budgetLine(none)).toBe(none.message);
-    expect(none.message).toMatch(/binds at most 31,250,000 splats/);
+    expect(none.message).toMatch(/binds at most 20,833,333 splats/);
   });
 
   it('?bindlimit=MB lowers the per-binding limit, never raises it', () => {
