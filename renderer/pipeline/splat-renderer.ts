@@ -2,7 +2,7 @@ import { sortBufferUsage } from '../../sort/types';
 import type { SplatCloud } from '../../scenes/splat-cloud';
 import { DrawArgs } from './draw-args';
 import { estimateLayers } from './depth-complexity';
-import { COVERAGE_BYTES, DEFAULT_GEOMETRY, DrawPass, VERTICES_PER_SPLAT, type DrawOrder, type DrawShape } from './draw-pass';
+import { COVERAGE_BYTES, DEFAULT_GEOMETRY, DEFAULT_LIST, DrawPass, drawsFrontToBack, VERTICES_PER_SPLAT, type DrawOrder, type DrawShape } from './draw-pass';
 import { encodeEmptyStages, stageWrites, type FrameTimestamps } from './frame-stages';
 import { FrameUniforms, type FrameCamera, type FrameSettings } from './frame-uniforms';
 import { assertSceneFits, type BudgetLimits } from './gpu-budget';
@@ -291,8 +291,9 @@ export class SplatRenderer {
       return;
     }
     const shape = drawShape(settings);
-    shape.frontToBack ??= this.resolveOrder(camera, settings.splatScale) === 'front-to-back';
-    this.orderDrawn = shape.frontToBack ? 'front-to-back' : 'back-to-front';
+    // Front to back draws strips only: a triangle list stays back to front.
+    shape.frontToBack ??= !(shape.list ?? DEFAULT_LIST) && this.resolveOrder(camera, settings.splatScale) === 'front-to-back';
+    this.orderDrawn = drawsFrontToBack(shape, 'splat') ? 'front-to-back' : 'back-to-front';
     this.vertexCount = VERTICES_PER_SPLAT[shape.geometry];
     this.sortState!.encode(encoder, { camera, keyBits: settings.keyBits, sortNow: settings.sort !== false, timestamps });
     encodeEmptyStages(encoder, timestamps, otherStages(drawByName('quads')));
