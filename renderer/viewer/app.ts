@@ -1,5 +1,4 @@
 import { generateDefaultScene, generateSynthetic } from '../../scenes/generate';
-import { loadScene } from '../../scenes/load';
 import type { SplatCloud } from '../../scenes/splat-cloud';
 import { benchmarkPath, DrawnOrderProbe } from '../profile/benchmark-path';
 import { formatTable, toCsv, toJson, type BenchmarkRow } from '../profile/benchmark-report';
@@ -28,9 +27,11 @@ import { renderOffscreen } from '../pipeline/offscreen';
 import { AUTO_STRATEGY, softwareAdapterNote, startingStrategy } from '../profile/auto-strategy';
 import { AutoRun } from '../profile/auto-run';
 import { LiveFigures, RefreshGate } from '../profile/live-figures';
-import { hudText } from './hud';
+import { hudText, sanitizedLine } from './hud';
 import { SceneList, sceneIdOf, type SceneSource } from './scene-list';
-import { fetchWithProgress, formatProgress } from './fetch-progress';
+import { LoadProgressView } from './load-progress';
+import { sceneNameOfUrl, type LoadSource } from './scene-load-protocol';
+import { SceneLoadCancelled, SceneLoader } from './scene-loader';
 import { canvasToPng, downloadBlob, imageToPng, screenshotName, toggleFullscreen } from './screenshot';
 import { decodeViewState, encodeViewHash, readSceneParam, sceneIdIsUrl, viewAppliesTo, type ViewState } from './view-url';
 
@@ -43,6 +44,8 @@ export interface AppElements {
   file: HTMLInputElement;
   graph: HTMLElement;
   bench: HTMLElement;
+  /** The loading bar (load-progress.ts). */
+  load: HTMLElement;
 }
 
 /** Frames the CPU may run ahead of the GPU. */
@@ -98,7 +101,11 @@ export class ViewerApp {
   private pendingView: ViewState | null = null;
   /** The hash as this page last wrote or applied it: anything else is the user's edit. */
   private knownHash = '';
+  /** The HUD's loading line, or null. */
   private loading: string | null = null;
+  /** Scene files and URLs load in a worker (scene-loader.ts); the scene on screen keeps drawing. */
+  private readonly loader = new SceneLoader();
+  private readonly progress: LoadProgressView;
   /** The `auto` strategy: when and what to measure, its pick and the panel's line (profile/auto-run.ts). */
   private readonly auto: AutoRun;
   private lastCamera: ReturnType<typeof frameCamera> | null = null;
@@ -238,6 +245,7 @@ export class ViewerApp {
       exportCsv: () => this.download('splatview-benchmark.csv', 'text/csv', toCsv(this.lastBenchmark ?? [])),
       exportJson: () => this.download('splatview-benchmark.json', 'application/json', toJson(this.lastBenchmark ?? [])),
     });
+    this.progress = new LoadProgressView(el.load, () => this.loader.cancel());
     this.profiler = new GpuProfiler(device, { onFrame: (sample, meta) => this.onProfiledFrame(sample, meta.frame) });
     this.graph = new FrameGraph(el.graph);
     this.graph.setVisible(this.settings.graph);
@@ -356,38 +364,45 @@ export class ViewerApp {
   }
 
   /**
-   * Opens a scene from a source; on failure shows one line and keeps the scene on
-   * screen. Resolves true when the scene is shown.
+   * Opens a scene from a source. Files and URLs load in the worker while the scene
+   * on screen keeps drawing, with the loading bar; the new scene replaces it only
+   * once it is ready. A failed or cancelled load shows one line and keeps the scene
+   * on screen. Resolves true when the scene is shown.
    */
   private async openSource(source: SceneSource): Promise<boolean> {
     const token = ++this.loadToken;
     const id = sceneIdOf(source);
-    const show = (line: string) => {
+    // A newer choice replaces a load in flight (its worker stops at once).
+    this.loader.cancel();
+    const setLoading = (line: string | null) => {
       this.loading = line;
-      this.showMessage(line, 'info');
       this.refresh.invalidate();
     };
     try {
       let cloud: SplatCloud;
       if (source.kind === 'generated') {
-        show(`Generating ${source.spec}…`);
+        this.progress.hide();
+        setLoading(`Generating ${source.spec}…`);
+        this.showMessage(`Generating ${source.spec}…`, 'info');
         // Let the message paint before the (synchronous) generation.
         await new Promise((r) => setTimeout(r, 20));
         cloud = withShDegree(builtInScene(source.spec), this.loadOptions());
-      } else if (source.kind === 'file') {
-        const f = source.file;
-        show(`Loading ${f.name} (${(f.size / 1e6).toFixed(1)} MB)…`);
-        cloud = await loadScene(await f.arrayBuffer(), f.name, this.loadOptions());
       } else {
-        const name = decodeURIComponent(source.url.split('/').pop()?.split('?')[0] || source.url);
-        show(`Loading ${name}…`);
-        const bytes = await fetchWithProgress(source.url, name, (p) => {
-          if (token === this.loadToken) show(`Loading ${name}… ${formatProgress(p)}`);
+        const load: LoadSource =
+          source.kind === 'file'
+            ? { kind: 'blob', name: source.file.name, blob: source.file, options: this.loadOptions() }
+            : { kind: 'url', name: sceneNameOfUrl(source.url), url: new URL(source.url, location.href).href, options: this.loadOptions() };
+        this.hideMessage();
+        this.progress.show(load.name, source.kind === 'file' ? source.file.size : undefined);
+        setLoading(this.progress.text);
+        cloud = await this.loader.load(load, (p) => {
+          if (token !== this.loadToken) return;
+          this.progress.update(p);
+          setLoading(this.progress.text);
         });
-        show(`Reading ${name}…`);
-        cloud = await loadScene(bytes, name, this.loadOptions());
       }
       if (token !== this.loadToken) return false; // a newer load superseded this one
+      this.progress.hide();
       this.scenes.add(source);
       this.setScene(cloud, id);
       this.refused = null;
@@ -396,12 +411,17 @@ export class ViewerApp {
       return true;
     } catch (err) {
       if (token !== this.loadToken) return false;
+      this.progress.hide();
       this.loading = null;
       // Too big for the GPU (the scene on screen stays): the load SH control retries this one.
       this.refused = err instanceof GpuBudgetError ? source : null;
       const msg = err instanceof GpuBudgetError ? budgetLine(err) : err instanceof Error ? err.message : String(err);
-      console.warn(`scene load failed: ${msg}`);
-      this.showMessage(msg);
+      if (err instanceof SceneLoadCancelled) {
+        this.showMessage(`${msg}; ${this.renderer.cloud ? `${this.renderer.cloud.source.name} stays on screen` : 'nothing else is open'}`, 'info');
+      } else {
+        console.warn(`scene load failed: ${msg}`);
+        this.showMessage(msg);
+      }
       this.refresh.invalidate();
       return false;
     }
@@ -769,6 +789,7 @@ export class ViewerApp {
       loading: this.loading,
       scene: cloud?.source.name ?? null,
       splats: cloud?.count ?? null,
+      sanitized: sanitizedLine(cloud?.sanitized),
       visible: this.figures.visible,
       fps,
       drawName:

@@ -5,6 +5,7 @@
  * on every change, see renderer/profile/live-figures.ts). Text only: the app
  * writes it into the element.
  */
+import type { SanitizeReport } from '../../scenes/splat-cloud';
 import { formatFps } from '../profile/fps';
 import { formatMs } from './frame-graph';
 
@@ -17,6 +18,8 @@ export interface HudFigures {
   loading: string | null;
   scene: string | null;
   splats: number | null;
+  /** What the loader dropped or clamped in this scene (sanitizedLine), or null. */
+  sanitized?: string | null;
   visible: number | null;
   fps: number | null;
   /** The strategy drawing now, and whether `auto` chose it. */
@@ -42,6 +45,7 @@ export function hudText(f: HudFigures): string {
   if (f.notice) lines.push(f.notice);
   if (f.loading) lines.push(f.loading);
   lines.push(`${f.scene ?? '-'}  ${formatCount(f.splats)} splats (${formatCount(f.visible)} visible)`);
+  if (f.sanitized) lines.push(f.sanitized);
   lines.push(`${formatFps(f.fps)} fps${f.drawName ? `  draw ${f.drawName}` : ''}  sort ${f.strategy ?? '-'}${f.auto ? ' (auto)' : ''}`);
   if (f.total !== null) {
     lines.push(`gpu ${formatMs(f.total)} ms (project ${formatMs(f.project)} / sort ${formatMs(f.sort)} / draw ${formatMs(f.draw)})`);
@@ -51,4 +55,30 @@ export function hudText(f: HudFigures): string {
     lines.push('gpu -');
   }
   return lines.join('\n');
+}
+
+/** Reasons for which the loader drops a splat (scenes/sanitize.ts); every other reason clamps. */
+const DROP_REASONS = new Set(['non-finite position', 'position out of range', 'non-finite scale']);
+const NON_FINITE = new Set(['non-finite position', 'non-finite scale']);
+
+/**
+ * The HUD's line for what the loader had to drop or clamp (SplatCloud.sanitized),
+ * or null when nothing was: "3 splats dropped: non-finite values",
+ * "1 splat clamped: scale overflow", or both joined by " · ".
+ */
+export function sanitizedLine(r: SanitizeReport | undefined): string | null {
+  if (!r || (r.dropped === 0 && r.clamped === 0)) return null;
+  const reasons = Object.keys(r.reasons).filter((k) => (r.reasons[k] ?? 0) > 0);
+  const parts: string[] = [];
+  if (r.dropped > 0) {
+    const why = reasons.filter((k) => DROP_REASONS.has(k));
+    const what = why.every((k) => NON_FINITE.has(k)) ? 'non-finite values' : why.every((k) => !NON_FINITE.has(k)) ? 'positions out of range' : 'non-finite or out-of-range values';
+    parts.push(`${formatCount(r.dropped)} ${r.dropped === 1 ? 'splat' : 'splats'} dropped: ${what}`);
+  }
+  if (r.clamped > 0) {
+    const why = reasons.filter((k) => !DROP_REASONS.has(k));
+    const noun = r.dropped > 0 ? '' : r.clamped === 1 ? ' splat' : ' splats';
+    parts.push(`${formatCount(r.clamped)}${noun} clamped${why.length ? `: ${why.join(', ')}` : ''}`);
+  }
+  return parts.join(' · ');
 }

@@ -31,6 +31,7 @@ async function main(): Promise<void> {
     file: byId<HTMLInputElement>('file'),
     graph: byId('graph'),
     bench: byId('bench'),
+    load: byId('load'),
   });
   (window as unknown as { splatview: ViewerApp }).splatview = app;
   await app.start();

@@ -1,0 +1,60 @@
+/**
+ * What the scene loader's worker does, as a comlink-exposable object: opens
+ * the source (a Blob's stream, or a fetch of a URL), parses the bytes as they
+ * arrive (scenes/stream.ts loadSceneStream: the binary PLY fast path decodes
+ * each chunk straight into the final arrays), posts progress, and returns the
+ * cloud marked for transfer. Kept apart from scene-load.worker.ts (which only
+ * exposes it) so that Node tests run it over a real MessageChannel.
+ */
+import * as Comlink from 'comlink';
+import { ReadFailedError } from '../../scenes/errors';
+import { loadSceneStream } from '../../scenes/stream';
+import type { SplatCloud } from '../../scenes/splat-cloud';
+import { announcedSize, cloudTransferables, ProgressGate, type LoadProgress, type LoadSource } from './scene-load-protocol';
+
+/** The bytes of a source, and their number when known. */
+async function open(source: LoadSource): Promise<{ stream: ReadableStream<Uint8Array>; total?: number }> {
+  if (source.kind === 'blob') return { stream: source.blob.stream(), total: source.blob.size };
+  let res: Response;
+  try {
+    res = await fetch(source.url);
+  } catch (e) {
+    throw new ReadFailedError(source.name, `fetching ${source.url} failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+  }
+  if (!res.ok || !res.body) {
+    void res.body?.cancel().catch(() => undefined);
+    throw new ReadFailedError(source.name, `HTTP ${res.status} ${res.statusText} for ${source.url}`.replace(/\s+/g, ' '));
+  }
+  const total = announcedSize(res.headers.get('content-length'), res.headers.get('content-encoding'));
+  return { stream: res.body, ...(total === undefined ? {} : { total }) };
+}
+
+/** Where progress reports go: the page's end of a MessageChannel. */
+export interface ProgressPort {
+  postMessage(p: LoadProgress): void;
+}
+
+export function sceneLoadApi() {
+  return {
+    /**
+     * Loads one scene, posting LoadProgress reports on `progress` at most
+     * every PROGRESS_INTERVAL_MS (and the one that completes the size).
+     * Failures reject with the loader's typed error: comlink carries its name
+     * and one-line message to the page.
+     */
+    async load(source: LoadSource, progress: ProgressPort): Promise<SplatCloud> {
+      const { stream, total } = await open(source);
+      const gate = new ProgressGate();
+      const cloud = await loadSceneStream(source.name, stream, {
+        ...(total === undefined ? {} : { totalBytes: total }),
+        ...(source.options?.maxShDegree === undefined ? {} : { maxShDegree: source.options.maxShDegree }),
+        onProgress: (p) => {
+          if (gate.due(performance.now(), p)) progress.postMessage(p);
+        },
+      });
+      return Comlink.transfer(cloud, cloudTransferables(cloud));
+    },
+  };
+}
+
+export type SceneLoadApi = ReturnType<typeof sceneLoadApi>;

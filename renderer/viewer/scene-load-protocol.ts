@@ -1,0 +1,71 @@
+/**
+ * What crosses between the page and the scene loader's worker
+ * (scene-load.worker.ts), and the small pure rules both sides follow: which
+ * buffers are transferred, how often progress is sent, what a URL's scene is
+ * called. No DOM, no Worker: unit-tested in Node.
+ */
+import type { LoadOptions } from '../../scenes/load-options';
+import type { LoadProgress } from '../../scenes/stream';
+import type { SplatCloud } from '../../scenes/splat-cloud';
+
+export type { LoadProgress } from '../../scenes/stream';
+
+/**
+ * Where the worker reads the scene from: a File (or any Blob; passing it to the
+ * worker copies a handle, not the bytes) or an absolute URL the worker fetches;
+ * and the loaders' options (the SH degree to keep).
+ */
+export type LoadSource = ({ kind: 'blob'; name: string; blob: Blob } | { kind: 'url'; name: string; url: string }) & { options?: LoadOptions };
+
+/**
+ * The buffers behind a cloud's typed arrays, each once, to transfer rather
+ * than copy (the arrays of a 1M SH3 scene are 236 MB).
+ */
+export function cloudTransferables(cloud: SplatCloud): ArrayBuffer[] {
+  const arrays = [cloud.positions, cloud.scales, cloud.rotations, cloud.opacities, cloud.sh];
+  const buffers = new Set<ArrayBuffer>();
+  for (const a of arrays) if (a.buffer instanceof ArrayBuffer && a.buffer.byteLength > 0) buffers.add(a.buffer);
+  return [...buffers];
+}
+
+/** Milliseconds between progress messages: for eyes, not accounting (the page redraws its bar at most this often). */
+export const PROGRESS_INTERVAL_MS = 50;
+
+/**
+ * Decides which progress reports are sent: the first, then at most one every
+ * `intervalMs`, and always the one that completes the announced size.
+ */
+export class ProgressGate {
+  private last = -Infinity;
+  constructor(private readonly intervalMs = PROGRESS_INTERVAL_MS) {}
+
+  /** Whether a report at time `now` (ms) should be sent. */
+  due(now: number, p: LoadProgress): boolean {
+    const complete = p.totalBytes !== undefined && p.bytes >= p.totalBytes;
+    if (!complete && now - this.last < this.intervalMs) return false;
+    this.last = now;
+    return true;
+  }
+}
+
+/** The scene name of a URL: its last path segment, decoded ("scenes/my%20room.ply?v=2" -> "my room.ply"). */
+export function sceneNameOfUrl(url: string): string {
+  const last = url.split(/[?#]/)[0]!.split('/').filter(Boolean).pop() ?? url;
+  try {
+    return decodeURIComponent(last);
+  } catch {
+    return last;
+  }
+}
+
+/**
+ * The size a response announces for its body, or undefined: Content-Length
+ * counts the encoded bytes, so a compressed response (Content-Encoding other
+ * than identity) announces nothing usable.
+ */
+export function announcedSize(contentLength: string | null, contentEncoding: string | null): number | undefined {
+  if (contentEncoding !== null && contentEncoding.trim() !== '' && contentEncoding.trim().toLowerCase() !== 'identity') return undefined;
+  if (contentLength === null || !/^\s*\d+\s*$/.test(contentLength)) return undefined;
+  const n = Number(contentLength);
+  return Number.isSafeInteger(n) && n > 0 ? n : undefined;
+}
