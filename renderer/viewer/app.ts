@@ -131,6 +131,12 @@ export class ViewerApp {
   framesCompleted = 0;
   /** Identities of the scenes shown so far, in order (read by the end-to-end test). */
   readonly scenesShown: string[] = [];
+  /**
+   * The worker loads of this visit, oldest first (read by the end-to-end test):
+   * performance.now() when each started, when its cloud arrived on this thread,
+   * and when the scene was set up on the GPU and shown; how it ended.
+   */
+  readonly loads: { name: string; startedAt: number; readyAt: number | null; shownAt: number | null; outcome: 'loading' | 'shown' | 'failed' | 'cancelled' | 'superseded' }[] = [];
   /** performance.now() of the current scene's first submitted frame, or null before it (read by the end-to-end test). */
   sceneFirstFrameAt: number | null = null;
 
@@ -374,6 +380,7 @@ export class ViewerApp {
     const id = sceneIdOf(source);
     // A newer choice replaces a load in flight (its worker stops at once).
     this.loader.cancel();
+    let record: ViewerApp['loads'][number] | null = null;
     const setLoading = (line: string | null) => {
       this.loading = line;
       this.refresh.invalidate();
@@ -395,21 +402,29 @@ export class ViewerApp {
         this.hideMessage();
         this.progress.show(load.name, source.kind === 'file' ? source.file.size : undefined);
         setLoading(this.progress.text);
+        record = { name: load.name, startedAt: performance.now(), readyAt: null, shownAt: null, outcome: 'loading' };
+        this.loads.push(record);
         cloud = await this.loader.load(load, (p) => {
           if (token !== this.loadToken) return;
           this.progress.update(p);
           setLoading(this.progress.text);
         });
+        record.readyAt = performance.now();
       }
-      if (token !== this.loadToken) return false; // a newer load superseded this one
+      if (token !== this.loadToken) {
+        if (record) record.outcome = 'superseded';
+        return false; // a newer load superseded this one
+      }
       this.progress.hide();
       this.scenes.add(source);
       this.setScene(cloud, id);
       this.refused = null;
+      if (record) Object.assign(record, { shownAt: performance.now(), outcome: 'shown' });
       this.loading = null;
       this.hideMessage();
       return true;
     } catch (err) {
+      if (record) record.outcome = token !== this.loadToken ? 'superseded' : err instanceof SceneLoadCancelled ? 'cancelled' : 'failed';
       if (token !== this.loadToken) return false;
       this.progress.hide();
       this.loading = null;

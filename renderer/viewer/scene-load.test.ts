@@ -107,7 +107,8 @@ async function loadThrough(api: Comlink.Remote<SceneLoadApi>, source: LoadSource
 }
 
 describe('scene-load job over a MessageChannel', () => {
-  const ply = writeSplatPly(generateSynthetic(3000, 7));
+  // writeSplatPly builds on an ArrayBuffer of its own.
+  const ply = writeSplatPly(generateSynthetic(3000, 7)) as Uint8Array<ArrayBuffer>;
   let server: http.Server;
   let base = '';
   beforeAll(async () => {
