@@ -123,7 +123,7 @@ export class ViewerPanel {
     if (window.matchMedia?.(`(max-width: ${NARROW_SCREEN_PX}px)`).matches) gui.close();
 
     const scene = gui.addFolder('Scene');
-    scene.add({ open: () => actions.openFile() }, 'open').name('Open .ply…');
+    scene.add({ open: () => actions.openFile() }, 'open').name('Open scene…');
     this.openScene = (v: string) => actions.openScene(v);
     this.sceneController = scene.add(settings, 'scene', sceneChoices).name('scene').onChange(this.openScene);
     scene.add({ shot: () => actions.screenshot(1) }, 'shot').name('Screenshot (P)');
