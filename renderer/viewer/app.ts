@@ -59,6 +59,19 @@ function hexToRgb(hex: string): [number, number, number] {
   return [((v >> 16) & 255) / 255, ((v >> 8) & 255) / 255, (v & 255) / 255];
 }
 
+/** Resolves after the next animation frame has had a chance to paint (at most ~100 ms: a slow GPU delays frames). */
+function nextPaint(): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, 100);
+    requestAnimationFrame(() =>
+      setTimeout(() => {
+        clearTimeout(timer);
+        resolve();
+      }, 0),
+    );
+  });
+}
+
 function builtInScene(name: string): SplatCloud {
   const [kind, n] = name.split(':');
   const cloud = kind === 'synthetic' ? generateSynthetic(Number(n)) : generateDefaultScene(n ? Number(n) : undefined);
@@ -410,6 +423,13 @@ export class ViewerApp {
           setLoading(this.progress.text);
         });
         record.readyAt = performance.now();
+        if (token === this.loadToken) {
+          // Setting a large scene up on the GPU blocks this thread for a while: let the bar
+          // say so on screen first.
+          this.progress.preparing(cloud.count);
+          setLoading(this.progress.text);
+          await nextPaint();
+        }
       }
       if (token !== this.loadToken) {
         if (record) record.outcome = 'superseded';

@@ -25,6 +25,11 @@ export function progressText(name: string, p: LoadProgress): string {
   return `Loading ${name}: ${formatBytes(p.bytes, p.totalBytes)}${splats}`;
 }
 
+/** The bar's line while the page sets a loaded scene up on the GPU. */
+export function preparingText(name: string, splats: number): string {
+  return `Preparing ${name} for the GPU: ${splats.toLocaleString('en-US')} splats`;
+}
+
 /** The fraction done for the bar, or null when the total is unknown (an indeterminate bar). */
 export function progressFraction(p: LoadProgress): number | null {
   if (!p.totalBytes) return null;
@@ -34,6 +39,7 @@ export function progressFraction(p: LoadProgress): number | null {
 export class LoadProgressView {
   private readonly label: HTMLElement;
   private readonly bar: HTMLProgressElement;
+  private readonly cancel: HTMLButtonElement;
   private name = '';
   /** The text shown now (also the HUD's loading line). */
   text = '';
@@ -47,7 +53,7 @@ export class LoadProgressView {
     this.label.className = 'load-label';
     this.bar = document.createElement('progress');
     this.bar.max = 1;
-    const cancel = document.createElement('button');
+    const cancel = (this.cancel = document.createElement('button'));
     cancel.type = 'button';
     cancel.textContent = 'Cancel';
     cancel.addEventListener('click', onCancel);
@@ -60,6 +66,7 @@ export class LoadProgressView {
 
   show(name: string, totalBytes?: number): void {
     this.name = name;
+    this.cancel.disabled = false;
     this.update({ bytes: 0, ...(totalBytes === undefined ? {} : { totalBytes }), splats: 0 });
     this.root.hidden = false;
   }
@@ -70,6 +77,17 @@ export class LoadProgressView {
     const f = progressFraction(p);
     if (f === null) this.bar.removeAttribute('value');
     else this.bar.value = f;
+  }
+
+  /**
+   * The bytes are read and parsed; the page now sets the scene up on the GPU,
+   * on its main thread (nothing to cancel any more): says so, bar full.
+   */
+  preparing(splats: number): void {
+    this.text = preparingText(this.name, splats);
+    this.label.textContent = this.text;
+    this.bar.value = 1;
+    this.cancel.disabled = true;
   }
 
   hide(): void {

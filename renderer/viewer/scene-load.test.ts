@@ -7,7 +7,7 @@ import { loadSceneSync } from '../../scenes/load';
 import type { SplatCloud } from '../../scenes/splat-cloud';
 import { writeSplatPly } from '../../scenes/write-ply';
 import { sanitizedLine } from './hud';
-import { formatBytes, progressFraction, progressText } from './load-progress';
+import { formatBytes, preparingText, progressFraction, progressText } from './load-progress';
 import { sceneLoadApi, type SceneLoadApi } from './scene-load-job';
 import { announcedSize, cloudTransferables, ProgressGate, sceneNameOfUrl, type LoadProgress, type LoadSource } from './scene-load-protocol';
 
@@ -65,6 +65,7 @@ describe('loading bar text', () => {
     expect(formatBytes(3_400_000)).toBe('3.4 MB');
     expect(progressText('biker.ply', { bytes: 12_000_000, totalBytes: 248_000_000, splats: 48_000 })).toBe('Loading biker.ply: 12 / 248 MB · 48,000 splats');
     expect(progressText('a.spz', { bytes: 0, splats: 0 })).toBe('Loading a.spz: 0.0 MB');
+    expect(preparingText('biker.ply', 1_000_000)).toBe('Preparing biker.ply for the GPU: 1,000,000 splats');
   });
 
   it('gives the bar a fraction in [0, 1], or none without a total', () => {

@@ -564,6 +564,13 @@ async function watchLoad(page: Page): Promise<void> {
     new PerformanceObserver((list) => {
       for (const e of list.getEntries()) w.longTasks.push({ start: e.startTime, duration: e.duration });
     }).observe({ type: 'longtask' });
+    // What ran in long animation frames (Chromium's LoAF entries), for SPLAT_E2E_TRACE.
+    (w as unknown as { loaf: unknown[] }).loaf = [];
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries() as unknown as { startTime: number; duration: number; blockingDuration: number; scripts: { invoker: string; sourceFunctionName: string; sourceURL: string; duration: number }[] }[]) {
+        (w as unknown as { loaf: unknown[] }).loaf.push({ start: Math.round(e.startTime), duration: Math.round(e.duration), blocking: Math.round(e.blockingDuration), scripts: e.scripts.map((x) => `${x.invoker} ${x.sourceFunctionName}@${x.sourceURL.split('/').pop()} ${Math.round(x.duration)}ms`) });
+      }
+    }).observe({ type: 'long-animation-frame' });
     const tick = (t: number) => {
       w.rafs.push(t);
       requestAnimationFrame(tick);
@@ -712,6 +719,8 @@ describe('scene loading in a worker (issue 10)', () => {
     expect(shown.length).toBeGreaterThanOrEqual(3);
     expect(splats.at(-1)).toBeGreaterThan(splats[0]!);
     expect(shown.some((b) => b.value !== null && b.value > 0 && b.value < 1)).toBe(true);
+    // While the page sets the scene up on the GPU (one long task), the bar says so.
+    expect(w.bars.some((b) => !b.hidden && b.text.startsWith('Preparing synthetic-1m-sh3.ply for the GPU: 1,000,000 splats'))).toBe(true);
     expect(await page.locator('#load').isHidden()).toBe(true);
 
     // (2) Frames keep coming: no main-thread task over 50 ms while the worker loads.
@@ -729,6 +738,7 @@ describe('scene loading in a worker (issue 10)', () => {
     const maxOf = (v: number[]) => (v.length ? Math.max(...v) : 0);
     const loadGap = maxOf(gaps(load.startedAt, load.readyAt!));
     if (process.env.SPLAT_E2E_TRACE) console.log('long tasks (ms from the load start, duration):', JSON.stringify(w.longTasks.map((e) => [Math.round(e.start - load.startedAt), Math.round(e.duration)])), 'ready at', Math.round(load.readyAt! - load.startedAt), 'shown at', Math.round(load.shownAt! - load.startedAt));
+    if (process.env.SPLAT_E2E_TRACE) console.log('long animation frames:', JSON.stringify(await page.evaluate(() => (window as unknown as { loadWatch: { loaf: { blocking: number }[] } }).loadWatch.loaf.filter((l) => l.blocking > 0))));
     const rafTimeline = w.rafs.filter((t) => t >= load.startedAt - 500 && t <= load.shownAt! + 500).map((t) => Math.round(t - load.startedAt));
     if (process.env.SPLAT_E2E_TRACE) console.log('rAF times (ms from the load start):', JSON.stringify(rafTimeline));
     if (process.env.SPLAT_E2E_TRACE) console.log('RSS (ms from the load start, MB):', JSON.stringify(samples.filter((_, i) => i % 10 === 0).map((s) => [s.t - origin - load.startedAt, Math.round(s.rss / 1e6)])));
