@@ -170,7 +170,8 @@ describe('viewer page: figures, views, auto, conveniences (issue 11)', () => {
     await page.waitForFunction(() => (window as unknown as { splatview: AppView }).splatview.sceneFirstFrameAt !== null && document.title.startsWith('inria'), undefined, { timeout: 120_000 });
     const firstFrame = (await app(page, (a) => a.sceneFirstFrameAt))!;
     const hudLog = await page.evaluate(() => (window as unknown as { hudLog: { t: number; text: string }[] }).hudLog);
-    const named = hudLog.find((h) => h.text.includes('inria_sh3_tile_1971.ply'));
+    // The scene line (the loading line before it names the file too, while the old scene is up).
+    const named = hudLog.find((h) => /^inria_sh3_tile_1971\.ply\s+[\d,]+ splats/m.test(h.text));
     expect(named).toBeDefined();
     expect(named!.t - firstFrame).toBeLessThanOrEqual(250);
     // The first HUD naming the new scene shows its count, and "-" for what is not measured yet.
