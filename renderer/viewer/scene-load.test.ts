@@ -145,6 +145,19 @@ describe('scene-load job over a MessageChannel', () => {
     }
   });
 
+  it('keeps only the SH bands the options ask for (the load SH degree)', async () => {
+    const { api, close } = connect();
+    try {
+      const { cloud } = await loadThrough(api, { kind: 'blob', name: 'gen.ply', blob: new Blob([ply]), options: { maxShDegree: 1 } });
+      const expected = loadSceneSync(ply, 'gen.ply', { maxShDegree: 1 });
+      expect(cloud.shDegree).toBe(1);
+      expect(cloud.sh.length).toBe(3000 * 4 * 3);
+      expect(cloud.sh).toEqual(expected.sh);
+    } finally {
+      close();
+    }
+  });
+
   it('fetches a URL, and a failed one is a typed one-line error', async () => {
     const { api, close } = connect();
     try {
