@@ -30,11 +30,6 @@ interface InFlight {
 export class SceneLoader {
   private current: InFlight | null = null;
 
-  /** The name of the scene loading now, or null. */
-  get loading(): string | null {
-    return this.current?.name ?? null;
-  }
-
   /**
    * Loads one scene; a load already in flight is cancelled first.
    *
