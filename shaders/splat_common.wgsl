@@ -5,8 +5,11 @@
 //   centers[i]      vec4f  (x, y, z, opacity)        world position, opacity in [0,1]
 //   covs[2i]        vec4f  (s00, s01, s02, s11)      3D covariance R S S^T R^T
 //   covs[2i+1]      vec4f  (s12, s22, maxScale, 0)   maxScale: largest axis, for culling
-//   sh[i*shStride..] u32   pairs of f16 (pack2x16float), coefficient-major:
-//                          coefficient k, channel c at half index k*3 + c
+//   SH, shStride u32 words a splat: pairs of f16 (pack2x16float), coefficient-major
+//                          (coefficient k, channel c at half index k*3 + c), in two
+//                          buffers split by whole splats (the per-binding limit):
+//                          splat i < shSplit at sh0[i*shStride..], the others at
+//                          sh1[(i - shSplit)*shStride..] (sh_eval.wgsl shWord)
 //
 // Frame uniforms: see struct Frame. The projection maps view-space depth d = -z_view
 // into WebGPU clip space (perspectiveZO); pixel y points down.
@@ -23,10 +26,10 @@ struct Frame {
   far: f32,
   splatScale: f32,
   shDegree: u32,        // degree evaluated (<= the scene's)
-  shStride: u32,        // u32 words per splat in `sh`
+  shStride: u32,        // u32 words per splat of SH
   keyBits: u32,         // 32: float-bits key; fewer: depth quantised in [near, far]
   cullEnabled: u32,
-  _pad0: u32,
+  shSplit: u32,         // the first splat whose SH is in sh1 (splatCount when unsplit)
   _pad1: u32,
   _pad2: u32,
 };

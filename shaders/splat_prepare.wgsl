@@ -25,16 +25,22 @@
 @group(0) @binding(0) var<uniform> frame: Frame;
 @group(0) @binding(1) var<storage, read> centers: array<vec4f>;
 @group(0) @binding(2) var<storage, read> covs: array<vec4f>;
-@group(0) @binding(3) var<storage, read> sh: array<u32>;
-@group(0) @binding(4) var<storage, read> order: array<u32>;
-@group(0) @binding(5) var<storage, read> drawArgs: array<u32, 4>;
-@group(0) @binding(6) var<storage, read_write> records: array<vec4f>;
-@group(0) @binding(7) var<storage, read_write> listArgs: array<u32, 4>;
-// Front-to-back draw (splat.wgsl vs_f2b): per chunk c, its indirect arguments at
-// 4c and (first front-to-back position, count) at chunkInfo[16c] (256-byte stride,
-// a dynamic storage offset per chunk).
-@group(0) @binding(8) var<storage, read_write> chunkArgs: array<u32>;
-@group(0) @binding(9) var<storage, read_write> chunkInfo: array<vec4u>;
+@group(0) @binding(3) var<storage, read> sh0: array<u32>;
+@group(0) @binding(4) var<storage, read> sh1: array<u32>;
+@group(0) @binding(5) var<storage, read> order: array<u32>;
+@group(0) @binding(6) var<storage, read> drawArgs: array<u32, 4>;
+@group(0) @binding(7) var<storage, read_write> records: array<vec4f>;
+// The draws' small control words, in one buffer (8 storage buffers in all: WebGPU's
+// default maxStorageBuffersPerShaderStage), u32 words (draw-pass.ts CONTROL_*):
+//   [0, 4)              the list draw's indirect arguments;
+//   [4 + 4c, 8 + 4c)    front-to-back chunk c's indirect arguments;
+//   [128 + 64c, +4)     chunk c's (first front-to-back position, count), read by
+//                       splat.wgsl vs_f2b through a dynamic offset (256-byte stride).
+@group(0) @binding(8) var<storage, read_write> control: array<u32>;
+
+const CHUNK_ARGS_WORD: u32 = 4u;
+const CHUNK_INFO_WORD: u32 = 128u;
+const CHUNK_INFO_STRIDE: u32 = 64u;
 
 override WORKGROUP_SIZE: u32 = 256u;
 /** 1 for the geometry 'quad' (r = CUT whatever the opacity), else 0. */
@@ -48,46 +54,8 @@ override STRIP_VERTS: u32 = 3u;
 /** Front-to-back chunks: chunk c < CHUNKS - 1 ends at count >> (CHUNKS - 1 - c), the last at count. */
 override CHUNKS: u32 = 7u;
 
-// SH_C0 .. SH_C3: generated from scenes/sh.ts (renderer/pipeline/sh-wgsl.ts), prepended.
-
-// SH coefficient k (rgb) of splat `base` (its first u32 word): halves k*3 .. k*3+2.
-fn shCoeff(base: u32, k: u32) -> vec3f {
-  let h = k * 3u;
-  let w0 = unpack2x16float(sh[base + (h >> 1u)]);
-  let w1 = unpack2x16float(sh[base + (h >> 1u) + 1u]);
-  // h even: (w0.x, w0.y, w1.x); h odd: (w0.y, w1.x, w1.y)
-  if ((h & 1u) == 0u) {
-    return vec3f(w0.x, w0.y, w1.x);
-  }
-  return vec3f(w0.y, w1.x, w1.y);
-}
-
-fn evalSH(base: u32, degree: u32, dir: vec3f) -> vec3f {
-  var c = SH_C0 * shCoeff(base, 0u);
-  if (degree >= 1u) {
-    let x = dir.x; let y = dir.y; let z = dir.z;
-    c += -SH_C1 * y * shCoeff(base, 1u) + SH_C1 * z * shCoeff(base, 2u) - SH_C1 * x * shCoeff(base, 3u);
-    if (degree >= 2u) {
-      let xx = x * x; let yy = y * y; let zz = z * z;
-      let xy = x * y; let yz = y * z; let xz = x * z;
-      c += SH_C2[0] * xy * shCoeff(base, 4u)
-         + SH_C2[1] * yz * shCoeff(base, 5u)
-         + SH_C2[2] * (2.0 * zz - xx - yy) * shCoeff(base, 6u)
-         + SH_C2[3] * xz * shCoeff(base, 7u)
-         + SH_C2[4] * (xx - yy) * shCoeff(base, 8u);
-      if (degree >= 3u) {
-        c += SH_C3[0] * y * (3.0 * xx - yy) * shCoeff(base, 9u)
-           + SH_C3[1] * xy * z * shCoeff(base, 10u)
-           + SH_C3[2] * y * (4.0 * zz - xx - yy) * shCoeff(base, 11u)
-           + SH_C3[3] * z * (2.0 * zz - 3.0 * xx - 3.0 * yy) * shCoeff(base, 12u)
-           + SH_C3[4] * x * (4.0 * zz - xx - yy) * shCoeff(base, 13u)
-           + SH_C3[5] * z * (xx - yy) * shCoeff(base, 14u)
-           + SH_C3[6] * x * (xx - 3.0 * yy) * shCoeff(base, 15u);
-      }
-    }
-  }
-  return max(c + 0.5, vec3f(0.0));
-}
+// SH_C0 .. SH_C3 (generated from scenes/sh.ts by renderer/pipeline/sh-wgsl.ts) and
+// evalSH (sh_eval.wgsl, reading sh0 / sh1) are prepended.
 
 fn writeCulled(j: u32) {
   records[3u * j] = vec4f(0.0);
@@ -100,21 +68,26 @@ fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg:
   let j = gid.x + gid.y * nwg.x * WORKGROUP_SIZE;
   let count = drawArgs[1];
   if (j == 0u) {
-    listArgs[0] = TRIANGLE_VERTS * count;
-    listArgs[1] = 1u;
-    listArgs[2] = 0u;
-    listArgs[3] = 0u;
+    control[0] = TRIANGLE_VERTS * count;
+    control[1] = 1u;
+    control[2] = 0u;
+    control[3] = 0u;
     var start = 0u;
     for (var c = 0u; c < CHUNKS; c++) {
       var end = count >> (CHUNKS - 1u - c);
       if (c == CHUNKS - 1u) {
         end = count;
       }
-      chunkArgs[4u * c] = STRIP_VERTS;
-      chunkArgs[4u * c + 1u] = end - start;
-      chunkArgs[4u * c + 2u] = 0u;
-      chunkArgs[4u * c + 3u] = 0u;
-      chunkInfo[16u * c] = vec4u(start, count, 0u, 0u);
+      let args = CHUNK_ARGS_WORD + 4u * c;
+      control[args] = STRIP_VERTS;
+      control[args + 1u] = end - start;
+      control[args + 2u] = 0u;
+      control[args + 3u] = 0u;
+      let info = CHUNK_INFO_WORD + CHUNK_INFO_STRIDE * c;
+      control[info] = start;
+      control[info + 1u] = count;
+      control[info + 2u] = 0u;
+      control[info + 3u] = 0u;
       start = end;
     }
   }
@@ -187,5 +160,5 @@ fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg:
   let dir = normalize(c.xyz - frame.eye);
   records[3u * j] = vec4f(centrePx, r * sqrt(l1) * e1);
   records[3u * j + 1u] = vec4f(r * sqrt(l2) * e2, r, opacity);
-  records[3u * j + 2u] = vec4f(evalSH(id * frame.shStride, frame.shDegree, dir), 0.0);
+  records[3u * j + 2u] = vec4f(evalSH(id, frame.shDegree, dir), 0.0);
 }

@@ -1,5 +1,6 @@
 import commonWgsl from '../../shaders/splat_common.wgsl?raw';
 import prepareWgsl from '../../shaders/splat_prepare.wgsl?raw';
+import shEvalWgsl from '../../shaders/sh_eval.wgsl?raw';
 import splatWgsl from '../../shaders/splat.wgsl?raw';
 import f2bWgsl from '../../shaders/splat_f2b.wgsl?raw';
 import { SH_WGSL } from './sh-wgsl';
@@ -79,6 +80,15 @@ const MASK_FORMAT: GPUTextureFormat = 'depth16unorm';
 const ACCUM_FORMAT: GPUTextureFormat = 'rgba16float';
 /** Byte stride of the chunk records (the minimum storage dynamic-offset alignment). */
 const CHUNK_STRIDE = 256;
+/**
+ * The control buffer of the prepare pass (shaders/splat_prepare.wgsl `control`): the
+ * list draw's indirect arguments at byte 0, chunk c's at CONTROL_CHUNK_ARGS + 16c,
+ * chunk c's record at CONTROL_CHUNK_INFO + CHUNK_STRIDE c. One buffer, so that the
+ * prepare pass binds 8 storage buffers (WebGPU's default per stage) with both SH buffers.
+ */
+const CONTROL_CHUNK_ARGS = 16;
+const CONTROL_CHUNK_INFO = 512;
+const CONTROL_BYTES = CONTROL_CHUNK_INFO + F2B_MAX_CHUNKS * CHUNK_STRIDE;
 
 /** Instanced strips or a triangle list: measured on the H200 (docs/PERFORMANCE.md). */
 export const DEFAULT_LIST = false;
@@ -149,12 +159,11 @@ function pipelinesFor(device: GPUDevice): DrawPipelines {
     const prepareLayout = device.createBindGroupLayout({
       label: 'DrawPass.prepareLayout',
       entries: [
+        // frame; centers, covs, sh0, sh1, order, drawArgs; records, control: 8 storage buffers
         buffer(0, C, 'uniform'),
-        ...[1, 2, 3, 4, 5].map((b) => buffer(b, C, 'read-only-storage')),
-        buffer(6, C, 'storage'),
+        ...[1, 2, 3, 4, 5, 6].map((b) => buffer(b, C, 'read-only-storage')),
         buffer(7, C, 'storage'),
         buffer(8, C, 'storage'),
-        buffer(9, C, 'storage'),
       ],
     });
     const chunkLayout = device.createBindGroupLayout({
@@ -183,7 +192,7 @@ function pipelinesFor(device: GPUDevice): DrawPipelines {
       f2bModule: device.createShaderModule({ label: 'DrawPass.f2bModule', code: f2bWgsl }),
       mask: null,
       composite: new Map(),
-      prepareModule: device.createShaderModule({ label: 'DrawPass.prepareModule', code: `${SH_WGSL}\n${commonWgsl}\n${prepareWgsl}` }),
+      prepareModule: device.createShaderModule({ label: 'DrawPass.prepareModule', code: `${SH_WGSL}\n${commonWgsl}\n${shEvalWgsl}\n${prepareWgsl}` }),
       drawModule: device.createShaderModule({ label: 'DrawPass.drawModule', code: `${commonWgsl}\n${splatWgsl}` }),
       prepare: new Map(),
       draw: new Map(),
@@ -318,7 +327,9 @@ export interface DrawBuffers {
   frame: GPUBuffer;
   centers: GPUBuffer;
   covs: GPUBuffer;
-  sh: GPUBuffer;
+  /** SH of splats [0, shSplit) and of the others (GpuScene). */
+  sh0: GPUBuffer;
+  sh1: GPUBuffer;
   /** Sorted splat ids, back to front. */
   order: GPUBuffer;
   /** (vertices a splat, count, 0, 0): the count is the project pass's append counter. */
@@ -332,18 +343,18 @@ export interface DrawBuffers {
  *   draw (shaders/splat.wgsl): one polygon per record, back to front, as an instanced
  *     strip (drawArgs, whose vertexCount word must be VERTICES_PER_SPLAT of the shape)
  *     or a triangle list (arguments written by the prepare pass).
- * Owns the records (RECORD_BYTES a splat) and the list's arguments.
+ * Owns the records (RECORD_BYTES a splat) and the control buffer (the list's and
+ * the front-to-back chunks' arguments).
  */
 export class DrawPass {
   private readonly records: GPUBuffer;
-  private readonly listArgs: GPUBuffer;
+  /** Indirect arguments and chunk records (CONTROL_*). */
+  private readonly control: GPUBuffer;
   private readonly prepareGroup: GPUBindGroup;
   private readonly drawGroup: GPUBindGroup;
   private readonly drawArgs: GPUBuffer;
   private readonly groups: [number, number];
   private countGroup: { coverage: GPUBuffer; group: GPUBindGroup } | null = null;
-  private readonly chunkArgs: GPUBuffer;
-  private readonly chunkInfo: GPUBuffer;
   private readonly chunkGroup: GPUBindGroup;
   /** Front to back: the accumulation texture and the mask, at the target's size. */
   private f2bTargets: { width: number; height: number; accum: GPUTexture; depth: GPUTexture; accumView: GPUTextureView; depthView: GPUTextureView; group: GPUBindGroup } | null = null;
@@ -357,19 +368,17 @@ export class DrawPass {
     const p = pipelinesFor(device);
     this.drawArgs = buffers.drawArgs;
     this.records = device.createBuffer({ label: 'DrawPass.records', size: Math.max(1, capacity) * RECORD_BYTES, usage: GPUBufferUsage.STORAGE });
-    this.listArgs = device.createBuffer({ label: 'DrawPass.listArgs', size: 16, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.INDIRECT });
-    this.chunkArgs = device.createBuffer({ label: 'DrawPass.chunkArgs', size: F2B_MAX_CHUNKS * 16, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.INDIRECT });
-    this.chunkInfo = device.createBuffer({ label: 'DrawPass.chunkInfo', size: F2B_MAX_CHUNKS * CHUNK_STRIDE, usage: GPUBufferUsage.STORAGE });
+    this.control = device.createBuffer({ label: 'DrawPass.control', size: CONTROL_BYTES, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.INDIRECT });
     this.chunkGroup = device.createBindGroup({
       label: 'DrawPass.chunkGroup',
       layout: p.chunkLayout,
-      entries: [{ binding: 0, resource: { buffer: this.chunkInfo, size: 16 } }],
+      entries: [{ binding: 0, resource: { buffer: this.control, offset: CONTROL_CHUNK_INFO, size: 16 } }],
     });
     const entries = (list: GPUBuffer[]) => list.map((buffer, binding) => ({ binding, resource: { buffer } }));
     this.prepareGroup = device.createBindGroup({
       label: 'DrawPass.prepareGroup',
       layout: p.prepareLayout,
-      entries: entries([buffers.frame, buffers.centers, buffers.covs, buffers.sh, buffers.order, buffers.drawArgs, this.records, this.listArgs, this.chunkArgs, this.chunkInfo]),
+      entries: entries([buffers.frame, buffers.centers, buffers.covs, buffers.sh0, buffers.sh1, buffers.order, buffers.drawArgs, this.records, this.control]),
     });
     this.drawGroup = device.createBindGroup({ label: 'DrawPass.drawGroup', layout: p.drawLayout, entries: entries([buffers.frame, this.records]) });
     const total = Math.max(1, Math.ceil(capacity / WORKGROUP_SIZE));
@@ -419,7 +428,7 @@ export class DrawPass {
     });
     pass.setPipeline(drawPipeline(this.device, this.format, variant, shape));
     pass.setBindGroup(0, variant === 'count' ? this.countGroupFor(coverage) : this.drawGroup);
-    if (shape.list ?? DEFAULT_LIST) pass.drawIndirect(this.listArgs, 0);
+    if (shape.list ?? DEFAULT_LIST) pass.drawIndirect(this.control, 0);
     else pass.drawIndirect(this.drawArgs, 0);
     pass.end();
   }
@@ -459,7 +468,7 @@ export class DrawPass {
       pass.setPipeline(splats);
       pass.setBindGroup(0, this.drawGroup);
       pass.setBindGroup(1, this.chunkGroup, [c * CHUNK_STRIDE]);
-      pass.drawIndirect(this.chunkArgs, c * 16);
+      pass.drawIndirect(this.control, CONTROL_CHUNK_ARGS + c * 16);
       pass.end();
       if (c === chunks - 1) break;
       const m = encoder.beginRenderPass({
@@ -514,9 +523,7 @@ export class DrawPass {
 
   destroy(): void {
     this.records.destroy();
-    this.listArgs.destroy();
-    this.chunkArgs.destroy();
-    this.chunkInfo.destroy();
+    this.control.destroy();
     this.f2bTargets?.accum.destroy();
     this.f2bTargets?.depth.destroy();
     this.f2bTargets = null;

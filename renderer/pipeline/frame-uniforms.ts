@@ -44,6 +44,16 @@ export interface FrameSettings {
   f2bChunks?: number;
 }
 
+/** What the frame block says of the scene (a GpuScene has it). */
+export interface FrameScene {
+  count: number;
+  shDegree: number;
+  /** u32 words a splat of SH. */
+  shStride: number;
+  /** The first splat whose SH is in the second SH buffer. */
+  shSplit: number;
+}
+
 /**
  * The `Frame` uniform block of shaders/splat_common.wgsl, packed by webgpu-utils
  * from the shader's own struct definition (no hand-counted offsets).
@@ -62,7 +72,8 @@ export class FrameUniforms {
     });
   }
 
-  write(cam: FrameCamera, settings: FrameSettings, splatCount: number, sceneShDegree: number, shStride: number): void {
+  /** Writes the frame's block for `scene` (its count, SH degree and SH layout: GpuScene). */
+  write(cam: FrameCamera, settings: FrameSettings, scene: FrameScene): void {
     const tanY = Math.tan((cam.fovyDeg * Math.PI) / 360);
     const tanX = tanY * (cam.width / cam.height);
     const fy = cam.height / (2 * tanY);
@@ -70,15 +81,16 @@ export class FrameUniforms {
       view: cam.view,
       proj: cam.proj,
       eye: [cam.eye[0], cam.eye[1], cam.eye[2]],
-      splatCount,
+      splatCount: scene.count,
       viewport: [cam.width, cam.height],
       focal: [fy, fy],
       tanHalfFov: [tanX, tanY],
       near: cam.near,
       far: cam.far,
       splatScale: settings.splatScale,
-      shDegree: Math.max(0, Math.min(settings.shDegree, sceneShDegree)),
-      shStride,
+      shDegree: Math.max(0, Math.min(settings.shDegree, scene.shDegree)),
+      shStride: scene.shStride,
+      shSplit: scene.shSplit,
       keyBits: settings.keyBits,
       cullEnabled: settings.cull ? 1 : 0,
     });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { assertSceneFits, checkBudget, formatBytes, GpuBudgetError, sceneBuffers, shWordsPerSplat } from './gpu-budget';
+import { assertSceneFits, bindingNeed, checkBudget, formatBytes, GpuBudgetError, SH_BINDINGS, sceneBuffers, shSplitAt, shWordsPerSplat } from './gpu-budget';
 import { GpuScene } from './gpu-scene';
 
 const MiB = 2 ** 20;
@@ -39,44 +39,78 @@ describe('GPU budget arithmetic', () => {
     expect(c.binding).toEqual({ bytes: 128 * MiB, limit: 'maxStorageBufferBindingSize' });
   });
 
-  it('6M splats of SH3 on a 512 MiB binding: the SH is over, degree 2 is the way out, the message has the numbers', () => {
+  it('the SH splits by whole splats over two bindings: the first as full as the limit allows, the rest in the second', () => {
+    expect(SH_BINDINGS).toBe(2);
+    // 96 B a splat (SH3): 1000 splats fit 96,000 bytes whole.
+    expect(shSplitAt(1000, 24, 96_000)).toBe(1000);
+    expect(shSplitAt(1000, 24, 1e9)).toBe(1000);
+    // 95,999 bytes hold 999 whole splats: the second buffer holds 1.
+    expect(shSplitAt(1000, 24, 95_999)).toBe(999);
+    // Exactly half in each: 500 splats = 48,000 bytes.
+    expect(shSplitAt(1000, 24, 48_000)).toBe(500);
+    expect(() => shSplitAt(1000, 24, 47_999)).toThrow(RangeError);
+    // The budget's per-binding need: whole when it fits one binding, else its splats spread evenly (rounded up to a splat).
+    const sh = sceneBuffers(1001, 3).find((b) => b.name === 'SH')!;
+    expect(sh).toEqual({ name: 'SH', bytes: 96_096, bindings: 2, splatBytes: 96 });
+    expect(bindingNeed(sh, 96_096)).toBe(96_096);
+    expect(bindingNeed(sh, 60_000)).toBe(501 * 96);
+    const covs = sceneBuffers(1001, 3).find((b) => b.name === 'covariances')!;
+    expect(bindingNeed(covs, 1000)).toBe(32_032); // one binding: all of it
+    // The budget and the split agree at the edge: fits exactly when the split does not throw.
+    for (const limit of [48_095, 48_096, 48_097, 48_191, 48_192]) {
+      const fits = checkBudget(1001, 3, 'tiles', lim(limit)).over?.name !== 'SH';
+      expect(fits, String(limit)).toBe((() => { try { shSplitAt(1001, 24, limit); return true; } catch { return false; } })());
+    }
+  });
+
+  it('6M splats of SH3 on a 512 MiB binding: the SH (576 MB) is split in two and fits', () => {
     const c = checkBudget(6_000_000, 3, 'quads', lim(512 * MiB));
-    expect(c.over).toEqual({ name: 'SH', bytes: 576_000_000 });
-    // Degree 2 needs 14 words = 336 MB of SH; the draw records are 288 MB: fits.
+    expect(c.over).toBeNull();
+    expect(c.buffers.find((b) => b.name === 'SH')?.bytes).toBe(576_000_000);
+  });
+
+  it('6M splats of SH3 under tiles on a 256 MiB binding: even split the SH is over, degree 2 is the way out, the message has the numbers', () => {
+    const c = checkBudget(6_000_000, 3, 'tiles', lim(256 * MiB));
+    expect(c.over).toEqual({ name: 'SH', bytes: 576_000_000, bindings: 2, splatBytes: 96, bindingBytes: 288_000_000 });
+    // Degree 2: 14 words = 336 MB of SH, 168 MB a binding; covariances and tile records 192 MB: fits.
     expect(c.fitsAtDegree).toBe(2);
-    // On 256 MiB the draw records alone (288 MB) are over: no SH degree helps.
+    // Under quads the draw records (48 B a splat, 288 MB) are over too: no SH degree helps.
     expect(checkBudget(6_000_000, 3, 'quads', lim(256 * MiB)).fitsAtDegree).toBeNull();
     let err: unknown;
     try {
-      assertSceneFits('big.ply', 6_000_000, 3, 'quads', lim(512 * MiB));
+      assertSceneFits('big.ply', 6_000_000, 3, 'tiles', lim(256 * MiB));
     } catch (e) {
       err = e;
     }
     expect(err).toBeInstanceOf(GpuBudgetError);
     const e = err as GpuBudgetError;
     expect(e.message).toBe(
-      'big.ply: 6,000,000 splats of SH degree 3 need 576 MB of SH in one buffer, the adapter allows 537 MB per binding (maxStorageBufferBindingSize): reload with SH degree 2 (?sh=2; --sh 2 in npm run render)',
+      'big.ply: 6,000,000 splats of SH degree 3 need 576 MB of SH (288 MB in each of 2 bindings), the adapter allows 268 MB per binding (maxStorageBufferBindingSize): reload with SH degree 2 (?sh=2; --sh 2 in npm run render)',
     );
     expect(e.message).not.toMatch(/\n/);
     expect({ buffer: e.buffer, needed: e.neededBytes, available: e.availableBytes, limit: e.limit, sh: e.suggestedShDegree }).toEqual({
-      buffer: 'SH', needed: 576_000_000, available: 512 * MiB, limit: 'maxStorageBufferBindingSize', sh: 2,
+      buffer: 'SH', needed: 288_000_000, available: 256 * MiB, limit: 'maxStorageBufferBindingSize', sh: 2,
     });
   });
 
   it('the smaller of maxBufferSize and maxStorageBufferBindingSize is the limit, and is named', () => {
-    const c = checkBudget(20_000_000, 3, 'quads', lim(4e9, 1e9));
+    const c = checkBudget(25_000_000, 3, 'tiles', lim(4e9, 1e9));
     expect(c.binding).toEqual({ bytes: 1e9, limit: 'maxBufferSize' });
-    expect(() => assertSceneFits('x.ply', 20_000_000, 3, 'quads', lim(4e9, 1e9))).toThrow(
-      /need 1\.9 GB of SH in one buffer, the adapter allows 1\.0 GB per binding \(maxBufferSize\): reload with SH degree 1 \(\?sh=1/,
+    expect(() => assertSceneFits('x.ply', 25_000_000, 3, 'tiles', lim(4e9, 1e9))).toThrow(
+      /need 2\.4 GB of SH \(1\.2 GB in each of 2 bindings\), the adapter allows 1\.0 GB per binding \(maxBufferSize\): reload with SH degree 2 \(\?sh=2/,
     );
   });
 
   it('too many splats for any SH degree: no SH way out, the most splats that fit instead', () => {
-    // 10M splats: the draw records (480 MB) and covariances (320 MB) alone are over 256 MiB.
+    // 10M splats: the draw records (480 MB) and covariances (320 MB) alone are over 256 MiB;
+    // the SH's 480 MB a binding ties with the records (the first listed is named).
     const c = checkBudget(10_000_000, 3, 'quads', lim(256 * MiB));
     expect(c.over?.name).toBe('SH');
+    expect(c.over?.bindingBytes).toBe(480_000_000);
     expect(c.fitsAtDegree).toBeNull();
     expect(c.maxSplats).toBe(Math.floor((256 * MiB) / 48));
+    // Under tiles the covariances and records (32 B) set it; the SH at degree 0 (8 B a splat, two bindings) never does.
+    expect(checkBudget(10_000_000, 3, 'tiles', lim(256 * MiB)).maxSplats).toBe(Math.floor((256 * MiB) / 32));
     expect(() => assertSceneFits('huge.ply', 10_000_000, 0, 'quads', lim(256 * MiB))).toThrow(
       'huge.ply: 10,000,000 splats of SH degree 0 need 480 MB of draw records in one buffer, the adapter allows 268 MB per binding (maxStorageBufferBindingSize): this adapter binds at most 5,592,405 splats (at SH degree 0): open a smaller scene',
     );

@@ -5,9 +5,12 @@
  * requests the adapter's own values). Checked before anything is allocated, so a
  * scene that does not fit leaves the scene on screen as it was.
  *
- * The SH buffer is the one that grows with the SH degree (16 coefficients x 3
- * channels as halves at degree 3: 96 bytes a splat, three times the covariances),
- * and the one with a way out: load the scene with a lower SH degree
+ * The SH is the exception: it is the buffer that grows with the SH degree (16
+ * coefficients x 3 channels as halves at degree 3: 96 bytes a splat, three times
+ * the covariances), so GpuScene splits it by whole splats over SH_BINDINGS (2)
+ * storage buffers where one binding would not hold it (shSplitAt): the SH needs
+ * half its size per binding, not all of it. What still does not fit has a way
+ * out: load the scene with a lower SH degree
  * (scenes/load-options.ts `maxShDegree`, `?sh=N` in the viewer, `--sh N` in the
  * programs). Where even degree 0 does not fit, or a buffer that SH does not
  * size is too large, the scene has more splats than this adapter binds.
@@ -28,12 +31,48 @@ export interface BudgetLimits {
 export interface BufferNeed {
   /** What it holds, for the message ('SH', 'covariances', ...). */
   name: string;
+  /** Its whole size. */
   bytes: number;
+  /** Storage bindings it may be split over, by whole splats (SH: SH_BINDINGS; the others 1). */
+  bindings: number;
+  /** Bytes a splat (the unit of a split). */
+  splatBytes: number;
 }
+
+/** Storage buffers (and bindings) the SH may be split over: GpuScene's sh0 and sh1. */
+export const SH_BINDINGS = 2;
 
 /** u32 words a splat's SH takes as f16 pairs (GpuScene.shStride). */
 export function shWordsPerSplat(degree: number): number {
   return Math.ceil((shCoeffCount(degree) * 3) / 2);
+}
+
+/**
+ * Where GpuScene splits the SH of `count` splats of `shStride` words each under a
+ * per-binding limit of `bindingBytes`: splats [0, splitAt) in the first buffer,
+ * [splitAt, count) in the second. `count` when the whole SH fits one binding (the
+ * second buffer is then a tiny unused one); else the most whole splats one binding
+ * holds, so that the first buffer is as full as the limit allows.
+ * @throws RangeError when even SH_BINDINGS bindings cannot hold it (the budget check refuses such scenes first)
+ */
+export function shSplitAt(count: number, shStride: number, bindingBytes: number): number {
+  const splatBytes = shStride * 4;
+  if (count * splatBytes <= bindingBytes) return count;
+  const splitAt = Math.floor(bindingBytes / splatBytes);
+  if (count - splitAt > splitAt) {
+    throw new RangeError(`SH of ${count} splats (${splatBytes} bytes each) does not fit ${SH_BINDINGS} bindings of ${bindingBytes} bytes`);
+  }
+  return splitAt;
+}
+
+/**
+ * The bytes the largest binding of `b` needs under a per-binding limit: all of it
+ * when it fits one binding (or may not be split), else its splats spread evenly
+ * over its bindings (the least the fullest one can hold).
+ */
+export function bindingNeed(b: BufferNeed, bindingBytes: number): number {
+  if (b.bindings <= 1 || b.bytes <= bindingBytes) return b.bytes;
+  return Math.ceil(b.bytes / b.splatBytes / b.bindings) * b.splatBytes;
 }
 
 /**
@@ -49,18 +88,19 @@ export function shWordsPerSplat(degree: number): number {
  */
 export function sceneBuffers(count: number, degree: number, draw: DrawName = 'quads'): BufferNeed[] {
   const n = Math.max(1, count);
+  const need = (name: string, splatBytes: number, bindings = 1): BufferNeed => ({ name, bytes: n * splatBytes, bindings, splatBytes });
   const list: BufferNeed[] = [
-    { name: 'SH', bytes: n * shWordsPerSplat(degree) * 4 },
-    { name: 'covariances', bytes: n * 32 },
-    { name: 'centers', bytes: n * 16 },
-    { name: 'sort keys', bytes: n * 4 },
-    { name: 'sort values', bytes: n * 4 },
-    { name: 'sort scratch keys', bytes: n * 4 },
-    { name: 'sort scratch values', bytes: n * 4 },
+    need('SH', shWordsPerSplat(degree) * 4, SH_BINDINGS),
+    need('covariances', 32),
+    need('centers', 16),
+    need('sort keys', 4),
+    need('sort values', 4),
+    need('sort scratch keys', 4),
+    need('sort scratch values', 4),
   ];
-  if (draw === 'tiles') list.push({ name: 'tile records', bytes: n * 32 }, { name: 'tile footprints', bytes: n * 16 });
+  if (draw === 'tiles') list.push(need('tile records', 32), need('tile footprints', 16));
   // The quads draw's per-splat records of its prepare pass (draw-pass.ts RECORD_BYTES).
-  else list.push({ name: 'draw records', bytes: n * RECORD_BYTES });
+  else list.push(need('draw records', RECORD_BYTES));
   return list;
 }
 
@@ -87,8 +127,8 @@ export interface BudgetCheck {
   totalBytes: number;
   /** The per-binding limit in bytes, and its name. */
   binding: { bytes: number; limit: keyof BudgetLimits };
-  /** The largest buffer over the limit, or null when all fit. */
-  over: BufferNeed | null;
+  /** The buffer whose largest binding is the most over the limit (`bindingBytes`: that binding's need), or null when all fit. */
+  over: (BufferNeed & { bindingBytes: number }) | null;
   /** When `over` is the SH: the highest SH degree whose buffers all fit (null when none does). */
   fitsAtDegree: ShDegree | null;
   /** The most splats whose buffers all fit at SH degree 0 under this draw. */
@@ -98,10 +138,13 @@ export interface BudgetCheck {
 /** Checks `count` splats of SH `degree` under `draw` against `limits` (see the module comment). */
 export function checkBudget(count: number, degree: ShDegree, draw: DrawName, limits: BudgetLimits): BudgetCheck {
   const binding = bindingLimit(limits);
-  const fits = (d: number): { buffers: BufferNeed[]; over: BufferNeed | null } => {
+  const fits = (d: number): { buffers: BufferNeed[]; over: BudgetCheck['over'] } => {
     const buffers = sceneBuffers(count, d, draw);
-    let over: BufferNeed | null = null;
-    for (const b of buffers) if (b.bytes > binding.bytes && (over === null || b.bytes > over.bytes)) over = b;
+    let over: BudgetCheck['over'] = null;
+    for (const b of buffers) {
+      const bindingBytes = bindingNeed(b, binding.bytes);
+      if (bindingBytes > binding.bytes && (over === null || bindingBytes > over.bindingBytes)) over = { ...b, bindingBytes };
+    }
     return { buffers, over };
   };
   const { buffers, over } = fits(degree);
@@ -114,9 +157,8 @@ export function checkBudget(count: number, degree: ShDegree, draw: DrawName, lim
       }
     }
   }
-  // Every buffer is linear in the count: the widest one a splat at degree 0 sets the most splats.
-  const widest = Math.max(...sceneBuffers(1, 0, draw).map((b) => b.bytes));
-  const maxSplats = Math.floor(binding.bytes / widest);
+  // Every buffer is linear in the count: the one with the fewest whole splats in its bindings (at degree 0) sets the most splats.
+  const maxSplats = Math.min(...sceneBuffers(1, 0, draw).map((b) => Math.floor(binding.bytes / b.splatBytes) * b.bindings));
   return { buffers, totalBytes: buffers.reduce((a, b) => a + b.bytes, 0), binding, over, fitsAtDegree, maxSplats };
 }
 
@@ -128,7 +170,7 @@ export class GpuBudgetError extends Error {
   override name = 'GpuBudgetError';
   /** The buffer over the limit ('SH', 'covariances', ...). */
   readonly buffer: string;
-  /** Its size in bytes. */
+  /** What its largest binding needs, in bytes (for the SH split over SH_BINDINGS: its share of the splats). */
   readonly neededBytes: number;
   /** The per-binding limit in bytes. */
   readonly availableBytes: number;
@@ -141,7 +183,11 @@ export class GpuBudgetError extends Error {
 
   constructor(scene: string, count: number, degree: ShDegree, check: BudgetCheck) {
     const over = check.over!;
-    const needs = `${scene}: ${count.toLocaleString('en-US')} splats of SH degree ${degree} need ${formatBytes(over.bytes)} of ${over.name} in one buffer, the adapter allows ${formatBytes(check.binding.bytes)} per binding (${check.binding.limit})`;
+    const where =
+      over.bindingBytes === over.bytes
+        ? `${formatBytes(over.bytes)} of ${over.name} in one buffer`
+        : `${formatBytes(over.bytes)} of ${over.name} (${formatBytes(over.bindingBytes)} in each of ${over.bindings} bindings)`;
+    const needs = `${scene}: ${count.toLocaleString('en-US')} splats of SH degree ${degree} need ${where}, the adapter allows ${formatBytes(check.binding.bytes)} per binding (${check.binding.limit})`;
     const d = check.fitsAtDegree;
     const way =
       d !== null
@@ -149,7 +195,7 @@ export class GpuBudgetError extends Error {
         : `this adapter binds at most ${check.maxSplats.toLocaleString('en-US')} splats (at SH degree 0): open a smaller scene`;
     super(`${needs}: ${way}`);
     this.buffer = over.name;
-    this.neededBytes = over.bytes;
+    this.neededBytes = over.bindingBytes;
     this.availableBytes = check.binding.bytes;
     this.limit = check.binding.limit;
     this.suggestedShDegree = d;

@@ -1,15 +1,21 @@
 import { shCoeffCount, type SplatCloud } from '../../scenes/splat-cloud';
 import { packCovariance } from './covariance';
-import { shWordsPerSplat } from './gpu-budget';
+import { bindingLimit, shSplitAt, shWordsPerSplat } from './gpu-budget';
 import { toHalf } from './half';
+
+/** Splats packed and uploaded at a time. */
+export const UPLOAD_CHUNK = 1 << 16;
 
 /**
  * A SplatCloud on the GPU, in the layout of shaders/splat_common.wgsl:
  * centers (xyz, opacity), 3D covariances (two vec4 a splat, plus the largest
  * axis for culling) and SH coefficients as f16 pairs. Built once per scene.
+ *
+ * The SH is held in two buffers, split by whole splats where one binding would
+ * not hold it (gpu-budget.ts shSplitAt): splats [0, shSplit) in `sh0`,
+ * [shSplit, count) in `sh1`. Unsplit (the usual case), shSplit = count and `sh1`
+ * is a tiny buffer nothing reads: the shaders always bind both.
  */
-/** Splats packed and uploaded at a time. */
-export const UPLOAD_CHUNK = 1 << 16;
 
 export class GpuScene {
   readonly count: number;
@@ -18,20 +24,33 @@ export class GpuScene {
   readonly shStride: number;
   readonly centers: GPUBuffer;
   readonly covs: GPUBuffer;
-  readonly sh: GPUBuffer;
+  /** SH of splats [0, shSplit). */
+  readonly sh0: GPUBuffer;
+  /** SH of splats [shSplit, count). */
+  readonly sh1: GPUBuffer;
+  /** The first splat whose SH is in `sh1` (`count` when unsplit). */
+  readonly shSplit: number;
 
-  constructor(device: GPUDevice, readonly cloud: SplatCloud) {
+  /**
+   * @param shBindingBytes - the most bytes one SH binding may hold: the device's
+   *   per-binding limit by default; lower to split small scenes (tests)
+   * @throws RangeError when two bindings cannot hold the SH (gpu-budget.ts refuses such scenes first)
+   */
+  constructor(device: GPUDevice, readonly cloud: SplatCloud, shBindingBytes: number = bindingLimit(device.limits).bytes) {
     const n = cloud.count;
     this.count = n;
     this.shDegree = cloud.shDegree;
     this.shStride = shWordsPerSplat(cloud.shDegree);
+    const splatShBytes = this.shStride * 4;
+    this.shSplit = shSplitAt(n, this.shStride, shBindingBytes);
     // COPY_SRC: tests read the upload back.
     const usage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
     // Zero-sized buffers cannot be bound: keep at least one element.
     const make = (label: string, bytes: number) => device.createBuffer({ label: `GpuScene.${label}`, size: Math.max(16, bytes), usage });
     this.centers = make('centers', n * 16);
     this.covs = make('covs', n * 32);
-    this.sh = make('sh', n * this.shStride * 4);
+    this.sh0 = make('sh0', this.shSplit * splatShBytes);
+    this.sh1 = make('sh1', (n - this.shSplit) * splatShBytes);
     // Packed and uploaded UPLOAD_CHUNK splats at a time: the packed copy of a
     // multi-GB scene never exists whole in JS memory (writeBuffer copies each slice).
     const write = (buf: GPUBuffer, data: Float32Array | Uint32Array, at: number) => {
@@ -42,7 +61,10 @@ export class GpuScene {
       const { centers, covs, sh } = GpuScene.pack(cloud, this.shStride, first, end);
       write(this.centers, centers, first * 16);
       write(this.covs, covs, first * 32);
-      write(this.sh, sh, first * this.shStride * 4);
+      // The chunk's SH may straddle the split: the part before it goes to sh0, the rest to sh1.
+      const cut = Math.max(0, Math.min(end, this.shSplit) - first);
+      write(this.sh0, sh.subarray(0, cut * this.shStride), first * splatShBytes);
+      write(this.sh1, sh.subarray(cut * this.shStride), (Math.max(first, this.shSplit) - this.shSplit) * splatShBytes);
     }
   }
 
@@ -85,6 +107,7 @@ export class GpuScene {
   destroy(): void {
     this.centers.destroy();
     this.covs.destroy();
-    this.sh.destroy();
+    this.sh0.destroy();
+    this.sh1.destroy();
   }
 }

@@ -5,7 +5,7 @@ import { estimateLayers } from './depth-complexity';
 import { COVERAGE_BYTES, DEFAULT_GEOMETRY, DEFAULT_LIST, DrawPass, drawsFrontToBack, VERTICES_PER_SPLAT, type DrawOrder, type DrawShape } from './draw-pass';
 import { encodeEmptyStages, stageWrites, type FrameTimestamps } from './frame-stages';
 import { FrameUniforms, type FrameCamera, type FrameSettings } from './frame-uniforms';
-import { assertSceneFits, type BudgetLimits } from './gpu-budget';
+import { assertSceneFits, bindingLimit, type BudgetLimits } from './gpu-budget';
 import { GpuScene } from './gpu-scene';
 import { ProjectPass } from './project-pass';
 import { strategyByName, type SortState, type SortStrategy, type SortTarget, type StrategyInfo } from './strategies';
@@ -105,6 +105,11 @@ export class SplatRenderer {
     return this.scene?.cloud ?? null;
   }
 
+  /** The first splat whose SH is in the scene's second SH buffer: the count unless split (GpuScene); null without a scene. */
+  get shSplit(): number | null {
+    return this.scene?.shSplit ?? null;
+  }
+
   /** The name of the sort strategy. */
   get strategy(): string {
     return this.sortStrategy.info.name;
@@ -138,7 +143,7 @@ export class SplatRenderer {
   setScene(cloud: SplatCloud): void {
     const device = this.device;
     assertSceneFits(cloud.source.name, cloud.count, cloud.shDegree, this.drawName, this.budgetLimits);
-    const scene = new GpuScene(device, cloud);
+    const scene = new GpuScene(device, cloud, bindingLimit(this.budgetLimits).bytes);
     const capacity = Math.max(1, cloud.count);
     const usage = sortBufferUsage();
     const keys = device.createBuffer({ label: 'SplatRenderer.keys', size: capacity * 4, usage });
@@ -239,7 +244,8 @@ export class SplatRenderer {
           frame: this.uniforms.buffer,
           centers: scene.centers,
           covs: scene.covs,
-          sh: scene.sh,
+          sh0: scene.sh0,
+          sh1: scene.sh1,
           order: this.target.values,
           drawArgs: this.drawArgs,
         },
@@ -276,7 +282,7 @@ export class SplatRenderer {
       pass.end();
       return;
     }
-    this.uniforms.write(camera, settings, scene.count, scene.shDegree, scene.shStride);
+    this.uniforms.write(camera, settings, scene);
     if (this.tiles) {
       // The tile path always redraws (its image depends on every setting); the
       // key-bits setting caps the depth bits of its (tile, depth) keys.

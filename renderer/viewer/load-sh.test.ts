@@ -25,9 +25,10 @@ describe('the load SH degree in the page', () => {
 
   it('the page words the way out for itself, with the numbers', () => {
     const limits = { maxStorageBufferBindingSize: 1e9, maxBufferSize: 4e9 };
-    const err = new GpuBudgetError('big.ply', 20_000_000, 3, checkBudget(20_000_000, 3, 'quads', limits));
+    // Under tiles: 25M splats of SH3 need 1.2 GB in each of the SH's two bindings; at SH2 700 MB.
+    const err = new GpuBudgetError('big.ply', 25_000_000, 3, checkBudget(25_000_000, 3, 'tiles', limits));
     expect(budgetLine(err)).toBe(
-      'big.ply: 20,000,000 splats of SH degree 3 need 1.9 GB of SH in one buffer, the adapter allows 1.0 GB per binding (maxStorageBufferBindingSize): reload with SH degree 1 (?sh=1, or Scene › load SH degree); the scene on screen stays',
+      'big.ply: 25,000,000 splats of SH degree 3 need 2.4 GB of SH (1.2 GB in each of 2 bindings), the adapter allows 1.0 GB per binding (maxStorageBufferBindingSize): reload with SH degree 2 (?sh=2, or Scene › load SH degree); the scene on screen stays',
     );
     const none = new GpuBudgetError('huge.ply', 40_000_000, 0, checkBudget(40_000_000, 0, 'quads', limits));
     expect(budgetLine(none)).toBe(none.message);

@@ -18,9 +18,10 @@
 @group(0) @binding(1) var<uniform> tiles: Tiles;
 @group(0) @binding(2) var<storage, read> centers: array<vec4f>;
 @group(0) @binding(3) var<storage, read> covs: array<vec4f>;
-@group(0) @binding(4) var<storage, read> sh: array<u32>;
-@group(0) @binding(5) var<storage, read_write> records: array<vec4u>;
-@group(0) @binding(6) var<storage, read_write> footprints: array<vec4u>;
+@group(0) @binding(4) var<storage, read> sh0: array<u32>;
+@group(0) @binding(5) var<storage, read> sh1: array<u32>;
+@group(0) @binding(6) var<storage, read_write> records: array<vec4u>;
+@group(0) @binding(7) var<storage, read_write> footprints: array<vec4u>;
 
 override WORKGROUP_SIZE: u32 = 256u;
 
@@ -84,7 +85,7 @@ fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg:
   let t0 = vec2u(lo) / TILE;
   let t1 = vec2u(hi) / TILE + 1u;
 
-  let rgb = evalSH(i * frame.shStride, frame.shDegree, normalize(c.xyz - frame.eye));
+  let rgb = evalSH(i, frame.shDegree, normalize(c.xyz - frame.eye));
   let depthT = clamp((d - frame.near) / (frame.far - frame.near), 0.0, 1.0);
   let maxDepth = (1u << tiles.depthBits) - 1u;
   let depthQ = min(u32(depthT * f32(maxDepth)), maxDepth);

@@ -51,24 +51,27 @@ describe('GPU budget in the page', () => {
       return m.hidden ? null : m.textContent;
     });
 
-    // 1 MB a binding: default:3000 (SH3, 288 KB of SH) fits; playbot (31,000 splats, SH2: 1.7 MB of SH) does not, at SH1 (744 KB) it does.
-    await page.goto(`${base}?bindlimit=1&splats=3000`);
+    // The tiles draw, 300 KB a binding: default:3000 (SH3, 288 KB of SH) fits; inria_sh3_tile_6831 (SH3: 656 KB of SH,
+    // 328 KB in each of its two bindings) does not, at SH2 (191 KB a binding) it does. (Under the quads draw its
+    // 48-byte draw records, 328 KB, would be over too, and no SH degree would help.)
+    await page.goto(`${base}?bindlimit=0.3&splats=3000&draw=tiles`);
     await page.waitForFunction(() => /3,000 splats/.test(document.querySelector('#hud')?.textContent ?? ''), null, { timeout: 120_000 });
 
-    await page.setInputFiles('#file', sharedScene('playbot_31k_sh2_reordered.ply'));
+    await page.setInputFiles('#file', sharedScene('inria_sh3_tile_6831.ply'));
     await page.waitForFunction(() => /SH degree/.test((document.querySelector('#message') as HTMLElement).textContent ?? ''), null, { timeout: 120_000 });
     expect(await message()).toBe(
-      'playbot_31k_sh2_reordered.ply: 31,000 splats of SH degree 2 need 1.7 MB of SH in one buffer, the adapter allows 1.0 MB per binding (maxStorageBufferBindingSize): reload with SH degree 1 (?sh=1, or Scene › load SH degree); the scene on screen stays',
+      'inria_sh3_tile_6831.ply: 6,831 splats of SH degree 3 need 656 KB of SH (328 KB in each of 2 bindings), the adapter allows 300 KB per binding (maxStorageBufferBindingSize): reload with SH degree 2 (?sh=2, or Scene › load SH degree); the scene on screen stays',
     );
     // The scene on screen stays, and keeps drawing.
     await page.waitForTimeout(1000);
     expect(await hudText()).toMatch(/default:3000\s+3,000 splats/);
 
-    // The way out: the panel's load SH degree reopens the refused scene with SH degree 1, and the link carries ?sh=1.
-    await page.locator('.lil-controller', { hasText: 'load SH degree' }).locator('select').selectOption({ label: '1' }, { force: true });
-    await page.waitForFunction(() => /31,000 splats/.test(document.querySelector('#hud')?.textContent ?? ''), null, { timeout: 120_000 });
+    // The way out: the panel's load SH degree reopens the refused scene with SH degree 2 (its SH split over the two
+    // bindings), and the link carries ?sh=2.
+    await page.locator('.lil-controller', { hasText: 'load SH degree' }).locator('select').selectOption({ label: '2' }, { force: true });
+    await page.waitForFunction(() => /6,831 splats/.test(document.querySelector('#hud')?.textContent ?? ''), null, { timeout: 120_000 });
     expect(await message()).toBeNull();
-    expect(new URL(page.url()).searchParams.get('sh')).toBe('1');
+    expect(new URL(page.url()).searchParams.get('sh')).toBe('2');
     expect(errors).toEqual([]);
     await page.close();
   });

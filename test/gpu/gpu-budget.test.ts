@@ -1,9 +1,10 @@
 /**
- * The GPU budget on a real adapter (lavapipe): a scene whose SH buffer exceeds a
- * (lowered) per-binding limit is refused with GpuBudgetError before anything is
- * allocated, the scene already set keeps rendering, and the way out the error names
- * (loading with a lower SH degree) fits, loads and draws what the full scene draws
- * at that degree.
+ * The GPU budget on a real adapter (lavapipe), under lowered per-binding limits:
+ * an SH buffer over the limit is split over two bindings and draws the same bytes
+ * as unsplit (both draws); a scene whose SH does not fit even two bindings is
+ * refused with GpuBudgetError before anything is allocated, the scene already set
+ * keeps rendering, and the way out the error names (loading with a lower SH
+ * degree) fits, loads and draws what the full scene draws at that degree.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -11,10 +12,11 @@ import { PNG } from 'pngjs';
 import { describe, expect, it } from 'vitest';
 import { fitPose, robustBounds, upVector } from '../../renderer/camera/camera';
 import { frameCamera } from '../../renderer/camera/frame-camera';
-import { GpuBudgetError, sceneBuffers } from '../../renderer/pipeline/gpu-budget';
+import { GpuBudgetError, sceneBuffers, shWordsPerSplat } from '../../renderer/pipeline/gpu-budget';
 import { GpuScene, UPLOAD_CHUNK } from '../../renderer/pipeline/gpu-scene';
 import { readBuffer } from '../../renderer/gpu/node-gpu';
 import { generateSynthetic } from '../../scenes/generate';
+import type { FrameSettings } from '../../renderer/pipeline/frame-uniforms';
 import { renderOffscreen } from '../../renderer/pipeline/offscreen';
 import { SplatRenderer } from '../../renderer/pipeline/splat-renderer';
 import { generateDefaultScene } from '../../scenes/generate';
@@ -34,9 +36,9 @@ function writePng(file: string, rgba: Uint8Array): void {
   fs.writeFileSync(path.join(OUT, file), PNG.sync.write(png));
 }
 
-async function draw(renderer: SplatRenderer, cloud: SplatCloud, shDegree: number): Promise<Uint8Array> {
+async function draw(renderer: SplatRenderer, cloud: SplatCloud, shDegree: number, extra: Partial<FrameSettings> = {}): Promise<Uint8Array> {
   const pose = fitPose(robustBounds(cloud.positions), upVector('-y'), 60, W / H);
-  const img = await renderOffscreen(renderer, frameCamera(pose, W, H, cloud.bounds), { shDegree, splatScale: 1, cull: true, keyBits: 32, background: [0, 0, 0] });
+  const img = await renderOffscreen(renderer, frameCamera(pose, W, H, cloud.bounds), { shDegree, splatScale: 1, cull: true, keyBits: 32, background: [0, 0, 0], ...extra });
   return img.rgba;
 }
 
@@ -50,26 +52,91 @@ describe('GPU budget (lavapipe, lowered binding limit)', () => {
   const N = 8000;
   const ply = writeSplatPly(generateDefaultScene(N));
   const shBytes = (d: number) => sceneBuffers(N, d).find((b) => b.name === 'SH')!.bytes;
-  // Between SH degree 1 (192 KB) and degree 2 (448 KB); every other buffer (covariances 256 KB) fits.
-  const limit = 400_000;
+  const limited = (bytes: number) => ({ maxStorageBufferBindingSize: bytes, maxBufferSize: ctx.gpu.device.limits.maxBufferSize });
 
-  it('refuses the SH3 scene with the numbers, keeps the scene on screen, and loads at the suggested degree', async () => {
+  it('an SH buffer over the limit is split over two bindings and draws the same bytes as unsplit: quads (each order, strips and list) and tiles', async () => {
     const { device } = ctx.gpu;
+    // 768 KB of SH3 against 400 KB a binding: 4,166 splats in the first buffer, 3,834 in the second.
+    const limit = 400_000;
     expect(shBytes(3)).toBe(768_000);
-    expect(shBytes(1)).toBeLessThan(limit);
+    const full = await loadScene(ply, 'big.ply');
+    await withValidation(device, async () => {
+      for (const drawName of ['quads', 'tiles'] as const) {
+        const whole = new SplatRenderer(device, 'rgba8unorm', 'radix4', drawName);
+        const split = new SplatRenderer(device, 'rgba8unorm', 'radix4', drawName, {}, limited(limit));
+        whole.setScene(full);
+        split.setScene(full);
+        expect(whole.shSplit).toBe(N);
+        expect(split.shSplit).toBe(Math.floor(limit / 96));
+        const variants: [string, Partial<FrameSettings>][] =
+          drawName === 'tiles'
+            ? [['tiles', {}]]
+            : [['b2f', { drawOrder: 'back-to-front' }], ['f2b', { drawOrder: 'front-to-back' }], ['list', { drawOrder: 'back-to-front', listDraw: true }]];
+        for (const [name, extra] of variants) {
+          for (const degree of [0, 3]) {
+            const a = await draw(whole, full, degree, extra);
+            const b = await draw(split, full, degree, extra);
+            if (degree === 3) writePng(`budget-split-${name}.png`, b);
+            expect(maxDiff(a, b), `${name} SH${degree}`).toBe(0);
+          }
+        }
+        whole.destroy();
+        split.destroy();
+      }
+    });
+  });
+
+  it("every pipeline of both draws, with both SH bindings, fits WebGPU's default of 8 storage buffers a shader stage", async () => {
+    const own = ctx.gpu.device;
+    // A second device, on a fresh adapter of the same GPU (an adapter makes one device), with every storage-buffer limit left at WebGPU's default.
+    const adapter = await globalThis.__dawnGpu!.requestAdapter({ powerPreference: 'high-performance' });
+    if (!adapter) throw new Error('no second adapter');
+    const requiredLimits: Record<string, number> = {};
+    for (const name of ['maxStorageBufferBindingSize', 'maxBufferSize', 'maxComputeWorkgroupStorageSize', 'maxComputeInvocationsPerWorkgroup', 'maxComputeWorkgroupSizeX'] as const) {
+      requiredLimits[name] = own.limits[name];
+    }
+    const device = await adapter.requestDevice({ requiredFeatures: [...own.features].filter((f) => adapter.features.has(f)) as GPUFeatureName[], requiredLimits, label: 'gpu-budget.default-storage-limit' });
+    expect(device.limits.maxStorageBuffersPerShaderStage).toBe(8);
+    // The limit is enforced on this device (what the quads prepare pass had before its control buffer: 9).
+    device.pushErrorScope('validation');
+    device.createBindGroupLayout({ entries: Array.from({ length: 9 }, (_, binding) => ({ binding, visibility: GPUShaderStage.COMPUTE, buffer: { type: 'storage' as const } })) });
+    expect((await device.popErrorScope())?.message).toMatch(/storage/i);
+    const cloud = generateDefaultScene(3000);
+    await withValidation(device, async () => {
+      for (const drawName of ['quads', 'tiles'] as const) {
+        // Split (SH3 of 3,000 splats: 288 KB against 200 KB a binding) so that both SH buffers are real.
+        const r = new SplatRenderer(device, 'rgba8unorm', 'radix4', drawName, {}, { maxStorageBufferBindingSize: 200_000, maxBufferSize: device.limits.maxBufferSize });
+        r.setScene(cloud);
+        expect(r.shSplit).toBe(2083);
+        const orders: Partial<FrameSettings>[] = drawName === 'tiles' ? [{}] : [{ drawOrder: 'back-to-front' }, { drawOrder: 'front-to-back' }, { listDraw: true, drawOrder: 'back-to-front' }];
+        for (const extra of orders) expect(Math.max(...(await draw(r, cloud, 3, extra)))).toBeGreaterThan(0);
+        r.destroy();
+      }
+    });
+    device.destroy();
+  });
+
+  it('refuses an SH3 scene whose SH does not fit two bindings, with the numbers, keeps the scene on screen, and loads at the suggested degree (tiles)', async () => {
+    const { device } = ctx.gpu;
+    // 384 KB of SH3 a binding against 300 KB; degree 2 needs 224 KB a binding (448 KB: itself split);
+    // the covariances and tile records (256 KB) fit.
+    const limit = 300_000;
+    expect(shBytes(3) / 2).toBeGreaterThan(limit);
+    expect(shBytes(2) / 2).toBeLessThan(limit);
     expect(shBytes(2)).toBeGreaterThan(limit);
     const full = await loadScene(ply, 'big.ply');
-    const sh1 = await loadScene(ply, 'big.ply', { maxShDegree: 1 });
+    const sh2 = await loadScene(ply, 'big.ply', { maxShDegree: 2 });
     expect(full.shDegree).toBe(3);
-    expect(sh1.shDegree).toBe(1);
-    expect(sh1.sh.length * 4).toBe(full.sh.length); // 12 of 48 floats a splat: the CPU copy shrinks too
+    expect(sh2.shDegree).toBe(2);
+    expect(sh2.sh.length * 16).toBe(full.sh.length * 9); // 27 of 48 floats a splat: the CPU copy shrinks too
 
     await withValidation(device, async () => {
-      const lowered = new SplatRenderer(device, 'rgba8unorm', 'radix4', 'quads', {}, { maxStorageBufferBindingSize: limit, maxBufferSize: device.limits.maxBufferSize });
-      // The way out fits: loaded with SH degree 1 it is accepted and drawn.
-      lowered.setScene(sh1);
-      const before = await draw(lowered, sh1, 1);
-      writePng('budget-sh1.png', before);
+      const lowered = new SplatRenderer(device, 'rgba8unorm', 'radix4', 'tiles', {}, limited(limit));
+      // The way out fits: loaded with SH degree 2 it is accepted (split) and drawn.
+      lowered.setScene(sh2);
+      expect(lowered.shSplit).toBe(Math.floor(limit / 56));
+      const before = await draw(lowered, sh2, 2);
+      writePng('budget-sh2.png', before);
 
       let err: unknown;
       try {
@@ -80,33 +147,35 @@ describe('GPU budget (lavapipe, lowered binding limit)', () => {
       expect(err).toBeInstanceOf(GpuBudgetError);
       const e = err as GpuBudgetError;
       expect(e.message).toBe(
-        'big.ply: 8,000 splats of SH degree 3 need 768 KB of SH in one buffer, the adapter allows 400 KB per binding (maxStorageBufferBindingSize): reload with SH degree 1 (?sh=1; --sh 1 in npm run render)',
+        'big.ply: 8,000 splats of SH degree 3 need 768 KB of SH (384 KB in each of 2 bindings), the adapter allows 300 KB per binding (maxStorageBufferBindingSize): reload with SH degree 2 (?sh=2; --sh 2 in npm run render)',
       );
-      expect(e.suggestedShDegree).toBe(1);
-      // Nothing changed: the scene on screen is still the SH1 one and draws the same picture.
-      expect(lowered.cloud).toBe(sh1);
-      expect(maxDiff(await draw(lowered, sh1, 1), before)).toBe(0);
+      expect(e.suggestedShDegree).toBe(2);
+      // Nothing changed: the scene on screen is still the SH2 one and draws the same picture.
+      expect(lowered.cloud).toBe(sh2);
+      expect(maxDiff(await draw(lowered, sh2, 2), before)).toBe(0);
       lowered.destroy();
 
-      // The same file at full degree, on the device's own limits, drawn at SH degree 1: the same picture.
-      const unlimited = new SplatRenderer(device, 'rgba8unorm', 'radix4');
+      // The same file at full degree, on the device's own limits, drawn at SH degree 2: the same picture.
+      const unlimited = new SplatRenderer(device, 'rgba8unorm', 'radix4', 'tiles');
       unlimited.setScene(full);
-      const fullAt1 = await draw(unlimited, full, 1);
+      const fullAt2 = await draw(unlimited, full, 2);
       const fullAt3 = await draw(unlimited, full, 3);
       writePng('budget-sh3.png', fullAt3);
       unlimited.destroy();
-      expect(maxDiff(fullAt1, before)).toBeLessThanOrEqual(1);
+      expect(maxDiff(fullAt2, before)).toBeLessThanOrEqual(1);
       // And the higher bands do show at degree 3 (the comparison above is not vacuous).
-      expect(maxDiff(fullAt3, fullAt1)).toBeGreaterThan(8);
+      expect(maxDiff(fullAt3, fullAt2)).toBeGreaterThan(8);
     });
   });
 
-  it('the tiles draw is checked too, and a device limit itself is honoured (no lowering: it fits)', async () => {
+  it('the quads draw is checked too (its 48-byte records are over: no SH degree helps), and a device limit itself is honoured', async () => {
     const { device } = ctx.gpu;
     const full = await loadScene(ply, 'big.ply');
     await withValidation(device, async () => {
-      const r = new SplatRenderer(device, 'rgba8unorm', 'radix4', 'tiles', {}, { maxStorageBufferBindingSize: limit, maxBufferSize: device.limits.maxBufferSize });
-      expect(() => r.setScene(full)).toThrow(GpuBudgetError);
+      const r = new SplatRenderer(device, 'rgba8unorm', 'radix4', 'quads', {}, limited(300_000));
+      expect(() => r.setScene(full)).toThrow(
+        'big.ply: 8,000 splats of SH degree 3 need 768 KB of SH (384 KB in each of 2 bindings), the adapter allows 300 KB per binding (maxStorageBufferBindingSize): this adapter binds at most 6,250 splats (at SH degree 0): open a smaller scene',
+      );
       expect(r.cloud).toBeNull();
       r.destroy();
       const ok = new SplatRenderer(device, 'rgba8unorm', 'radix4', 'tiles');
@@ -116,18 +185,34 @@ describe('GPU budget (lavapipe, lowered binding limit)', () => {
     });
   });
 
-  it('the chunked upload: a scene of more than one chunk lands on the GPU exactly as packed whole', async () => {
+  it('the chunked upload: a scene of more than one chunk lands on the GPU exactly as packed whole, unsplit and split inside a chunk', async () => {
     const { device } = ctx.gpu;
     const n = UPLOAD_CHUNK + 1234;
     const cloud = generateSynthetic(n);
-    const scene = await withValidation(device, () => new GpuScene(device, cloud));
-    const whole = GpuScene.pack(cloud, scene.shStride);
-    for (const key of ['centers', 'covs', 'sh'] as const) {
-      const got = new Uint8Array(await readBuffer(device, scene[key]));
-      const want = new Uint8Array(whole[key].buffer, whole[key].byteOffset, whole[key].byteLength);
-      expect(got.length).toBe(want.length);
-      expect(Buffer.compare(Buffer.from(got), Buffer.from(want)), key).toBe(0);
+    const bytes = (a: Float32Array | Uint32Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+    // Unsplit, then split at 40,000 splats: chunk 0 straddles the split, chunk 1 lies in sh1 at an offset.
+    for (const splitAt of [n, 40_000]) {
+      const stride = shWordsPerSplat(cloud.shDegree);
+      const scene = await withValidation(device, () => (splitAt === n ? new GpuScene(device, cloud) : new GpuScene(device, cloud, splitAt * stride * 4)));
+      expect(scene.shSplit).toBe(splitAt);
+      const whole = GpuScene.pack(cloud, scene.shStride);
+      const want = {
+        centers: bytes(whole.centers),
+        covs: bytes(whole.covs),
+        sh0: bytes(whole.sh.subarray(0, splitAt * stride)),
+        sh1: bytes(whole.sh.subarray(splitAt * stride)),
+      };
+      for (const key of ['centers', 'covs', 'sh0', 'sh1'] as const) {
+        let got = Buffer.from(await readBuffer(device, scene[key]));
+        // Unsplit, sh1 is the 16-byte buffer nothing reads.
+        if (key === 'sh1' && splitAt === n) {
+          expect(got.length).toBe(16);
+          got = got.subarray(0, 0);
+        }
+        expect(got.length, key).toBe(want[key].length);
+        expect(Buffer.compare(got, want[key]), `${key} split at ${splitAt}`).toBe(0);
+      }
+      scene.destroy();
     }
-    scene.destroy();
   });
 });

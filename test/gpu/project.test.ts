@@ -45,7 +45,7 @@ describe('project pass (depth keys + frustum cull + append)', () => {
         const values = device.createBuffer({ label: 'test.values', size: cloud.count * 4, usage });
         const drawArgs = device.createBuffer({ label: 'test.drawArgs', size: 16, usage: usage | GPUBufferUsage.INDIRECT | GPUBufferUsage.COPY_DST });
         device.queue.writeBuffer(drawArgs, 0, new Uint32Array([4, 0, 0, 0]));
-        uniforms.write(cam, { shDegree: 3, splatScale: 1, cull, keyBits: 32 }, cloud.count, cloud.shDegree, scene.shStride);
+        uniforms.write(cam, { shDegree: 3, splatScale: 1, cull, keyBits: 32 }, scene);
         const pass = new ProjectPass(device, { frame: uniforms.buffer, centers: scene.centers, covs: scene.covs, keys, values, drawArgs }, cloud.count);
         const enc = device.createCommandEncoder();
         pass.encode(enc);

@@ -47,7 +47,7 @@ export class TileHarness {
     const { device } = this;
     const cam = frameCamera(pose, w, h, this.cloud.bounds);
     const depthBits = s.depthBits ?? 32;
-    this.uniforms.write(cam, { shDegree: s.shDegree, splatScale: s.splatScale, cull: true, keyBits: depthBits }, this.scene.count, this.scene.shDegree, this.scene.shStride);
+    this.uniforms.write(cam, { shDegree: s.shDegree, splatScale: s.splatScale, cull: true, keyBits: depthBits }, this.scene);
     const texture = device.createTexture({ size: { width: w, height: h }, format, usage: GPUTextureUsage.RENDER_ATTACHMENT | GPUTextureUsage.COPY_SRC });
     const bytesPerRow = Math.ceil((w * 4) / 256) * 256;
     const readback = device.createBuffer({ size: bytesPerRow * h, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ });

@@ -1,6 +1,6 @@
 import commonWgsl from '../../../shaders/splat_common.wgsl?raw';
 import tilesCommonWgsl from '../../../shaders/tiles/tiles_common.wgsl?raw';
-import shEvalWgsl from '../../../shaders/tiles/sh_eval.wgsl?raw';
+import shEvalWgsl from '../../../shaders/sh_eval.wgsl?raw';
 import projectWgsl from '../../../shaders/tiles/project.wgsl?raw';
 import keysWgsl from '../../../shaders/tiles/keys.wgsl?raw';
 import rangesWgsl from '../../../shaders/tiles/ranges.wgsl?raw';
@@ -44,7 +44,8 @@ export function tilePipelines(device: GPUDevice): TilePipelines {
   let p = cache.get(device);
   if (p) return p;
   const projectLayout = layoutOf(device, 'tiles.project.layout', [
-    'uniform', 'uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage',
+    // frame, tiles, centers, covs, sh0, sh1, records, footprints (6 storage buffers of the 8 a stage may bind by default)
+    'uniform', 'uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage',
   ]);
   const keysLayout = layoutOf(device, 'tiles.keys.layout', ['uniform', 'read-only-storage', 'storage', 'storage', 'storage', 'storage', 'read-only-storage']);
   const rangesLayout = layoutOf(device, 'tiles.ranges.layout', ['uniform', 'read-only-storage', 'read-only-storage', 'storage']);

@@ -25,7 +25,9 @@ export interface TileSceneBuffers {
   count: number;
   centers: GPUBuffer;
   covs: GPUBuffer;
-  sh: GPUBuffer;
+  /** SH of splats [0, shSplit) and of the others (GpuScene). */
+  sh0: GPUBuffer;
+  sh1: GPUBuffer;
 }
 
 export interface TileRasterizerOptions {
@@ -120,7 +122,7 @@ export class TileRasterizer {
     this.projectBindGroup = device.createBindGroup({
       label: 'TileRasterizer.project',
       layout: p.project.layout,
-      entries: [frameUniforms, this.params.buffer, scene.centers, scene.covs, scene.sh, this.records, this.footprints].map(
+      entries: [frameUniforms, this.params.buffer, scene.centers, scene.covs, scene.sh0, scene.sh1, this.records, this.footprints].map(
         (buffer, binding) => ({ binding, resource: { buffer } }),
       ),
     });

@@ -1,0 +1,55 @@
+// Spherical-harmonics colour of a splat (the forward model's basis and sign
+// convention), shared by the quads draw's prepare pass (splat_prepare.wgsl) and the
+// tiles draw's project pass (tiles/project.wgsl). Needs SH_C0..SH_C3 (generated
+// const prelude), `frame: Frame` (splat_common.wgsl) and the bindings
+// `sh0: array<u32>` and `sh1: array<u32>`: the scene's SH as f16 pairs,
+// coefficient-major (coefficient k, channel c at half index k*3 + c of the splat),
+// splats [0, frame.shSplit) in sh0 and the others in sh1 (GpuScene).
+
+// Word w of splat i's SH, from the buffer that holds splat i.
+fn shWord(i: u32, w: u32) -> u32 {
+  if (i < frame.shSplit) {
+    return sh0[i * frame.shStride + w];
+  }
+  return sh1[(i - frame.shSplit) * frame.shStride + w];
+}
+
+// SH coefficient k (rgb) of splat i: halves k*3 .. k*3+2.
+fn shCoeff(i: u32, k: u32) -> vec3f {
+  let h = k * 3u;
+  let w0 = unpack2x16float(shWord(i, h >> 1u));
+  let w1 = unpack2x16float(shWord(i, (h >> 1u) + 1u));
+  // h even: (w0.x, w0.y, w1.x); h odd: (w0.y, w1.x, w1.y)
+  if ((h & 1u) == 0u) {
+    return vec3f(w0.x, w0.y, w1.x);
+  }
+  return vec3f(w0.y, w1.x, w1.y);
+}
+
+// max(0, 0.5 + sum_k Y_k(dir) sh_k) of splat i up to `degree`; dir is a unit vector (world space).
+fn evalSH(i: u32, degree: u32, dir: vec3f) -> vec3f {
+  var c = SH_C0 * shCoeff(i, 0u);
+  if (degree >= 1u) {
+    let x = dir.x; let y = dir.y; let z = dir.z;
+    c += -SH_C1 * y * shCoeff(i, 1u) + SH_C1 * z * shCoeff(i, 2u) - SH_C1 * x * shCoeff(i, 3u);
+    if (degree >= 2u) {
+      let xx = x * x; let yy = y * y; let zz = z * z;
+      let xy = x * y; let yz = y * z; let xz = x * z;
+      c += SH_C2[0] * xy * shCoeff(i, 4u)
+         + SH_C2[1] * yz * shCoeff(i, 5u)
+         + SH_C2[2] * (2.0 * zz - xx - yy) * shCoeff(i, 6u)
+         + SH_C2[3] * xz * shCoeff(i, 7u)
+         + SH_C2[4] * (xx - yy) * shCoeff(i, 8u);
+      if (degree >= 3u) {
+        c += SH_C3[0] * y * (3.0 * xx - yy) * shCoeff(i, 9u)
+           + SH_C3[1] * xy * z * shCoeff(i, 10u)
+           + SH_C3[2] * y * (4.0 * zz - xx - yy) * shCoeff(i, 11u)
+           + SH_C3[3] * z * (2.0 * zz - 3.0 * xx - 3.0 * yy) * shCoeff(i, 12u)
+           + SH_C3[4] * x * (4.0 * zz - xx - yy) * shCoeff(i, 13u)
+           + SH_C3[5] * z * (xx - yy) * shCoeff(i, 14u)
+           + SH_C3[6] * x * (xx - 3.0 * yy) * shCoeff(i, 15u);
+      }
+    }
+  }
+  return max(c + 0.5, vec3f(0.0));
+}
