@@ -36,7 +36,12 @@ export class GpuScene {
    *   per-binding limit by default; lower to split small scenes (tests)
    * @throws RangeError when two bindings cannot hold the SH (gpu-budget.ts refuses such scenes first)
    */
-  constructor(device: GPUDevice, readonly cloud: SplatCloud, shBindingBytes: number = bindingLimit(device.limits).bytes) {
+  constructor(
+    private readonly device: GPUDevice,
+    readonly cloud: SplatCloud,
+    shBindingBytes: number = bindingLimit(device.limits).bytes,
+    upload = true,
+  ) {
     const n = cloud.count;
     this.count = n;
     this.shDegree = cloud.shDegree;
@@ -53,19 +58,48 @@ export class GpuScene {
     this.sh1 = make('sh1', (n - this.shSplit) * splatShBytes);
     // Packed and uploaded UPLOAD_CHUNK splats at a time: the packed copy of a
     // multi-GB scene never exists whole in JS memory (writeBuffer copies each slice).
+    if (upload) for (let first = 0; first < n; first += UPLOAD_CHUNK) this.uploadRange(first, Math.min(n, first + UPLOAD_CHUNK));
+  }
+
+  /**
+   * The same scene, packed and uploaded in slices of `chunk` splats with `pause()`
+   * awaited whenever `budgetMs` of work has passed since the last one: the page's
+   * thread is never held for the whole upload (a 1M-splat SH3 scene takes seconds
+   * on a slow CPU). The buffers hold the scene once the promise resolves.
+   */
+  static async create(
+    device: GPUDevice,
+    cloud: SplatCloud,
+    shBindingBytes: number,
+    pause: () => Promise<void>,
+    { chunk = 8192, budgetMs = 8 }: { chunk?: number; budgetMs?: number } = {},
+  ): Promise<GpuScene> {
+    const scene = new GpuScene(device, cloud, shBindingBytes, false);
+    let since = performance.now();
+    for (let first = 0; first < scene.count; first += chunk) {
+      scene.uploadRange(first, Math.min(scene.count, first + chunk));
+      if (performance.now() - since >= budgetMs) {
+        await pause();
+        since = performance.now();
+      }
+    }
+    return scene;
+  }
+
+  /** Packs splats `first` .. `end` - 1 and writes them into the buffers. */
+  private uploadRange(first: number, end: number): void {
+    const device = this.device;
+    const splatShBytes = this.shStride * 4;
     const write = (buf: GPUBuffer, data: Float32Array | Uint32Array, at: number) => {
       if (data.byteLength > 0) device.queue.writeBuffer(buf, at, data.buffer, data.byteOffset, data.byteLength);
     };
-    for (let first = 0; first < n; first += UPLOAD_CHUNK) {
-      const end = Math.min(n, first + UPLOAD_CHUNK);
-      const { centers, covs, sh } = GpuScene.pack(cloud, this.shStride, first, end);
-      write(this.centers, centers, first * 16);
-      write(this.covs, covs, first * 32);
-      // The chunk's SH may straddle the split: the part before it goes to sh0, the rest to sh1.
-      const cut = Math.max(0, Math.min(end, this.shSplit) - first);
-      write(this.sh0, sh.subarray(0, cut * this.shStride), first * splatShBytes);
-      write(this.sh1, sh.subarray(cut * this.shStride), (Math.max(first, this.shSplit) - this.shSplit) * splatShBytes);
-    }
+    const { centers, covs, sh } = GpuScene.pack(this.cloud, this.shStride, first, end);
+    write(this.centers, centers, first * 16);
+    write(this.covs, covs, first * 32);
+    // The chunk's SH may straddle the split: the part before it goes to sh0, the rest to sh1.
+    const cut = Math.max(0, Math.min(end, this.shSplit) - first);
+    write(this.sh0, sh.subarray(0, cut * this.shStride), first * splatShBytes);
+    write(this.sh1, sh.subarray(cut * this.shStride), (Math.max(first, this.shSplit) - this.shSplit) * splatShBytes);
   }
 
   /**

@@ -141,9 +141,25 @@ export class SplatRenderer {
    *   buffer of the scene would exceed a binding limit (gpu-budget.ts)
    */
   setScene(cloud: SplatCloud): void {
-    const device = this.device;
     assertSceneFits(cloud.source.name, cloud.count, cloud.shDegree, this.drawName, this.budgetLimits);
-    const scene = new GpuScene(device, cloud, bindingLimit(this.budgetLimits).bytes);
+    this.adoptScene(new GpuScene(this.device, cloud, bindingLimit(this.budgetLimits).bytes));
+  }
+
+  /**
+   * The scene's GPU buffers, uploaded a slice at a time with `pause()` between
+   * slices (GpuScene.create), for a page that must keep drawing the scene on screen
+   * meanwhile; then {@link adoptScene}. Nothing changes here until then.
+   * @throws GpuBudgetError as setScene, before any upload
+   */
+  async prepareScene(cloud: SplatCloud, pause: () => Promise<void>): Promise<GpuScene> {
+    assertSceneFits(cloud.source.name, cloud.count, cloud.shDegree, this.drawName, this.budgetLimits);
+    return GpuScene.create(this.device, cloud, bindingLimit(this.budgetLimits).bytes, pause);
+  }
+
+  /** Replaces the scene with one from {@link prepareScene} (now owned here); the previous scene's GPU memory is freed. */
+  adoptScene(scene: GpuScene): void {
+    const device = this.device;
+    const cloud = scene.cloud;
     const capacity = Math.max(1, cloud.count);
     const usage = sortBufferUsage();
     const keys = device.createBuffer({ label: 'SplatRenderer.keys', size: capacity * 4, usage });

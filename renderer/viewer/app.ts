@@ -14,6 +14,7 @@ import type { FrameSample } from '../profile/frame-stats';
 import { ViewerPanel, type ViewerSettings } from './gui';
 import { GpuProfiler } from '../profile/profiler';
 import { DrawArgs } from '../pipeline/draw-args';
+import type { GpuScene } from '../pipeline/gpu-scene';
 import { SplatRenderer } from '../pipeline/splat-renderer';
 import { GpuBudgetError } from '../pipeline/gpu-budget';
 import { withShDegree } from '../../scenes/load-options';
@@ -60,6 +61,21 @@ function hexToRgb(hex: string): [number, number, number] {
 }
 
 /** Resolves after the next animation frame has had a chance to paint (at most ~100 ms: a slow GPU delays frames). */
+/**
+ * Lets the page run (input, animation frames) between slices of long work: the
+ * rest continues in a new task (a message to ourselves: unlike nested zero-delay
+ * timers it is not clamped to 4 ms).
+ */
+const yieldChannel = new MessageChannel();
+const yieldWaiters: (() => void)[] = [];
+yieldChannel.port1.onmessage = () => yieldWaiters.shift()?.();
+function yieldToPage(): Promise<void> {
+  return new Promise((resolve) => {
+    yieldWaiters.push(resolve);
+    yieldChannel.port2.postMessage(null);
+  });
+}
+
 function nextPaint(): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(resolve, 100);
@@ -424,8 +440,8 @@ export class ViewerApp {
         });
         record.readyAt = performance.now();
         if (token === this.loadToken) {
-          // Setting a large scene up on the GPU blocks this thread for a while: let the bar
-          // say so on screen first.
+          // The GPU upload of a large scene takes a while (in slices, between which the
+          // page keeps drawing the scene on screen): the bar says so.
           this.progress.preparing(cloud.count);
           setLoading(this.progress.text);
           await nextPaint();
@@ -435,9 +451,15 @@ export class ViewerApp {
         if (record) record.outcome = 'superseded';
         return false; // a newer load superseded this one
       }
+      const gpuScene = await this.renderer.prepareScene(cloud, yieldToPage);
+      if (token !== this.loadToken) {
+        gpuScene.destroy();
+        if (record) record.outcome = 'superseded';
+        return false;
+      }
       this.progress.hide();
       this.scenes.add(source);
-      this.setScene(cloud, id);
+      this.setScene(cloud, id, gpuScene);
       this.refused = null;
       if (record) Object.assign(record, { shownAt: performance.now(), outcome: 'shown' });
       this.loading = null;
@@ -477,9 +499,11 @@ export class ViewerApp {
     if (source) void this.openSource(source);
   }
 
-  private setScene(cloud: SplatCloud, id: string): void {
+  /** Shows `cloud` (uploaded already when `gpuScene` is given, else here at once). */
+  private setScene(cloud: SplatCloud, id: string, gpuScene?: GpuScene): void {
     this.bench = null;
-    this.renderer.setScene(cloud);
+    if (gpuScene) this.renderer.adoptScene(gpuScene);
+    else this.renderer.setScene(cloud);
     this.probe?.destroy();
     this.probe = new DrawnOrderProbe(this.device, cloud.count);
     this.panel.setSceneShDegree(cloud.shDegree);

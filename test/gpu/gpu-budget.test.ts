@@ -215,4 +215,23 @@ describe('GPU budget (lavapipe, lowered binding limit)', () => {
       scene.destroy();
     }
   });
+
+  it("the page's upload (GpuScene.create): slices with pauses between them, the same bytes as the upload in one go", async () => {
+    const { device } = ctx.gpu;
+    const n = 20_000;
+    const cloud = generateSynthetic(n);
+    const stride = shWordsPerSplat(cloud.shDegree);
+    let pauses = 0;
+    // A budget of 0 ms pauses after every slice of 5,000 splats; split at 12,000, inside a slice.
+    const scene = await GpuScene.create(device, cloud, 12_000 * stride * 4, async () => void pauses++, { chunk: 5000, budgetMs: 0 });
+    expect(scene.shSplit).toBe(12_000);
+    expect(pauses).toBe(Math.ceil(n / 5000));
+    const whole = GpuScene.pack(cloud, stride);
+    const bytes = (a: Float32Array | Uint32Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+    const want = { centers: bytes(whole.centers), covs: bytes(whole.covs), sh0: bytes(whole.sh.subarray(0, 12_000 * stride)), sh1: bytes(whole.sh.subarray(12_000 * stride)) };
+    for (const key of ['centers', 'covs', 'sh0', 'sh1'] as const) {
+      expect(Buffer.compare(Buffer.from(await readBuffer(device, scene[key])), want[key]), key).toBe(0);
+    }
+    scene.destroy();
+  });
 });
