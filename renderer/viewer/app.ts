@@ -1,5 +1,5 @@
 import { generateDefaultScene, generateSynthetic } from '../../scenes/generate';
-import type { SplatCloud } from '../../scenes/splat-cloud';
+import type { Bounds, SplatCloud } from '../../scenes/splat-cloud';
 import { benchmarkPath, DrawnOrderProbe } from '../profile/benchmark-path';
 import { formatTable, toCsv, toJson, type BenchmarkRow } from '../profile/benchmark-report';
 import { BenchmarkRun } from '../profile/benchmark-run';
@@ -452,6 +452,10 @@ export class ViewerApp {
         return false; // a newer load superseded this one
       }
       const gpuScene = await this.renderer.prepareScene(cloud, yieldToPage);
+      // The framing's bounds in a task of their own (a sort of 40,000 sampled points).
+      await yieldToPage();
+      const body = token === this.loadToken ? denseBounds(cloud.positions) : undefined;
+      await yieldToPage();
       if (token !== this.loadToken) {
         gpuScene.destroy();
         if (record) record.outcome = 'superseded';
@@ -459,7 +463,7 @@ export class ViewerApp {
       }
       this.progress.hide();
       this.scenes.add(source);
-      this.setScene(cloud, id, gpuScene);
+      this.setScene(cloud, id, gpuScene, body);
       this.refused = null;
       if (record) Object.assign(record, { shownAt: performance.now(), outcome: 'shown' });
       this.loading = null;
@@ -499,8 +503,11 @@ export class ViewerApp {
     if (source) void this.openSource(source);
   }
 
-  /** Shows `cloud` (uploaded already when `gpuScene` is given, else here at once). */
-  private setScene(cloud: SplatCloud, id: string, gpuScene?: GpuScene): void {
+  /**
+   * Shows `cloud` (uploaded already when `gpuScene` is given, else here at once),
+   * framed on `body` (denseBounds of its positions; computed here when not given).
+   */
+  private setScene(cloud: SplatCloud, id: string, gpuScene?: GpuScene, body: Bounds = denseBounds(cloud.positions)): void {
     this.bench = null;
     if (gpuScene) this.renderer.adoptScene(gpuScene);
     else this.renderer.setScene(cloud);
@@ -515,7 +522,6 @@ export class ViewerApp {
     this.controller.aspect = this.el.canvas.width / Math.max(1, this.el.canvas.height);
     this.controller.setUp(this.settings.upAxis);
     // The dense body, not the floaters (camera/framing.ts); F frames the same bounds.
-    const body = denseBounds(cloud.positions);
     this.controller.frame(body, { keepDirection: false, setHome: true, snap: true });
     // From a side that shows it: a body much longer one way is not framed end-on.
     const up = upVector(this.settings.upAxis);
