@@ -17,6 +17,13 @@ export const UPLOAD_CHUNK = 1 << 16;
  * is a tiny buffer nothing reads: the shaders always bind both.
  */
 
+/** Arrays GpuScene.pack may pack into (reused across slices). */
+export interface PackScratch {
+  centers: Float32Array;
+  covs: Float32Array;
+  sh: Uint32Array;
+}
+
 export class GpuScene {
   readonly count: number;
   readonly shDegree: number;
@@ -75,9 +82,11 @@ export class GpuScene {
     { chunk = 8192, budgetMs = 8 }: { chunk?: number; budgetMs?: number } = {},
   ): Promise<GpuScene> {
     const scene = new GpuScene(device, cloud, shBindingBytes, false);
+    // One set of packing arrays for every slice (writeBuffer copies them): no garbage per slice.
+    const scratch: PackScratch = { centers: new Float32Array(chunk * 4), covs: new Float32Array(chunk * 8), sh: new Uint32Array(chunk * scene.shStride) };
     let since = performance.now();
     for (let first = 0; first < scene.count; first += chunk) {
-      scene.uploadRange(first, Math.min(scene.count, first + chunk));
+      scene.uploadRange(first, Math.min(scene.count, first + chunk), scratch);
       if (performance.now() - since >= budgetMs) {
         await pause();
         since = performance.now();
@@ -87,13 +96,13 @@ export class GpuScene {
   }
 
   /** Packs splats `first` .. `end` - 1 and writes them into the buffers. */
-  private uploadRange(first: number, end: number): void {
+  private uploadRange(first: number, end: number, scratch?: PackScratch): void {
     const device = this.device;
     const splatShBytes = this.shStride * 4;
     const write = (buf: GPUBuffer, data: Float32Array | Uint32Array, at: number) => {
       if (data.byteLength > 0) device.queue.writeBuffer(buf, at, data.buffer, data.byteOffset, data.byteLength);
     };
-    const { centers, covs, sh } = GpuScene.pack(this.cloud, this.shStride, first, end);
+    const { centers, covs, sh } = GpuScene.pack(this.cloud, this.shStride, first, end, scratch);
     write(this.centers, centers, first * 16);
     write(this.covs, covs, first * 32);
     // The chunk's SH may straddle the split: the part before it goes to sh0, the rest to sh1.
@@ -106,11 +115,20 @@ export class GpuScene {
    * CPU-side packing of splats `first` .. `end` - 1 (default: all), exposed for tests.
    * The arrays hold those splats only, from index 0.
    */
-  static pack(cloud: SplatCloud, shStride: number, first = 0, end = cloud.count): { centers: Float32Array; covs: Float32Array; sh: Uint32Array } {
+  static pack(
+    cloud: SplatCloud,
+    shStride: number,
+    first = 0,
+    end = cloud.count,
+    scratch?: PackScratch,
+  ): { centers: Float32Array; covs: Float32Array; sh: Uint32Array } {
     const n = end - first;
     const { positions: p, scales: s, rotations: q, opacities: o } = cloud;
-    const centers = new Float32Array(n * 4);
-    const covs = new Float32Array(n * 8);
+    // Into the scratch arrays when they are large enough (views of their start), else new ones.
+    const view = <T extends Float32Array | Uint32Array>(a: T | undefined, len: number, make: (len: number) => T): T =>
+      a && a.length >= len ? (a.subarray(0, len) as T) : make(len);
+    const centers = view(scratch?.centers, n * 4, (l) => new Float32Array(l));
+    const covs = view(scratch?.covs, n * 8, (l) => new Float32Array(l));
     for (let j = 0; j < n; j++) {
       const i = first + j;
       centers[4 * j] = p[3 * i];
@@ -124,7 +142,7 @@ export class GpuScene {
       covs[c + 7] = 0;
     }
     const floats = shCoeffCount(cloud.shDegree) * 3;
-    const sh = new Uint32Array(n * shStride);
+    const sh = view(scratch?.sh, n * shStride, (l) => new Uint32Array(l));
     const src = cloud.sh;
     for (let j = 0; j < n; j++) {
       const from = (first + j) * floats;
