@@ -44,6 +44,32 @@ struct DrawArgs {
   firstInstance: u32,
 };
 
+// The EWA projection of a splat (both draws use it): its 3D covariance (ca, cb: its
+// two vec4 of the scene's `covs`: xx xy xz yy, yz zz max 0) scaled by splatScale^2,
+// at view-space centre t (depth -t.z > near), as the 2x2 pixel-space covariance
+// (a, b, c) of [[a, b], [b, c]] (pixel y down), +0.3 px^2 on the diagonal (a
+// splat covers at least about a pixel). The Jacobian of the perspective is taken at
+// the centre with x/d, y/d clamped to 1.3x the frustum, as in the reference 3DGS.
+fn projectedCovariance(f: Frame, t: vec4f, ca: vec4f, cb: vec4f) -> vec3f {
+  let d = -t.z;
+  let lim = 1.3 * f.tanHalfFov;
+  let txy = clamp(t.xy / d, -lim, lim) * d;
+  let fx = f.focal.x;
+  let fy = f.focal.y;
+  // Column-major 3x2 as rows: J = [[fx/d, 0, fx*tx/d^2], [0, -fy/d, -fy*ty/d^2]]
+  let j0 = vec3f(fx / d, 0.0, fx * txy.x / (d * d));
+  let j1 = vec3f(0.0, -fy / d, -fy * txy.y / (d * d));
+  let W = mat3x3f(f.view[0].xyz, f.view[1].xyz, f.view[2].xyz);
+  let sigma = mat3x3f(
+    vec3f(ca.x, ca.y, ca.z),
+    vec3f(ca.y, ca.w, cb.x),
+    vec3f(ca.z, cb.x, cb.y)) * (f.splatScale * f.splatScale);
+  // T = J W (2x3): rows are j0 * W and j1 * W (row vector times matrix).
+  let r0 = j0 * W;
+  let r1 = j1 * W;
+  return vec3f(dot(r0, sigma * r0) + 0.3, dot(r0, sigma * r1), dot(r1, sigma * r1) + 0.3);
+}
+
 // An ascending sort of these keys gives back-to-front order: farther splats get
 // smaller keys. With 32 bits the key is the complemented IEEE bits of the positive
 // depth (order-preserving for positive floats, exact); with fewer bits the depth is

@@ -109,30 +109,11 @@ fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg:
     return;
   }
 
-  // EWA: J = d(pixel)/d(view) at the (clamped) centre.
-  let lim = 1.3 * frame.tanHalfFov;
-  let txy = clamp(t.xy / d, -lim, lim) * d;
-  let fx = frame.focal.x;
-  let fy = frame.focal.y;
-  // Column-major 3x2 as rows: J = [[fx/d, 0, fx*tx/d^2], [0, -fy/d, -fy*ty/d^2]]
-  let j0 = vec3f(fx / d, 0.0, fx * txy.x / (d * d));
-  let j1 = vec3f(0.0, -fy / d, -fy * txy.y / (d * d));
-  let W = mat3x3f(frame.view[0].xyz, frame.view[1].xyz, frame.view[2].xyz);
-  let ca = covs[2u * id];
-  let cb = covs[2u * id + 1u];
-  let s2 = frame.splatScale * frame.splatScale;
-  let sigma = mat3x3f(
-    vec3f(ca.x, ca.y, ca.z),
-    vec3f(ca.y, ca.w, cb.x),
-    vec3f(ca.z, cb.x, cb.y)) * s2;
-  // T = J W (2x3): rows are j0 * W and j1 * W (row vector times matrix).
-  let r0 = j0 * W;
-  let r1 = j1 * W;
-  let sr0 = sigma * r0;
-  let sr1 = sigma * r1;
-  let a = dot(r0, sr0) + 0.3;
-  let b = dot(r0, sr1);
-  let cc = dot(r1, sr1) + 0.3;
+  // EWA (splat_common.wgsl).
+  let cov2 = projectedCovariance(frame, t, covs[2u * id], covs[2u * id + 1u]);
+  let a = cov2.x;
+  let b = cov2.y;
+  let cc = cov2.z;
   let det = a * cc - b * b;
   let opacity = c.w;
   if (!(det > 0.0) || !(opacity >= 1.0 / 255.0)) {

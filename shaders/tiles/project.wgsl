@@ -45,26 +45,11 @@ fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg:
     return;
   }
 
-  // EWA: J = d(pixel)/d(view) at the (clamped) centre; pixel y points down.
-  let lim = 1.3 * frame.tanHalfFov;
-  let txy = clamp(t.xy / d, -lim, lim) * d;
-  let fx = frame.focal.x;
-  let fy = frame.focal.y;
-  let j0 = vec3f(fx / d, 0.0, fx * txy.x / (d * d));
-  let j1 = vec3f(0.0, -fy / d, -fy * txy.y / (d * d));
-  let W = mat3x3f(frame.view[0].xyz, frame.view[1].xyz, frame.view[2].xyz);
-  let ca = covs[2u * i];
-  let cb = covs[2u * i + 1u];
-  let s2 = frame.splatScale * frame.splatScale;
-  let sigma = mat3x3f(
-    vec3f(ca.x, ca.y, ca.z),
-    vec3f(ca.y, ca.w, cb.x),
-    vec3f(ca.z, cb.x, cb.y)) * s2;
-  let r0 = j0 * W;
-  let r1 = j1 * W;
-  let a = dot(r0, sigma * r0) + 0.3;
-  let b = dot(r0, sigma * r1);
-  let cc = dot(r1, sigma * r1) + 0.3;
+  // EWA (splat_common.wgsl).
+  let cov2 = projectedCovariance(frame, t, covs[2u * i], covs[2u * i + 1u]);
+  let a = cov2.x;
+  let b = cov2.y;
+  let cc = cov2.z;
   let det = a * cc - b * b;
   if (!(det > 0.0)) {
     return;
