@@ -3,6 +3,7 @@ import prepareWgsl from '../../shaders/splat_prepare.wgsl?raw';
 import shEvalWgsl from '../../shaders/sh_eval.wgsl?raw';
 import splatWgsl from '../../shaders/splat.wgsl?raw';
 import f2bWgsl from '../../shaders/splat_f2b.wgsl?raw';
+import fullscreenWgsl from '../../shaders/fullscreen.wgsl?raw';
 import { SH_WGSL } from './sh-wgsl';
 
 /**
@@ -189,7 +190,7 @@ function pipelinesFor(device: GPUDevice): DrawPipelines {
       countLayout,
       chunkLayout,
       accumLayout,
-      f2bModule: device.createShaderModule({ label: 'DrawPass.f2bModule', code: f2bWgsl }),
+      f2bModule: device.createShaderModule({ label: 'DrawPass.f2bModule', code: `${fullscreenWgsl}\n${f2bWgsl}` }),
       mask: null,
       composite: new Map(),
       prepareModule: device.createShaderModule({ label: 'DrawPass.prepareModule', code: `${SH_WGSL}\n${commonWgsl}\n${shEvalWgsl}\n${prepareWgsl}` }),
@@ -307,7 +308,7 @@ function maskPipeline(device: GPUDevice): GPURenderPipeline {
   return p.mask;
 }
 
-/** The accumulated colour over the background, onto the target (fs_composite). */
+/** The accumulated colour over the background, onto the target (fullscreen.wgsl fs_copy, blended). */
 function compositePipeline(device: GPUDevice, format: GPUTextureFormat): GPURenderPipeline {
   const p = pipelinesFor(device);
   let pipeline = p.composite.get(format);
@@ -316,7 +317,7 @@ function compositePipeline(device: GPUDevice, format: GPUTextureFormat): GPURend
       label: `DrawPass.composite(${format})`,
       layout: device.createPipelineLayout({ label: 'DrawPass.compositeLayout', bindGroupLayouts: [p.accumLayout] }),
       vertex: { module: p.f2bModule, entryPoint: 'vs_full' },
-      fragment: { module: p.f2bModule, entryPoint: 'fs_composite', targets: [{ format, blend: OVER }] },
+      fragment: { module: p.f2bModule, entryPoint: 'fs_copy', targets: [{ format, blend: OVER }] },
     });
     p.composite.set(format, pipeline);
   }

@@ -5,7 +5,7 @@ import projectWgsl from '../../../shaders/tiles/project.wgsl?raw';
 import keysWgsl from '../../../shaders/tiles/keys.wgsl?raw';
 import rangesWgsl from '../../../shaders/tiles/ranges.wgsl?raw';
 import blendWgsl from '../../../shaders/tiles/blend.wgsl?raw';
-import presentWgsl from '../../../shaders/tiles/present.wgsl?raw';
+import fullscreenWgsl from '../../../shaders/fullscreen.wgsl?raw';
 import { SH_WGSL } from '../sh-wgsl';
 
 /** The tile rasteriser's pipelines and bind group layouts, built once per device. */
@@ -80,12 +80,12 @@ export function presentPipeline(device: GPUDevice, format: GPUTextureFormat): { 
   const p = tilePipelines(device).present;
   let pipeline = p.byFormat.get(format);
   if (!pipeline) {
-    const module = device.createShaderModule({ label: 'tiles.present.module', code: presentWgsl });
+    const module = device.createShaderModule({ label: 'tiles.present.module', code: fullscreenWgsl });
     pipeline = device.createRenderPipeline({
       label: `tiles.present.pipeline(${format})`,
       layout: device.createPipelineLayout({ label: 'tiles.present.pipelineLayout', bindGroupLayouts: [p.layout] }),
-      vertex: { module, entryPoint: 'vs' },
-      fragment: { module, entryPoint: 'fs', targets: [{ format }] },
+      vertex: { module, entryPoint: 'vs_full' },
+      fragment: { module, entryPoint: 'fs_copy', targets: [{ format }] },
       primitive: { topology: 'triangle-list' },
     });
     p.byFormat.set(format, pipeline);

@@ -68,7 +68,7 @@ function grid(total: number): [number, number] {
  *   blend       per pixel, front to back in workgroup memory, early stop at
  *               T < 1e-4, into an rgba8unorm storage texture
  *               (shaders/tiles/blend.wgsl), then drawn onto the target of any
- *               format (shaders/tiles/present.wgsl)
+ *               format (shaders/fullscreen.wgsl)
  *
  * The frame uniforms (shaders/splat_common.wgsl `Frame`) are the caller's, written
  * before encode(). Nothing is read back inside a frame: the pair count comes back a
