@@ -26,6 +26,7 @@ import type { SplatCloud } from '../../scenes/splat-cloud';
 import { maxAbsError, psnr, rasterizeReference } from '../reference/raster';
 import { useGpu, withValidation } from '../support/gpu';
 import { haveSharedScenes, sharedScene } from '../support/shared-scenes';
+import { rgbOf } from '../support/tile-render';
 
 const ctx = useGpu();
 const OUT = path.resolve(__dirname, '../../test-output');
@@ -69,16 +70,6 @@ const CASES: Case[] = [
   },
   { name: 'default3000', cloud: async () => generateDefaultScene(3000), pose: fitted, width: 160, height: 100, shared: false },
 ];
-
-function rgbOf(rgba: Uint8Array): Float32Array {
-  const out = new Float32Array((rgba.length / 4) * 3);
-  for (let i = 0, j = 0; i < rgba.length; i += 4, j += 3) {
-    out[j] = rgba[i] / 255;
-    out[j + 1] = rgba[i + 1] / 255;
-    out[j + 2] = rgba[i + 2] / 255;
-  }
-  return out;
-}
 
 function writePng(file: string, rgb: ArrayLike<number>, w: number, h: number): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });

@@ -22,6 +22,7 @@ import type { SplatCloud } from '../../scenes/splat-cloud';
 import { rasterizeReference, psnr, maxAbsError } from '../reference/raster';
 import { useGpu, withValidation } from '../support/gpu';
 import { haveSharedScenes, sharedScene } from '../support/shared-scenes';
+import { rgbOf } from '../support/tile-render';
 
 const ctx = useGpu();
 const OUT = path.resolve(__dirname, '../../test-output');
@@ -40,16 +41,6 @@ async function renderGpu(cloud: SplatCloud, pose: CameraPose, w: number, h: numb
     renderer.destroy();
     return img.rgba;
   });
-}
-
-function rgbOf(rgba: Uint8Array): Float32Array {
-  const out = new Float32Array((rgba.length / 4) * 3);
-  for (let i = 0, j = 0; i < rgba.length; i += 4, j += 3) {
-    out[j] = rgba[i] / 255;
-    out[j + 1] = rgba[i + 1] / 255;
-    out[j + 2] = rgba[i + 2] / 255;
-  }
-  return out;
 }
 
 function writePng(file: string, rgba: Uint8Array, w: number, h: number): void {
