@@ -75,9 +75,13 @@ export class CpuDepthSort {
     return r.order;
   }
 
-  /** Resolves once the sort in flight (if any) has finished (Node benchmarks, tests). */
-  async settle(): Promise<void> {
+  /**
+   * Resolves once the sort in flight (if any) has finished (one-shot renders, Node
+   * benchmarks, tests); true when a finished order waits for {@link take}.
+   */
+  async settle(): Promise<boolean> {
     while (this.inFlight) await new Promise((r) => setTimeout(r, 0));
+    return this.ready !== null;
   }
 
   destroy(): void {

@@ -50,8 +50,11 @@ export interface SortState {
    * `sort` stage (the GPU does none); null for a GPU sort.
    */
   readonly hostSortMs: number | null;
-  /** Resolves once a host sort in flight has finished (no-op for a GPU sort). */
-  settle(): Promise<void>;
+  /**
+   * Resolves once a host sort in flight has finished; true when it left an order that
+   * no frame has drawn yet (draw again for it). A GPU sort resolves false at once.
+   */
+  settle(): Promise<boolean>;
   destroy(): void;
 }
 

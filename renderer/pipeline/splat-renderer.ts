@@ -385,12 +385,14 @@ export class SplatRenderer {
   /**
    * Resolves once a host sort in flight (the CPU strategy's) has finished and the
    * tiles draw's pair counts of the submitted frames are in. True when the last
-   * frame lost pairs and the buffers have grown since: draw it again for the full
-   * image (one-shot renders; a live view just draws its next frame).
+   * frame is not the full image yet: a host sort's order arrived after it was drawn,
+   * or it lost pairs and the buffers have grown since. Draw it again (one-shot
+   * renders; a live view just draws its next frame).
    */
   async settle(): Promise<boolean> {
-    await this.sortState?.settle();
-    return (await this.tiles?.settle()) ?? false;
+    const orderWaiting = (await this.sortState?.settle()) ?? false;
+    const grown = (await this.tiles?.settle()) ?? false;
+    return orderWaiting || grown;
   }
 
   /** GPU buffers for tests and profiling: sorted (key, id) pairs and the draw arguments. */

@@ -37,7 +37,7 @@ function gpuSortStrategy(factory: SorterFactory): SortStrategy {
             w && { querySet: w.querySet, beginIndex: w.beginningOfPassWriteIndex, endIndex: w.endOfPassWriteIndex },
           );
         },
-        settle: async () => undefined,
+        settle: async () => false,
         destroy: () => sorter.destroy(),
       };
     },
