@@ -7,7 +7,7 @@
  *                          [--camera "eye=X,Y,Z target=X,Y,Z up=X,Y,Z fovy=DEG"]
  *                          [--draw quads|tiles|quads,tiles] [--key-bits 32]
  *                          [--geometry tri|quad,tri,auto+cut,auto:128,rect@list,...] [--cut]
- *                          [--no-coverage] [--no-cull] [--sh N] [--json PATH]
+ *                          [--min-contribution 0,1,3] [--no-coverage] [--no-cull] [--sh N] [--json PATH]
  *
  * Without --camera the frames follow the fixed orbit path (benchmarkPath); with it
  * every frame is drawn from that one pose (the camera is named in the table and the
@@ -31,6 +31,9 @@
  * the first pose. A host sort (`cpu`) cannot serve the tiles draw and is skipped there.
  * --geometry and --cut shape the quads rows only (the tiles draw has no polygons and
  * no cut): a tiles row is measured once per strategy.
+ * --min-contribution LIST: the contribution cull's thresholds in pixels (FrameSettings.
+ * minContribution; 0 off, the default; an image change), one row each per shape and
+ * strategy, labelled `min=T` (tiles: one row each).
  * --key-bits: the key-bits setting (quads: depth key bits; tiles: depth bits under the
  * tile index, at most what 32 bits leave).
  * --sh N: load the scene with SH degree N at most (the higher bands dropped while parsing).
@@ -67,6 +70,7 @@ runCli(async () => {
       'key-bits': { type: 'string', default: '32' },
       geometry: { type: 'string', default: DEFAULT_GEOMETRY },
       cut: { type: 'boolean', default: false },
+      'min-contribution': { type: 'string', default: '0' },
       coverage: { type: 'boolean', default: true },
       'no-coverage': { type: 'boolean', default: false },
       'no-cull': { type: 'boolean', default: false },
@@ -84,6 +88,11 @@ runCli(async () => {
   const keyBits = Number(values['key-bits']);
   if (!(Number.isInteger(keyBits) && keyBits >= 1 && keyBits <= 32)) throw new Error(`--key-bits ${values['key-bits']}: expected an integer 1..32`);
   const shapes = drawShapesFromArg(values.geometry!, values.cut!);
+  const minContributions = values['min-contribution']!.split(',').map((x) => {
+    const v = Number(x.trim());
+    if (!(v >= 0 && Number.isFinite(v))) throw new Error(`--min-contribution ${values['min-contribution']}: expected pixels >= 0, comma-separated`);
+    return v;
+  });
   if (values['no-coverage']) values.coverage = false;
   const maxShDegree = shArg(values.sh);
   const cloud = await sceneFromArg(values.scene, maxShDegree === undefined ? {} : { maxShDegree });
@@ -110,7 +119,7 @@ runCli(async () => {
   const path = fixedPose ? [fixedPose] : benchmarkPath(robustBounds(cloud.positions), upVector('-y'), 60, width / height, frames);
   const cameraName = fixedPose ? formatCameraArg(fixedPose) : 'orbit';
   console.log(`camera: ${cameraName}`);
-  const settings = { shDegree: cloud.shDegree, splatScale: 1, cull: !values['no-cull'], keyBits, background: [0, 0, 0] as const };
+  const settings = { shDegree: cloud.shDegree, splatScale: 1, cull: !values['no-cull'], keyBits, background: [0, 0, 0] as const, minContribution: 0 };
   const drawSettingsOf = (shape: DrawShape) => ({
     geometry: shape.geometry,
     sigmaCut: shape.sigmaCut,
@@ -167,13 +176,15 @@ runCli(async () => {
     renderer.setDraw(draw);
     const tiles = draw === 'tiles';
     // The quads draw is measured once per shape; the tiles draw has no polygons (and no cut).
-    for (const shape of tiles ? [null] : shapes) {
+    for (const shape of tiles ? [null] : shapes) for (const minContribution of minContributions) {
       if (shape) drawSettings = drawSettingsOf(shape);
+      settings.minContribution = minContribution;
+      const culled = minContribution > 0 ? ` min=${minContribution}` : '';
       for (let i = 0; i < Math.max(1, warmup); i++) await frame(i, {});
       // An 'auto' draw order is named with the order it chose (at the path's last warm-up pose).
       const chosen = renderer.drawOrder;
       const auto = shape !== null && shape.frontToBack === undefined;
-      const label = !shape ? '' : auto ? `${formatDrawShape({ ...shape, frontToBack: chosen.order === 'front-to-back' })}(auto)` : formatDrawShape(shape);
+      const label = (!shape ? '' : auto ? `${formatDrawShape({ ...shape, frontToBack: chosen.order === 'front-to-back' })}(auto)` : formatDrawShape(shape)) + culled;
       if (auto) console.log(`  draw order auto: ${chosen.order} (${chosen.layers?.toFixed(1)} layers over the mean pixel)`);
       if (shape && !floors.has(label)) {
         // The raster floor and the covered pixels depend on the geometry only: measured once.
@@ -212,11 +223,13 @@ runCli(async () => {
         console.log(`  ${name}/${draw}: done (${status.last?.needed} pairs, capacity ${status.capacity}, grew ${status.grows}x)`);
         continue;
       }
-      if (renderer.hostSortMs === null && renderer.debugBuffers && visibleCounts.length === 0) {
+      let visible: number | undefined;
+      if (renderer.hostSortMs === null && renderer.debugBuffers) {
         // Visible splats at the path's first pose (the GPU count the sort and draw used;
-        // a host sort culls nothing).
+        // a host sort culls nothing); per row, as the contribution cull changes it.
         await frame(0, {});
-        visibleCounts.push(DrawArgs.count(await readBuffer(device, renderer.debugBuffers.drawArgs)));
+        visible = DrawArgs.count(await readBuffer(device, renderer.debugBuffers.drawArgs));
+        if (visibleCounts.length === 0) visibleCounts.push(visible);
       }
       const cov = coverage.get(label);
       runs.push({
@@ -226,6 +239,7 @@ runCli(async () => {
         samples,
         outOfOrderFraction: ooo.length ? ooo.reduce((a, b) => a + b, 0) / ooo.length : 0,
         rasterFloorMs: floors.get(label) ?? null,
+        ...(visible !== undefined ? { visible } : {}),
         ...(cov ? { coveredPixels: cov.covered, contributingPixels: cov.contributing } : {}),
       });
       console.log(`  ${name}/${draw} ${label}: done`);

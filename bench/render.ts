@@ -3,6 +3,7 @@
  *                   [--camera "eye=X,Y,Z target=X,Y,Z up=X,Y,Z fovy=DEG"]
  *                   [--background R,G,B] [--sh N] [--splat-scale S] [--strategy NAME] [--up -y|+y|+z|-z]
  *                   [--draw quads|tiles] [--key-bits N] [--geometry tri|quad|rect|hex|oct|auto] [--cut]
+ *                   [--min-contribution PX]
  *
  * --sh N loads the scene with SH degree N at most (the higher bands are dropped while
  * parsing: less memory on the CPU and the GPU) and renders at that degree. A scene
@@ -15,6 +16,9 @@
  * (PlayCanvas's extent, an image change; docs/PERFORMANCE.md gives its PSNR cost);
  * --geometry picks the polygon splats are drawn with (the same image). Both shape
  * the quads draw only: the tiles draw (--draw tiles) has no polygons and no cut.
+ * --min-contribution PX drops splats whose alpha integrated over the screen is under PX
+ * pixels before the sort (FrameSettings.minContribution; PlayCanvas drops under 3): an
+ * image change, both draws.
  */
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -42,6 +46,7 @@ runCli(async () => {
       'key-bits': { type: 'string', default: '32' },
       up: { type: 'string', default: '-y' },
       cut: { type: 'boolean', default: false },
+      'min-contribution': { type: 'string', default: '0' },
       geometry: { type: 'string', default: DEFAULT_GEOMETRY },
     },
   });
@@ -55,6 +60,8 @@ runCli(async () => {
   console.log(`adapter: ${gpu.description}`);
   const keyBits = Number(values['key-bits']);
   if (!(Number.isInteger(keyBits) && keyBits >= 1 && keyBits <= 32)) throw new Error(`--key-bits ${values['key-bits']}: expected an integer 1..32`);
+  const minContribution = Number(values['min-contribution']);
+  if (!(minContribution >= 0 && Number.isFinite(minContribution))) throw new Error(`--min-contribution ${values['min-contribution']}: expected pixels >= 0`);
   const renderer = new SplatRenderer(gpu.device, 'rgba8unorm', values.strategy!, values.draw!);
   if (renderer.draw === 'tiles' && (values.cut || values.geometry !== DEFAULT_GEOMETRY)) {
     console.warn('WARNING: --cut and --geometry shape the quads draw only: the tiles draw ignores them');
@@ -73,6 +80,7 @@ runCli(async () => {
     background,
     geometry: shape.geometry,
     sigmaCut: shape.sigmaCut,
+    minContribution,
     ...(shape.frontToBack !== undefined ? { drawOrder: shape.frontToBack ? ('front-to-back' as const) : ('back-to-front' as const) } : {}),
   });
   const ms = performance.now() - t0;

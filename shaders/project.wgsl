@@ -6,7 +6,9 @@
 //      1/255 nowhere: dropped here, before the sort, whatever the cull setting.
 //   1. depth d = -z_view; visible if d > near and the splat's 3-sigma bounding sphere
 //      (3 * maxScale * splatScale) overlaps the view frustum's side planes (with
-//      culling off: every splat in front of the near plane).
+//      culling off: every splat in front of the near plane). With the contribution
+//      cull on (frame.minContribution > 0, an image change), a splat whose alpha
+//      integrated over the screen (screenContribution) is under it is dropped too.
 //   2. Workgroup-aggregated append: each visible thread takes a slot from a
 //      workgroup counter; one thread reserves the workgroup's total from the global
 //      counter with a single atomicAdd; every thread writes at base + slot.
@@ -38,6 +40,12 @@ fn isVisible(i: u32) -> vec2f {
   let d = -v.z;
   if (d <= frame.near || !(c.w >= MIN_ALPHA)) {
     return vec2f(0.0, d);
+  }
+  if (frame.minContribution > 0.0) {
+    let cov2 = projectedCovariance(frame, v, covs[2u * i], covs[2u * i + 1u]);
+    if (!(screenContribution(c.w, cov2) >= frame.minContribution)) {
+      return vec2f(0.0, d);
+    }
   }
   if (frame.cullEnabled == 0u) {
     return vec2f(1.0, d);

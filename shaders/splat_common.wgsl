@@ -30,7 +30,7 @@ struct Frame {
   keyBits: u32,         // 32: float-bits key; fewer: depth quantised in [near, far]
   cullEnabled: u32,
   shSplit: u32,         // the first splat whose SH is in sh1 (splatCount when unsplit)
-  _pad1: u32,
+  minContribution: f32, // px: drop splats whose alpha integrated over the screen is less (0: off)
   _pad2: u32,
 };
 
@@ -50,6 +50,14 @@ struct DrawArgs {
 // (a, b, c) of [[a, b], [b, c]] (pixel y down), +0.3 px^2 on the diagonal (a
 // splat covers at least about a pixel). The Jacobian of the perspective is taken at
 // the centre with x/d, y/d clamped to 1.3x the frustum, as in the reference 3DGS.
+// A splat's alpha integrated over the screen, in pixels: opacity * 2 pi sqrt(det) of its
+// pixel covariance (a, b, c) (projectedCovariance). The contribution cull
+// (Frame.minContribution, off by default: an image change) drops splats under a
+// threshold before the sort, as PlayCanvas does with 3 px.
+fn screenContribution(opacity: f32, cov2: vec3f) -> f32 {
+  return opacity * 6.283185307179586 * sqrt(max(cov2.x * cov2.z - cov2.y * cov2.y, 0.0));
+}
+
 fn projectedCovariance(f: Frame, t: vec4f, ca: vec4f, cb: vec4f) -> vec3f {
   let d = -t.z;
   let lim = 1.3 * f.tanHalfFov;

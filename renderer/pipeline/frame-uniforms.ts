@@ -28,6 +28,13 @@ export interface FrameSettings {
    * PSNR cost). Default false.
    */
   sigmaCut?: boolean;
+  /**
+   * The contribution cull: drop splats whose alpha integrated over the screen
+   * (opacity * 2 pi sqrt(det) of the pixel covariance) is under this many pixels,
+   * before the sort (PlayCanvas drops under 3). An image change; 0 (the default) is off.
+   * Both draws; the CPU sort strategy culls nothing.
+   */
+  minContribution?: number;
   /** The polygon splats are drawn with (draw-pass.ts); default DEFAULT_GEOMETRY. Same image. */
   geometry?: DrawGeometry;
   /** 'auto' geometry's threshold (draw-pass.ts DrawShape.autoArea); for measurements. */
@@ -93,6 +100,7 @@ export class FrameUniforms {
       shSplit: scene.shSplit,
       keyBits: settings.keyBits,
       cullEnabled: settings.cull ? 1 : 0,
+      minContribution: Math.max(0, settings.minContribution ?? 0),
     });
     this.device.queue.writeBuffer(this.buffer, 0, this.view.arrayBuffer);
   }

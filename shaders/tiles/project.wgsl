@@ -54,6 +54,9 @@ fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg:
   if (!(det > 0.0)) {
     return;
   }
+  if (frame.minContribution > 0.0 && !(screenContribution(opacity, cov2) >= frame.minContribution)) {
+    return;  // the contribution cull (splat_common.wgsl)
+  }
   let conic = vec3f(cc, -b, a) / det;
 
   // Footprint in pixel indices (centres at +0.5), a hair wider than the exact

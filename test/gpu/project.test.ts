@@ -9,7 +9,7 @@ import { readBuffer } from '../../renderer/gpu/node-gpu';
 import { fitPose, nearFar, robustBounds, upVector } from '../../renderer/camera/camera';
 import { frameCamera } from '../../renderer/camera/frame-camera';
 import { FrameUniforms } from '../../renderer/pipeline/frame-uniforms';
-import { depthKey, transformPoint } from '../reference/forward-model';
+import { covariance3D, depthKey, makeCameraFrame, projectCovariance, transformPoint } from '../reference/forward-model';
 import { GpuScene } from '../../renderer/pipeline/gpu-scene';
 import { ProjectPass } from '../../renderer/pipeline/project-pass';
 import { generateSynthetic } from '../../scenes/generate';
@@ -105,4 +105,72 @@ describe('project pass (depth keys + frustum cull + append)', () => {
       });
     });
   }
+});
+
+describe('the contribution cull (FrameSettings.minContribution)', () => {
+  it("drops exactly the splats whose alpha integrated over the screen is under the threshold", async () => {
+    const { device } = ctx.gpu;
+    const cloud = generateSynthetic(20_000, 11);
+    const width = 320, height = 200;
+    const pose = fitPose(robustBounds(cloud.positions), upVector('-y'), 60, width / height);
+    const cam = frameCamera(pose, width, height, cloud.bounds);
+    const frame = makeCameraFrame({ ...pose, near: cam.near, far: cam.far }, width, height);
+    // The CPU contribution of each splat in front of the near plane: opacity 2 pi sqrt(det)
+    // of its pixel covariance (the forward model's EWA, low-pass included).
+    const contribution = new Float64Array(cloud.count).fill(-1);
+    for (let i = 0; i < cloud.count; i++) {
+      const p = [cloud.positions[3 * i], cloud.positions[3 * i + 1], cloud.positions[3 * i + 2]];
+      const t = transformPoint(cam.view, p);
+      if (!(-t[2] > cam.near) || !(cloud.opacities[i] >= Math.fround(1 / 255))) continue;
+      const cov = covariance3D([cloud.scales[3 * i], cloud.scales[3 * i + 1], cloud.scales[3 * i + 2]], [cloud.rotations[4 * i], cloud.rotations[4 * i + 1], cloud.rotations[4 * i + 2], cloud.rotations[4 * i + 3]]);
+      const proj = projectCovariance(cov, [t[0], t[1], t[2]], frame);
+      contribution[i] = proj ? cloud.opacities[i] * 2 * Math.PI * Math.sqrt(proj.det) : 0;
+    }
+    const positive = [...contribution].filter((c) => c >= 0).sort((a, b) => a - b);
+    const threshold = positive[Math.floor(positive.length / 2)]!; // about half dropped
+
+    await withValidation(device, async () => {
+      const scene = new GpuScene(device, cloud);
+      const uniforms = new FrameUniforms(device);
+      const usage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC;
+      const keys = device.createBuffer({ label: 'test.keys', size: cloud.count * 4, usage });
+      const values = device.createBuffer({ label: 'test.values', size: cloud.count * 4, usage });
+      const drawArgs = device.createBuffer({ label: 'test.drawArgs', size: 16, usage: usage | GPUBufferUsage.INDIRECT | GPUBufferUsage.COPY_DST });
+      const pass = new ProjectPass(device, { frame: uniforms.buffer, centers: scene.centers, covs: scene.covs, keys, values, drawArgs }, cloud.count);
+      const appended = async (minContribution: number) => {
+        device.queue.writeBuffer(drawArgs, 0, new Uint32Array([4, 0, 0, 0]));
+        uniforms.write(cam, { shDegree: 3, splatScale: 1, cull: false, keyBits: 32, minContribution }, scene);
+        const enc = device.createCommandEncoder();
+        pass.encode(enc);
+        device.queue.submit([enc.finish()]);
+        const count = new Uint32Array(await readBuffer(device, drawArgs))[1];
+        return new Set(new Uint32Array(await readBuffer(device, values)).subarray(0, count));
+      };
+      const all = await appended(0);
+      const kept = await appended(threshold);
+      expect(all.size).toBe(positive.length);
+      expect(kept.size).toBeGreaterThan(positive.length * 0.3);
+      expect(kept.size).toBeLessThan(positive.length * 0.7);
+      let borderline = 0;
+      for (let i = 0; i < cloud.count; i++) {
+        const c = contribution[i];
+        if (c < 0) {
+          expect(all.has(i), `splat ${i} behind the near plane or under 1/255 appended`).toBe(false);
+          continue;
+        }
+        // f32 on the GPU vs f64 here: within a part in 10^4 of the threshold either way.
+        if (Math.abs(c - threshold) <= 1e-4 * threshold) {
+          borderline++;
+          continue;
+        }
+        expect(kept.has(i), `splat ${i}: contribution ${c} vs threshold ${threshold}`).toBe(c >= threshold);
+      }
+      expect(borderline).toBeLessThan(20);
+      scene.destroy();
+      uniforms.destroy();
+      keys.destroy();
+      values.destroy();
+      drawArgs.destroy();
+    });
+  });
 });

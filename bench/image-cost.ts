@@ -1,0 +1,81 @@
+/**
+ * npm run bench:image-cost -- --scene FILE|default[:N] [--camera "eye=.. target=.. up=.. fovy=.."]
+ *                             [--size 1920x1080] [--min-contribution 0,0.1,0.3,1,3] [--cut] [--json PATH]
+ *
+ * What a setting that changes the image costs, at the size it is drawn at: the
+ * scene is rendered once by the CPU forward model (test/reference/raster.ts, the
+ * oracle) and then by the renderer (Node, Dawn, back to front) with each
+ * contribution-cull threshold (FrameSettings.minContribution; 0 = off), and the
+ * PSNR of each image against the reference is printed with the splats that reach
+ * the draw. `--cut` draws every row with the 2.83-sigma cut as well (the reference
+ * stays the model's). The cull's threshold is in screen pixels, so its cost depends
+ * on the size: measure at the size the frame figures are taken at.
+ *
+ * A program that prints figures (docs/PERFORMANCE.md), not a test.
+ */
+import fs from 'node:fs';
+import { parseArgs } from 'node:util';
+import { fitPose, robustBounds, upVector } from '../renderer/camera/camera';
+import { frameCamera } from '../renderer/camera/frame-camera';
+import { createNodeGpu, readBuffer } from '../renderer/gpu/node-gpu';
+import { DrawArgs } from '../renderer/pipeline/draw-args';
+import { renderOffscreen } from '../renderer/pipeline/offscreen';
+import { SplatRenderer } from '../renderer/pipeline/splat-renderer';
+import { psnr, rasterizeReference } from '../test/reference/raster';
+import { cameraFromArg, parseSize, runCli, sceneFromArg } from './cli';
+
+runCli(async () => {
+  const { values } = parseArgs({
+    options: {
+      scene: { type: 'string' },
+      camera: { type: 'string' },
+      size: { type: 'string', default: '1920x1080' },
+      'min-contribution': { type: 'string', default: '0,0.1,0.3,1,3' },
+      cut: { type: 'boolean', default: false },
+      json: { type: 'string' },
+    },
+  });
+  if (!values.scene) throw new Error('usage: npm run bench:image-cost -- --scene FILE [--camera ...] [--size WxH] [--min-contribution LIST] [--cut]');
+  const { width, height } = parseSize(values.size!);
+  const thresholds = values['min-contribution']!.split(',').map((x) => {
+    const v = Number(x.trim());
+    if (!(v >= 0 && Number.isFinite(v))) throw new Error(`--min-contribution ${values['min-contribution']}: expected pixels >= 0, comma-separated`);
+    return v;
+  });
+  const cloud = await sceneFromArg(values.scene);
+  const pose = values.camera !== undefined ? cameraFromArg(values.camera) : fitPose(robustBounds(cloud.positions), upVector('-y'), 60, width / height);
+  const cam = frameCamera(pose, width, height, cloud.bounds);
+
+  const t0 = performance.now();
+  const ref = rasterizeReference(cloud, { ...pose, near: cam.near, far: cam.far }, { width, height, shDegree: cloud.shDegree, background: [0, 0, 0] });
+  const refRgb = ref.rgb.map((x) => Math.min(1, Math.max(0, x)));
+  console.log(`reference (CPU forward model): ${ref.drawn} splats drawn, ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+
+  const gpu = await createNodeGpu();
+  console.log(`adapter: ${gpu.description}`);
+  console.log(`scene: ${cloud.source.name}, ${cloud.count} splats, SH ${cloud.shDegree}; ${width}x${height}${values.cut ? ', 2.83-sigma cut' : ''}`);
+  const renderer = new SplatRenderer(gpu.device, 'rgba8unorm', 'radix4');
+  renderer.setScene(cloud);
+  const rows: { minContribution: number; visible: number; psnr: number; costDb: number }[] = [];
+  for (const minContribution of thresholds) {
+    const image = await renderOffscreen(renderer, cam, {
+      shDegree: cloud.shDegree,
+      splatScale: 1,
+      cull: true,
+      keyBits: 32,
+      background: [0, 0, 0],
+      drawOrder: 'back-to-front',
+      sigmaCut: values.cut!,
+      minContribution,
+    });
+    const visible = DrawArgs.count(await readBuffer(gpu.device, renderer.debugBuffers!.drawArgs));
+    const rgb = new Float32Array(width * height * 3);
+    for (let i = 0; i < width * height; i++) for (let c = 0; c < 3; c++) rgb[3 * i + c] = image.rgba[4 * i + c] / 255;
+    const p = psnr(rgb, refRgb);
+    rows.push({ minContribution, visible, psnr: p, costDb: rows.length ? rows[0].psnr - p : 0 });
+    const r = rows.at(-1)!;
+    console.log(`  min contribution ${minContribution} px: ${visible} splats drawn (${((100 * visible) / cloud.count).toFixed(1)}%), PSNR ${p.toFixed(2)} dB against the reference, cost ${r.costDb.toFixed(2)} dB against the first row`);
+  }
+  renderer.destroy();
+  if (values.json) fs.writeFileSync(values.json, JSON.stringify({ scene: cloud.source.name, splats: cloud.count, width, height, cut: values.cut, adapter: gpu.description, date: new Date().toISOString(), rows }, null, 2) + '\n');
+});
