@@ -214,6 +214,7 @@ export class ViewerApp {
       splatScale: 1,
       cull: true,
       sigmaCut: false,
+      minContribution: 0,
       drawOrder: 'auto',
       background: '#000000',
       upAxis: '-y',
@@ -232,6 +233,8 @@ export class ViewerApp {
     if (urlDraw && DRAW_NAMES.includes(urlDraw as DrawName)) this.settings.draw = urlDraw as DrawName;
     const urlCut = params.get('cut');
     if (urlCut === '1' || urlCut === '0') this.settings.sigmaCut = urlCut === '1';
+    const urlContribution = Number(params.get('mincontrib') ?? NaN);
+    if (urlContribution >= 0 && urlContribution <= 100) this.settings.minContribution = urlContribution;
     const urlOrder = params.get('order');
     if (urlOrder && DRAW_ORDERS.includes(urlOrder as DrawOrder)) this.settings.drawOrder = urlOrder as DrawOrder;
 
@@ -739,6 +742,7 @@ export class ViewerApp {
         splatScale: this.settings.splatScale,
         cull: this.settings.cull,
         sigmaCut: this.settings.sigmaCut,
+        minContribution: this.settings.minContribution,
         drawOrder: this.settings.drawOrder,
         keyBits: this.settings.keyBits,
         background: hexToRgb(this.settings.background),
