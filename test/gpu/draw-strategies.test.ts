@@ -31,18 +31,19 @@ function writePng(name: string, rgba: Uint8Array, w: number, h: number): void {
   fs.writeFileSync(path.join(OUT, name), PNG.sync.write(png));
 }
 
-async function bothDraws(cloud: SplatCloud, pose: CameraPose, w: number, h: number, format: GPUTextureFormat = 'rgba8unorm') {
+async function bothDraws(cloud: SplatCloud, pose: CameraPose, w: number, h: number, format: GPUTextureFormat = 'rgba8unorm', extra: { minContribution?: number } = {}) {
   const { device } = ctx.gpu;
+  const s = { ...settings, ...extra };
   return withValidation(device, async () => {
     const renderer = new SplatRenderer(device, format, 'radix4');
     renderer.setScene(cloud);
     const cam = frameCamera(pose, w, h, cloud.bounds);
-    const quads = await renderOffscreen(renderer, cam, settings);
+    const quads = await renderOffscreen(renderer, cam, s);
     renderer.setDraw('tiles');
     expect(renderer.draw).toBe('tiles');
-    const tiles = await renderOffscreen(renderer, cam, settings);
+    const tiles = await renderOffscreen(renderer, cam, s);
     renderer.setDraw('quads');
-    const again = await renderOffscreen(renderer, cam, settings);
+    const again = await renderOffscreen(renderer, cam, s);
     renderer.destroy();
     return { quads: quads.rgba, tiles: tiles.rgba, again: again.rgba };
   });
@@ -73,6 +74,18 @@ describe('draw strategies: quads and tiles on one renderer', () => {
     const p = psnr(rgbOf(quads), rgbOf(tiles));
     console.log(`default4000 bgra8unorm: tiles vs quads ${p.toFixed(1)} dB`);
     expect(p).toBeGreaterThan(40);
+  });
+
+  it('the contribution cull drops the same splats in both draws (and changes the picture)', async () => {
+    const cloud = generateDefaultScene(4000);
+    const pose = fitPose(robustBounds(cloud.positions), upVector('-y'), 60, 128 / 80);
+    const off = await bothDraws(cloud, pose, 128, 80);
+    const culled = await bothDraws(cloud, pose, 128, 80, 'rgba8unorm', { minContribution: 2 });
+    const p = psnr(rgbOf(culled.quads), rgbOf(culled.tiles));
+    const cost = psnr(rgbOf(culled.quads), rgbOf(off.quads));
+    console.log(`default4000, cull under 2 px: tiles vs quads ${p.toFixed(1)} dB; culled vs not ${cost.toFixed(1)} dB`);
+    expect(p).toBeGreaterThan(40);
+    expect(cost).toBeLessThan(p - 3);
   });
 
   it('switching draws and sorters frees what the other held: no GPU buffer or texture left behind', async () => {
