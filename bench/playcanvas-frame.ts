@@ -71,7 +71,7 @@ function listOfNumbers(flag: string, s: string): number[] {
 }
 
 /** The gsplat manager of our one camera and layer (PlayCanvas internals: only used for the drawn count). */
-function splatManager(app: pc.AppBase): { renderer?: { intervalCompaction?: { numSplatsBuffer?: { impl?: { buffer?: GPUBuffer } } } } } | null {
+function splatManager(app: pc.AppBase): { renderer?: { constructor: { name: string }; intervalCompaction?: { numSplatsBuffer?: { impl?: { buffer?: GPUBuffer } } } } } | null {
   const director = (app.renderer as unknown as { gsplatDirector?: { camerasMap: Map<unknown, { layersMap: Map<unknown, { gsplatManager?: unknown }> }> } }).gsplatDirector;
   for (const cam of director?.camerasMap.values() ?? []) {
     for (const layer of cam.layersMap.values()) if (layer.gsplatManager) return layer.gsplatManager as ReturnType<typeof splatManager>;
@@ -220,7 +220,13 @@ runCli(async () => {
   console.log(`camera: ${cameraName}; near ${near.toPrecision(4)} far ${far.toPrecision(4)}; ${width}x${height} ${CANVAS_FORMAT}${values.antialias ? ' MSAA 4x' : ''}; ${frames} frames (+${warmup} warm-up)`);
   const params = app.scene.gsplat;
   params.minPixelSize = minPixelSize;
-  console.log(`PlayCanvas gsplat renderer: ${params.currentRenderer} (${['cpu sort', 'gpu sort', 'compute'][params.currentRenderer] ?? '?'}), minPixelSize ${params.minPixelSize}, alphaClip ${params.alphaClip}, alphaClipForward ${params.alphaClipForward}`);
+  const rendererNames = new Map<number, string>([
+    [pc.GSPLAT_RENDERER_RASTER_CPU_SORT, 'RASTER_CPU_SORT'],
+    [pc.GSPLAT_RENDERER_RASTER_GPU_SORT, 'RASTER_GPU_SORT'],
+    [pc.GSPLAT_RENDERER_COMPUTE, 'COMPUTE'],
+  ]);
+  const rendererName = rendererNames.get(params.currentRenderer) ?? `#${params.currentRenderer}`;
+  console.log(`PlayCanvas gsplat params: renderer ${rendererName}, minPixelSize ${params.minPixelSize}, alphaClip ${params.alphaClip}, alphaClipForward ${params.alphaClipForward.toPrecision(3)}`);
 
   app.start();
   let clock = 0;
@@ -235,13 +241,17 @@ runCli(async () => {
     return passes;
   }
 
+  await frame(false);
+  const manager = splatManager(app);
+  console.log(`PlayCanvas splat renderer class: ${manager?.renderer?.constructor.name ?? '? (no gsplat manager found)'}`);
+
   const rows: Row[] = [];
   for (const minContribution of minContributions) {
     params.minContribution = minContribution;
     for (let i = 0; i < warmup; i++) await frame(false);
     const samples: FramePasses[] = [];
     for (let i = 0; i < frames; i++) samples.push(await frame(true));
-    const numSplats = splatManager(app)?.renderer?.intervalCompaction?.numSplatsBuffer?.impl?.buffer;
+    const numSplats = manager?.renderer?.intervalCompaction?.numSplatsBuffer?.impl?.buffer;
     const drawn = numSplats ? await readU32(wgpu, numSplats) : null;
     const stat = (v: number[]) => {
       const s = summarize(v);
