@@ -63,6 +63,8 @@ export class PassTimer {
     this.wrapEncoderPrototype();
   }
 
+  private restore: (() => void) | null = null;
+
   private wrapEncoderPrototype(): void {
     const probe = this.device.createCommandEncoder({ label: 'passTimer.probe' });
     const proto = Object.getPrototypeOf(probe) as GPUCommandEncoder & { __passTimer?: PassTimer };
@@ -72,6 +74,11 @@ export class PassTimer {
     const timer = this;
     const beginRender = proto.beginRenderPass as BeginRender;
     const beginCompute = proto.beginComputePass as BeginCompute;
+    this.restore = () => {
+      proto.beginRenderPass = beginRender;
+      proto.beginComputePass = beginCompute;
+      delete proto.__passTimer;
+    };
     proto.beginRenderPass = function (this: GPUCommandEncoder, d: GPURenderPassDescriptor) {
       const writes = timer.writesFor('render', d);
       const pass = beginRender.call(this, writes ? { ...d, timestampWrites: writes } : d);
@@ -107,6 +114,16 @@ export class PassTimer {
   private track(pass: GPURenderPassEncoder | GPUComputePassEncoder): void {
     if (this.slot) this.slot.encoder = pass;
     this.slot = null;
+  }
+
+  /** Puts the encoder's methods back (passes begun afterwards are not timed) and frees the query set. */
+  uninstall(): void {
+    this.restore?.();
+    this.restore = null;
+    this.active = false;
+    this.querySet.destroy();
+    this.resolveBuffer.destroy();
+    this.readBuffer.destroy();
   }
 
   /** Passes begun since the last collect() that could not be timed (they had their own timestampWrites). */
