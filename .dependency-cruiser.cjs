@@ -45,6 +45,13 @@ module.exports = {
       to: { path: '^(renderer/(?!gpu/)|sort|scenes|shaders)' },
     },
     {
+      name: 'playcanvas-is-bench-only',
+      comment: 'PlayCanvas is a devDependency for bench/playcanvas-frame.ts (the reference renderer we measure against); the product never uses it.',
+      severity: 'error',
+      from: { path: PRODUCT },
+      to: { path: '(^|/)node_modules/playcanvas/' },
+    },
+    {
       name: 'no-cycles',
       severity: 'error',
       from: {},
@@ -53,7 +60,7 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '(^|/)node_modules/|^dist/|^\\.gpukit/' },
+    exclude: { path: '^dist/|^\\.gpukit/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: { extensions: ['.ts', '.js', '.mjs'] },

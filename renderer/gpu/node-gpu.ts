@@ -51,6 +51,22 @@ function gpuFor(driver: NodeDriver, dawnToggles: string[]): GPU {
   return globalThis.__dawnGpu;
 }
 
+/** Dawn rounds timestamps to ~65 us unless told otherwise. */
+const BENCH_TOGGLES = ['disable-dawn-features=timestamp_quantization'];
+
+function driverFromEnv(): NodeDriver {
+  return process.env.SPLAT_GPU === 'swiftshader' ? 'swiftshader' : 'default';
+}
+
+/**
+ * The process's Dawn GPU object (pinned, created with the same toggles as
+ * createNodeGpu), for programs that open their own adapter and device, e.g.
+ * bench/playcanvas-frame.ts hands it to PlayCanvas as `navigator.gpu`.
+ */
+export function nodeGpuObject(driver: NodeDriver = driverFromEnv()): GPU {
+  return gpuFor(driver, BENCH_TOGGLES);
+}
+
 export interface NodeGpu {
   device: GPUDevice;
   adapter: GPUAdapter;
@@ -67,9 +83,8 @@ export interface NodeGpuOptions {
 
 /** Creates a device with the features and limits of requirements.ts. */
 export async function createNodeGpu(opts: NodeGpuOptions = {}): Promise<NodeGpu> {
-  const driver: NodeDriver = opts.driver ?? (process.env.SPLAT_GPU === 'swiftshader' ? 'swiftshader' : 'default');
-  // Dawn rounds timestamps to ~65 us unless told otherwise.
-  const gpu = gpuFor(driver, ['disable-dawn-features=timestamp_quantization']);
+  const driver: NodeDriver = opts.driver ?? driverFromEnv();
+  const gpu = gpuFor(driver, BENCH_TOGGLES);
   const adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
   if (!adapter) {
     throw new NoAdapterError(
