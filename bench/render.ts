@@ -17,7 +17,7 @@
  * --geometry picks the polygon splats are drawn with (the same image). Both shape
  * the quads draw only: the tiles draw (--draw tiles) has no polygons and no cut.
  * --min-contribution PX drops splats whose alpha integrated over the screen is under PX
- * pixels before the sort (FrameSettings.minContribution; PlayCanvas drops under 3): an
+ * pixels before the sort (FrameSettings.minContribution; PlayCanvas's default is about 0.75 px): an
  * image change, both draws.
  */
 import fs from 'node:fs';

@@ -53,7 +53,7 @@ struct DrawArgs {
 // A splat's alpha integrated over the screen, in pixels: opacity * 2 pi sqrt(det) of its
 // pixel covariance (a, b, c) (projectedCovariance). The contribution cull
 // (Frame.minContribution, off by default: an image change) drops splats under a
-// threshold before the sort, as PlayCanvas does with 3 px.
+// threshold before the sort (PlayCanvas's default is about 0.75 px in these units).
 fn screenContribution(opacity: f32, cov2: vec3f) -> f32 {
   return opacity * 6.283185307179586 * sqrt(max(cov2.x * cov2.z - cov2.y * cov2.y, 0.0));
 }

@@ -97,9 +97,9 @@ export const SIGMA_CUT_HELP =
 /** Help text of the contribution cull (figures from docs/PERFORMANCE.md, issue 9). */
 export const MIN_CONTRIBUTION_HELP =
   'Drop splats whose alpha summed over the screen is under this many pixels, before the sort ' +
-  '(PlayCanvas drops under 3). 0 (off) keeps the reference image. On biker at 1920x1080 on an H200, 3 px draws 47% ' +
-  'of the splats and 0.70x the draw time, but costs 19 dB of PSNR against the CPU reference; 0.1 px costs 0.02 dB ' +
-  'and saves nothing (docs/PERFORMANCE.md). Both draws.';
+  "(PlayCanvas's default is about 0.75 px). 0 (off) keeps the reference image. On biker at 1920x1080, " +
+  '0.75 px draws 79% of the splats in 0.91x the draw time and 3 px 47% in 0.71x, but 1 px already costs ' +
+  '12 dB of PSNR against the CPU reference; 0.1 px costs 0.02 dB and saves nothing (docs/PERFORMANCE.md). Both draws.';
 
 /**
  * The lil-gui panel: the only module that touches the GUI. Groups: Scene, Sort,
