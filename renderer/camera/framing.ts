@@ -194,3 +194,22 @@ export function broadSideForward(positions: Float32Array, bounds: Bounds, up: Ve
   if (ma > Math.cos((10 * Math.PI) / 180)) return forward;
   return [ma * forward[0] + mb * r[0], ma * forward[1] + mb * r[1], ma * forward[2] + mb * r[2]];
 }
+
+/** How a new scene is first framed, from its points: its dense body, and the direction to look at it from. */
+export interface BodyView {
+  body: Bounds;
+  /** broadSideForward of the body for `up`. */
+  forward: Vec3;
+  up: Vec3;
+}
+
+/**
+ * {@link denseBounds} then {@link broadSideForward} (the two walks over a scene's
+ * points that framing it takes) as a generator that pauses between passes, like
+ * {@link denseBoundsSteps}; the view is its return value.
+ */
+export function* bodyViewSteps(positions: Float32Array, up: Vec3, forward: Vec3): Generator<void, BodyView, void> {
+  const body = yield* denseBoundsSteps(positions);
+  yield;
+  return { body, forward: broadSideForward(positions, body, up, forward), up };
+}
