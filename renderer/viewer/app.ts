@@ -182,9 +182,10 @@ export class ViewerApp {
   /**
    * The worker loads of this visit, oldest first (read by the end-to-end test):
    * performance.now() when each started, when its cloud arrived on this thread,
-   * and when the scene was set up on the GPU and shown; how it ended.
+   * and when the scene was set up on the GPU and shown; how long the task that
+   * switched to it took (ms, from its start to shownAt); how it ended.
    */
-  readonly loads: { name: string; startedAt: number; readyAt: number | null; shownAt: number | null; outcome: 'loading' | 'shown' | 'failed' | 'cancelled' | 'superseded' }[] = [];
+  readonly loads: { name: string; startedAt: number; readyAt: number | null; shownAt: number | null; switchMs: number | null; outcome: 'loading' | 'shown' | 'failed' | 'cancelled' | 'superseded' }[] = [];
   /** performance.now() of the current scene's first submitted frame, or null before it (read by the end-to-end test). */
   sceneFirstFrameAt: number | null = null;
 
@@ -453,7 +454,7 @@ export class ViewerApp {
         this.hideMessage();
         this.progress.show(load.name, source.kind === 'file' ? source.file.size : undefined);
         setLoading(this.progress.text);
-        record = { name: load.name, startedAt: performance.now(), readyAt: null, shownAt: null, outcome: 'loading' };
+        record = { name: load.name, startedAt: performance.now(), readyAt: null, shownAt: null, switchMs: null, outcome: 'loading' };
         this.loads.push(record);
         cloud = await this.loader.load(load, (p) => {
           if (token !== this.loadToken) return;
@@ -493,11 +494,13 @@ export class ViewerApp {
         if (record) record.outcome = 'superseded';
         return false;
       }
+      const switchAt = performance.now();
       this.progress.hide();
       this.scenes.add(source);
       this.setScene(cloud, id, ready);
       this.refused = null;
-      if (record) Object.assign(record, { shownAt: performance.now(), outcome: 'shown' });
+      const shownAt = performance.now();
+      if (record) Object.assign(record, { shownAt, switchMs: shownAt - switchAt, outcome: 'shown' });
       this.loading = null;
       this.hideMessage();
       return true;
