@@ -183,7 +183,8 @@ export class SpzGzipStream {
    */
   feed(chunk: Uint8Array): void {
     if (chunk.length >= GZIP_PUSH_BYTES && this.pendingBytes === 0) {
-      this.push(chunk, false);
+      // Copied too: fflate's Gunzip keeps the chunk itself while the gzip header is incomplete.
+      this.push(chunk.slice(), false);
     } else {
       // Copied: the caller may reuse its chunk's memory.
       this.pending.push(chunk.slice());

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { LoadAbortedError, ReadFailedError, SceneLoadError, TruncatedError } from './errors';
 import { loadScene } from './load';
 import { buildPly, floatProps, inriaNames, readSharedScene, describeShared } from './ply-fixtures';
-import { loadSceneStream, type LoadProgress } from './stream';
+import { BYOB_READ_BYTES, loadSceneStream, type LoadProgress } from './stream';
 import { generateSynthetic } from './generate';
 import { writeSplatPly } from './write-ply';
 import { writeSpz } from './write-spz';
@@ -29,6 +29,54 @@ function readable(bytes: Uint8Array, size: number): ReadableStream<Uint8Array> {
       if (at >= bytes.length) return c.close();
       c.enqueue(bytes.slice(at, at + size));
       at += size;
+    },
+  });
+}
+
+/**
+ * The bytes in chunks of the given sizes, all views of one buffer that is
+ * overwritten (with junk, then the next bytes) when the next chunk is asked for:
+ * a parser that keeps a view of a chunk instead of a copy reads junk.
+ */
+async function* reusing(bytes: Uint8Array, sizes: number[]): AsyncGenerator<Uint8Array> {
+  const buf = new Uint8Array(Math.max(...sizes));
+  let at = 0;
+  for (let k = 0; at < bytes.length; k++) {
+    const n = Math.min(sizes[k % sizes.length]!, bytes.length - at);
+    buf.fill(0xa5);
+    buf.set(bytes.subarray(at, at + n));
+    yield buf.subarray(0, n);
+    at += n;
+  }
+  buf.fill(0xa5);
+}
+
+/**
+ * A byte stream (as a File's or a fetch body is) serving `size` bytes a pull;
+ * `reads` records the size of each BYOB view it was asked to fill (empty when
+ * it was read with a default reader).
+ */
+function byteStream(bytes: Uint8Array, size: number, reads: number[] = []): ReadableStream<Uint8Array> {
+  let at = 0;
+  return new ReadableStream({
+    type: 'bytes',
+    pull(c) {
+      if (at >= bytes.length) {
+        c.close();
+        c.byobRequest?.respond(0);
+        return;
+      }
+      const req = c.byobRequest;
+      if (req?.view) {
+        reads.push(req.view.byteLength);
+        const n = Math.min(size, req.view.byteLength, bytes.length - at);
+        new Uint8Array(req.view.buffer, req.view.byteOffset, n).set(bytes.subarray(at, at + n));
+        req.respond(n);
+        at += n;
+      } else {
+        c.enqueue(bytes.slice(at, at + size));
+        at += size;
+      }
     },
   });
 }
@@ -213,6 +261,49 @@ describe('loadSceneStream: .splat and .spz', () => {
       expectProgress(seen, bytes.length, whole.count);
       expect(seen.slice(0, -1).every((p) => p.splats === 0)).toBe(true);
     }
+  });
+});
+
+describe('loadSceneStream: chunks are valid only until the next one (a reused read buffer)', () => {
+  const cloud = generateSynthetic(2500);
+  const names = inriaNames(1);
+  const files: [string, Uint8Array][] = [
+    ['s.ply', writeSplatPly(cloud)],
+    ['s.splat', writeSplatFile(cloud)],
+    ['z2.spz', writeSpz(cloud, { version: 2 })],
+    ['z3.spz', writeSpz(cloud, { version: 3 })],
+    ['z4.spz', writeSpz(cloud, { version: 4 })],
+    ['a.ply', buildPly('ascii', [{ name: 'vertex', properties: floatProps(names), rows: [names.map((_, j) => j / 10), names.map((_, j) => j / 7)] }])],
+  ];
+
+  for (const [name, bytes] of files) {
+    it(`${name}: the same cloud as loadScene from a source that overwrites each chunk once it is read`, async () => {
+      const whole = await loadScene(bytes, name);
+      for (const sizes of [[7, 13, 250], [4096], [70_000], [bytes.length]]) expectSame(await loadSceneStream(name, reusing(bytes, sizes)), whole);
+    });
+  }
+
+  it('a byte stream is read through a BYOB reader into one buffer of BYOB_READ_BYTES: the same cloud as loadScene', async () => {
+    for (const [name, bytes] of files) {
+      const reads: number[] = [];
+      const whole = await loadScene(bytes, name);
+      expectSame(await loadSceneStream(name, byteStream(bytes, 5000, reads), { totalBytes: bytes.length }), whole);
+      // Every read offered the whole buffer (the chunks' memory is reused, never allocated per read).
+      expect(reads.length).toBeGreaterThan(0);
+      expect(new Set(reads)).toEqual(new Set([BYOB_READ_BYTES]));
+    }
+  });
+
+  it('a stream of chunks that is not a byte stream is read with a default reader (Node streams, tests)', async () => {
+    const [name, bytes] = files[0]!;
+    expectSame(await loadSceneStream(name, readable(bytes, 3000)), await loadScene(bytes, name));
+  });
+
+  it('an abort during a BYOB read rejects with LoadAbortedError', async () => {
+    const [name, bytes] = files[0]!;
+    const ac = new AbortController();
+    const p = loadSceneStream(name, byteStream(bytes, 1000), { signal: ac.signal, onProgress: (x) => x.bytes > 20_000 && ac.abort() });
+    await expect(p).rejects.toBeInstanceOf(LoadAbortedError);
   });
 });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { boundsCenter, boundsRadius, fitDistance, length, robustBounds, sub, type Vec3 } from './camera';
 import { CameraController } from './controller';
-import { broadSideForward, denseBounds } from './framing';
+import { broadSideForward, denseBounds, denseBoundsSteps, selectKth } from './framing';
 
 /** Deterministic pseudo-random numbers (mulberry32). */
 function rng(seed: number): () => number {
@@ -147,5 +147,50 @@ describe('broadSideForward: a side that shows the body', () => {
     const f = broadSideForward(p, denseBounds(p), up, forward);
     expect(f[2]).toBeGreaterThan(0.6);
     expect(Math.abs(Math.abs(f[0]) - Math.SQRT1_2)).toBeLessThan(0.05);
+  });
+});
+
+describe('selectKth (the medians and percentiles of denseBounds)', () => {
+  it('gives the k-th smallest, as a sort would, with ties, sorted and reversed input', () => {
+    const r = rng(7);
+    const inputs = [
+      Float64Array.from({ length: 1001 }, () => Math.floor(r() * 20)), // many ties
+      Float64Array.from({ length: 500 }, () => gauss(r)),
+      Float64Array.from({ length: 300 }, (_, i) => i),
+      Float64Array.from({ length: 300 }, (_, i) => -i),
+      new Float64Array(7).fill(3),
+      Float64Array.of(2),
+    ];
+    for (const input of inputs) {
+      const sorted = input.slice().sort();
+      for (const k of [0, 1, input.length >> 1, input.length - 2, input.length - 1].filter((k) => k >= 0 && k < input.length)) {
+        const a = input.slice();
+        expect(selectKth(a, k, 0, a.length)).toBe(sorted[k]);
+        // Partitioned about k; the same values, reordered.
+        for (let i = 0; i < k; i++) expect(a[i]).toBeLessThanOrEqual(a[k]);
+        for (let i = k + 1; i < a.length; i++) expect(a[i]).toBeGreaterThanOrEqual(a[k]);
+        expect(a.slice().sort()).toEqual(sorted);
+      }
+    }
+  });
+
+  it('selects within a range (the upper percentile after the lower one)', () => {
+    const r = rng(9);
+    const a = Float64Array.from({ length: 2000 }, () => gauss(r));
+    const sorted = a.slice().sort();
+    expect(selectKth(a, 10, 0, a.length)).toBe(sorted[10]);
+    expect(selectKth(a, 1990, 10, a.length)).toBe(sorted[1990]);
+  });
+});
+
+describe('denseBoundsSteps (denseBounds a pass at a time, for a page)', () => {
+  it('pauses between its passes and returns what denseBounds returns', () => {
+    const p = sceneWithFloaters(40_000, 7_000, [1, 2, 3]);
+    const steps = denseBoundsSteps(p);
+    let pauses = 0;
+    let r = steps.next();
+    for (; !r.done; r = steps.next()) pauses++;
+    expect(pauses).toBe(5);
+    expect(r.value).toEqual(denseBounds(p));
   });
 });

@@ -79,7 +79,7 @@ export class GpuScene {
     cloud: SplatCloud,
     shBindingBytes: number,
     pause: () => Promise<void>,
-    { chunk = 8192, budgetMs = 8, settleBytes = 4 << 20 }: { chunk?: number; budgetMs?: number; settleBytes?: number } = {},
+    { chunk = 2048, budgetMs = 8, settleBytes = 4 << 20 }: { chunk?: number; budgetMs?: number; settleBytes?: number } = {},
   ): Promise<GpuScene> {
     const scene = new GpuScene(device, cloud, shBindingBytes, false);
     // One set of packing arrays for every slice (writeBuffer copies them): no garbage per slice.

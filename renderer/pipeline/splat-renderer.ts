@@ -52,6 +52,53 @@ export interface EncodeOptions {
   rasterFloor?: boolean;
 }
 
+/** The state of the active draw for a scene: the sort strategy's and the quads draw's, or the tiles draw's. */
+interface DrawState {
+  draw: DrawName;
+  strategy: SortStrategy;
+  sortState: SortState | null;
+  quads: DrawPass | null;
+  tiles: TileRasterizer | null;
+}
+
+/**
+ * A scene set up on the GPU and not drawn yet (SplatRenderer.prepareScene): its
+ * buffers, its sort buffers and the active draw's state, built while the scene on
+ * screen keeps drawing. SplatRenderer.adoptScene switches to it (owning it from
+ * then on); `destroy` frees it when it is not wanted after all.
+ */
+export interface PreparedScene {
+  readonly cloud: SplatCloud;
+  destroy(): void;
+}
+
+class Prepared implements PreparedScene {
+  constructor(
+    readonly scene: GpuScene,
+    readonly keys: GPUBuffer,
+    readonly values: GPUBuffer,
+    readonly target: SortTarget,
+    public state: DrawState,
+  ) {}
+
+  get cloud(): SplatCloud {
+    return this.scene.cloud;
+  }
+
+  destroy(): void {
+    destroyDrawState(this.state);
+    this.scene.destroy();
+    this.keys.destroy();
+    this.values.destroy();
+  }
+}
+
+function destroyDrawState(state: DrawState): void {
+  state.sortState?.destroy();
+  state.quads?.destroy();
+  state.tiles?.destroy();
+}
+
 /**
  * One frame of the pipeline, by the draw strategy (draw-strategies.ts):
  *   quads: ordering (the sort strategy: project + GPU sort, or the CPU worker's
@@ -142,39 +189,81 @@ export class SplatRenderer {
    */
   setScene(cloud: SplatCloud): void {
     assertSceneFits(cloud.source.name, cloud.count, cloud.shDegree, this.drawName, this.budgetLimits);
-    this.adoptScene(new GpuScene(this.device, cloud, bindingLimit(this.budgetLimits).bytes));
+    const scene = new GpuScene(this.device, cloud, bindingLimit(this.budgetLimits).bytes);
+    const { keys, values, target } = this.sortTargetFor(scene);
+    this.adoptScene(new Prepared(scene, keys, values, target, this.drawStateFor(scene, target)));
   }
 
   /**
-   * The scene's GPU buffers, uploaded a slice at a time with `pause()` between
-   * slices (GpuScene.create), for a page that must keep drawing the scene on screen
-   * meanwhile; then {@link adoptScene}. Nothing changes here until then.
+   * The scene set up on the GPU for {@link adoptScene}, for a page that must keep
+   * drawing the scene on screen meanwhile: its buffers uploaded a slice at a time
+   * (GpuScene.create), then its sort buffers and the active draw's state, with
+   * `pause()` awaited between these steps. Nothing of the scene on screen changes.
    * @throws GpuBudgetError as setScene, before any upload
    */
-  async prepareScene(cloud: SplatCloud, pause: () => Promise<void>): Promise<GpuScene> {
+  async prepareScene(cloud: SplatCloud, pause: () => Promise<void>): Promise<PreparedScene> {
     assertSceneFits(cloud.source.name, cloud.count, cloud.shDegree, this.drawName, this.budgetLimits);
-    return GpuScene.create(this.device, cloud, bindingLimit(this.budgetLimits).bytes, pause);
+    const scene = await GpuScene.create(this.device, cloud, bindingLimit(this.budgetLimits).bytes, pause);
+    let sort: ReturnType<SplatRenderer['sortTargetFor']> | null = null;
+    try {
+      await pause();
+      sort = this.sortTargetFor(scene);
+      await pause();
+      return new Prepared(scene, sort.keys, sort.values, sort.target, this.drawStateFor(scene, sort.target));
+    } catch (e) {
+      scene.destroy();
+      sort?.keys.destroy();
+      sort?.values.destroy();
+      throw e;
+    }
   }
 
-  /** Replaces the scene with one from {@link prepareScene} (now owned here); the previous scene's GPU memory is freed. */
-  adoptScene(scene: GpuScene): void {
+  /**
+   * Switches to a scene from {@link prepareScene} (owned here from now on); the
+   * previous scene's GPU memory is freed. Only references change hands, unless the
+   * draw or the sort strategy changed since it was prepared: then that state is built
+   * again here.
+   * @throws GpuBudgetError, changing nothing and freeing `prepared`, when the draw
+   *   changed since and the scene does not fit it
+   */
+  adoptScene(prepared: PreparedScene): void {
+    if (!(prepared instanceof Prepared)) throw new TypeError('adoptScene takes a scene from this renderer\'s prepareScene');
+    const { scene, state } = prepared;
+    if (state.draw !== this.drawName || state.strategy !== this.sortStrategy) {
+      destroyDrawState(state);
+      try {
+        assertSceneFits(scene.cloud.source.name, scene.count, scene.cloud.shDegree, this.drawName, this.budgetLimits);
+      } catch (e) {
+        prepared.scene.destroy();
+        prepared.keys.destroy();
+        prepared.values.destroy();
+        throw e;
+      }
+      prepared.state = this.drawStateFor(scene, prepared.target);
+    }
+    this.releaseScene();
+    this.scene = scene;
+    this.keys = prepared.keys;
+    this.values = prepared.values;
+    this.target = prepared.target;
+    this.sortState = prepared.state.sortState;
+    this.quads = prepared.state.quads;
+    this.tiles = prepared.state.tiles;
+    // Nothing is sorted for the new scene yet: a frame that skips the sort draws nothing.
+    this.target.writeCount(0);
+  }
+
+  /** A scene's (key, id) buffers and project pass: what a sort strategy fills. */
+  private sortTargetFor(scene: GpuScene): { keys: GPUBuffer; values: GPUBuffer; target: SortTarget } {
     const device = this.device;
     const cloud = scene.cloud;
     const capacity = Math.max(1, cloud.count);
     const usage = sortBufferUsage();
     const keys = device.createBuffer({ label: 'SplatRenderer.keys', size: capacity * 4, usage });
     const values = device.createBuffer({ label: 'SplatRenderer.values', size: capacity * 4, usage });
-    this.releaseScene();
-    this.scene = scene;
-    this.keys = keys;
-    this.values = values;
-    const project = new ProjectPass(
-      device,
-      { frame: this.uniforms.buffer, centers: scene.centers, covs: scene.covs, keys, values, drawArgs: this.drawArgs },
-      cloud.count,
-    );
     const drawArgs = this.drawArgs;
-    this.target = {
+    const project = new ProjectPass(device, { frame: this.uniforms.buffer, centers: scene.centers, covs: scene.covs, keys, values, drawArgs }, cloud.count);
+    const target: SortTarget = {
       cloud,
       keys,
       values,
@@ -182,9 +271,7 @@ export class SplatRenderer {
       project,
       writeCount: (count) => device.queue.writeBuffer(drawArgs, 0, DrawArgs.pack({ vertexCount: this.vertexCount, instanceCount: count })),
     };
-    // Nothing is sorted for the new scene yet: a frame that skips the sort draws nothing.
-    this.target.writeCount(0);
-    this.createDrawState();
+    return { keys, values, target };
   }
 
   /** The order the last frame was drawn in ('auto' resolved), and the depth complexity 'auto' saw. */
@@ -247,35 +334,42 @@ export class SplatRenderer {
   }
 
   private createDrawState(): void {
-    const scene = this.scene;
-    if (!scene || !this.target) return;
+    if (!this.scene || !this.target) return;
+    const state = this.drawStateFor(this.scene, this.target);
+    this.sortState = state.sortState;
+    this.quads = state.quads;
+    this.tiles = state.tiles;
+  }
+
+  /** The active draw's state (this renderer's draw and sort strategy) for a scene. */
+  private drawStateFor(scene: GpuScene, target: SortTarget): DrawState {
+    const state: DrawState = { draw: this.drawName, strategy: this.sortStrategy, sortState: null, quads: null, tiles: null };
     if (this.drawName === 'tiles') {
-      this.tiles = new TileRasterizer(this.device, this.uniforms.buffer, scene, this.sortStrategy.sorter!, this.tileOptions);
-    } else {
-      this.sortState = this.sortStrategy.create(this.device, this.target);
-      this.quads = new DrawPass(
-        this.device,
-        this.format,
-        {
-          frame: this.uniforms.buffer,
-          centers: scene.centers,
-          covs: scene.covs,
-          sh0: scene.sh0,
-          sh1: scene.sh1,
-          order: this.target.values,
-          drawArgs: this.drawArgs,
-        },
-        scene.count,
-      );
+      state.tiles = new TileRasterizer(this.device, this.uniforms.buffer, scene, this.sortStrategy.sorter!, this.tileOptions);
+      return state;
     }
+    state.sortState = this.sortStrategy.create(this.device, target);
+    state.quads = new DrawPass(
+      this.device,
+      this.format,
+      {
+        frame: this.uniforms.buffer,
+        centers: scene.centers,
+        covs: scene.covs,
+        sh0: scene.sh0,
+        sh1: scene.sh1,
+        order: target.values,
+        drawArgs: this.drawArgs,
+      },
+      scene.count,
+    );
+    return state;
   }
 
   private destroyDrawState(): void {
-    this.sortState?.destroy();
+    destroyDrawState({ draw: this.drawName, strategy: this.sortStrategy, sortState: this.sortState, quads: this.quads, tiles: this.tiles });
     this.sortState = null;
-    this.quads?.destroy();
     this.quads = null;
-    this.tiles?.destroy();
     this.tiles = null;
   }
 

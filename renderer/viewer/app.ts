@@ -1,10 +1,10 @@
 import { generateDefaultScene, generateSynthetic } from '../../scenes/generate';
-import type { Bounds, SplatCloud } from '../../scenes/splat-cloud';
+import type { SplatCloud } from '../../scenes/splat-cloud';
 import { benchmarkPath, DrawnOrderProbe } from '../profile/benchmark-path';
 import { formatTable, toCsv, toJson, type BenchmarkRow } from '../profile/benchmark-report';
 import { BenchmarkRun } from '../profile/benchmark-run';
 import { defaultForward, fitPose, length, normalize, robustBounds, sub, upVector, type CameraPose, type UpAxis } from '../camera/camera';
-import { broadSideForward, denseBounds } from '../camera/framing';
+import { bodyViewSteps, type BodyView } from '../camera/framing';
 import { pickSplat } from '../camera/pick';
 import { CameraController } from '../camera/controller';
 import { attachControls } from './input';
@@ -14,8 +14,7 @@ import type { FrameSample } from '../profile/frame-stats';
 import { ViewerPanel, type ViewerSettings } from './gui';
 import { GpuProfiler } from '../profile/profiler';
 import { DrawArgs } from '../pipeline/draw-args';
-import type { GpuScene } from '../pipeline/gpu-scene';
-import { SplatRenderer } from '../pipeline/splat-renderer';
+import { SplatRenderer, type PreparedScene } from '../pipeline/splat-renderer';
 import { GpuBudgetError } from '../pipeline/gpu-budget';
 import { withShDegree } from '../../scenes/load-options';
 import type { ShDegree } from '../../scenes/splat-cloud';
@@ -74,6 +73,26 @@ function yieldToPage(): Promise<void> {
     yieldWaiters.push(resolve);
     yieldChannel.port2.postMessage(null);
   });
+}
+
+/** Runs a generator of steps (framing.ts), a step a task: the page runs between them. */
+async function stepsInTasks<T>(steps: Generator<void, T, void>): Promise<T> {
+  for (let r = steps.next(); ; r = steps.next()) {
+    if (r.done) return r.value;
+    await yieldToPage();
+  }
+}
+
+/** Runs a generator of steps to its end at once. */
+function stepsRun<T>(steps: Generator<void, T, void>): T {
+  for (let r = steps.next(); ; r = steps.next()) if (r.done) return r.value;
+}
+
+/** A scene made ready to show without a long task: set up on the GPU, with its order probe and its first view. */
+interface ReadyScene {
+  prepared: PreparedScene;
+  probe: DrawnOrderProbe;
+  view: BodyView;
 }
 
 function nextPaint(): Promise<void> {
@@ -163,9 +182,10 @@ export class ViewerApp {
   /**
    * The worker loads of this visit, oldest first (read by the end-to-end test):
    * performance.now() when each started, when its cloud arrived on this thread,
-   * and when the scene was set up on the GPU and shown; how it ended.
+   * and when the scene was set up on the GPU and shown; how long the task that
+   * switched to it took (ms, from its start to shownAt); how it ended.
    */
-  readonly loads: { name: string; startedAt: number; readyAt: number | null; shownAt: number | null; outcome: 'loading' | 'shown' | 'failed' | 'cancelled' | 'superseded' }[] = [];
+  readonly loads: { name: string; startedAt: number; readyAt: number | null; shownAt: number | null; switchMs: number | null; outcome: 'loading' | 'shown' | 'failed' | 'cancelled' | 'superseded' }[] = [];
   /** performance.now() of the current scene's first submitted frame, or null before it (read by the end-to-end test). */
   sceneFirstFrameAt: number | null = null;
 
@@ -434,7 +454,7 @@ export class ViewerApp {
         this.hideMessage();
         this.progress.show(load.name, source.kind === 'file' ? source.file.size : undefined);
         setLoading(this.progress.text);
-        record = { name: load.name, startedAt: performance.now(), readyAt: null, shownAt: null, outcome: 'loading' };
+        record = { name: load.name, startedAt: performance.now(), readyAt: null, shownAt: null, switchMs: null, outcome: 'loading' };
         this.loads.push(record);
         cloud = await this.loader.load(load, (p) => {
           if (token !== this.loadToken) return;
@@ -454,21 +474,33 @@ export class ViewerApp {
         if (record) record.outcome = 'superseded';
         return false; // a newer load superseded this one
       }
-      const gpuScene = await this.renderer.prepareScene(cloud, yieldToPage);
-      // The framing's bounds in a task of their own (a sort of 40,000 sampled points).
-      await yieldToPage();
-      const body = token === this.loadToken ? denseBounds(cloud.positions) : undefined;
-      await yieldToPage();
+      // Everything the new scene needs before it is shown is made here, a task at a time,
+      // while the scene on screen keeps drawing; the switch then only swaps references.
+      const prepared = await this.renderer.prepareScene(cloud, yieldToPage);
+      let probe: DrawnOrderProbe | null = null;
+      let ready: ReadyScene | null = null;
+      try {
+        await yieldToPage();
+        probe = new DrawnOrderProbe(this.device, cloud.count);
+        ready = { prepared, probe, view: await stepsInTasks(this.bodyViewSteps(cloud)) };
+        await yieldToPage();
+      } finally {
+        if (!ready || token !== this.loadToken) {
+          probe?.destroy();
+          prepared.destroy();
+        }
+      }
       if (token !== this.loadToken) {
-        gpuScene.destroy();
         if (record) record.outcome = 'superseded';
         return false;
       }
+      const switchAt = performance.now();
       this.progress.hide();
       this.scenes.add(source);
-      this.setScene(cloud, id, gpuScene, body);
+      this.setScene(cloud, id, ready);
       this.refused = null;
-      if (record) Object.assign(record, { shownAt: performance.now(), outcome: 'shown' });
+      const shownAt = performance.now();
+      if (record) Object.assign(record, { shownAt, switchMs: shownAt - switchAt, outcome: 'shown' });
       this.loading = null;
       this.hideMessage();
       return true;
@@ -506,16 +538,27 @@ export class ViewerApp {
     if (source) void this.openSource(source);
   }
 
+  /** The first view of a scene (framing.ts): its dense body, seen from a side that shows it. */
+  private bodyViewSteps(cloud: SplatCloud): Generator<void, BodyView, void> {
+    return bodyViewSteps(cloud.positions, upVector(this.settings.upAxis), defaultForward(this.settings.upAxis));
+  }
+
   /**
-   * Shows `cloud` (uploaded already when `gpuScene` is given, else here at once),
-   * framed on `body` (denseBounds of its positions; computed here when not given).
+   * Shows `cloud`: made ready already (`ready`: uploaded, probe and first view, see
+   * openSource: this task then only switches), else set up here at once.
    */
-  private setScene(cloud: SplatCloud, id: string, gpuScene?: GpuScene, body: Bounds = denseBounds(cloud.positions)): void {
+  private setScene(cloud: SplatCloud, id: string, ready: ReadyScene | null = null): void {
     this.bench = null;
-    if (gpuScene) this.renderer.adoptScene(gpuScene);
-    else this.renderer.setScene(cloud);
+    if (ready) {
+      try {
+        this.renderer.adoptScene(ready.prepared);
+      } catch (e) {
+        ready.probe.destroy(); // adoptScene freed the rest
+        throw e;
+      }
+    } else this.renderer.setScene(cloud);
     this.probe?.destroy();
-    this.probe = new DrawnOrderProbe(this.device, cloud.count);
+    this.probe = ready?.probe ?? new DrawnOrderProbe(this.device, cloud.count);
     this.panel.setSceneShDegree(cloud.shDegree);
     this.sceneId = id;
     this.scenesShown.push(id);
@@ -524,19 +567,20 @@ export class ViewerApp {
     this.resize(); // the canvas' real shape: a portrait phone frames narrower than the 300x150 default
     this.controller.aspect = this.el.canvas.width / Math.max(1, this.el.canvas.height);
     this.controller.setUp(this.settings.upAxis);
-    // The dense body, not the floaters (camera/framing.ts); F frames the same bounds.
-    this.controller.frame(body, { keepDirection: false, setHome: true, snap: true });
-    // From a side that shows it: a body much longer one way is not framed end-on.
     const up = upVector(this.settings.upAxis);
-    const side = broadSideForward(cloud.positions, body, up, defaultForward(this.settings.upAxis));
-    if (side.some((v, i) => v !== defaultForward(this.settings.upAxis)[i])) {
-      this.controller.setPose(fitPose(body, up, this.settings.fovyDeg, this.controller.aspect, side));
+    // Computed for another up axis (changed while the scene was made ready): again.
+    const view = ready && ready.view.up.every((v, i) => v === up[i]) ? ready.view : stepsRun(this.bodyViewSteps(cloud));
+    // The dense body, not the floaters (camera/framing.ts); F frames the same bounds.
+    this.controller.frame(view.body, { keepDirection: false, setHome: true, snap: true });
+    // From a side that shows it: a body much longer one way is not framed end-on.
+    if (view.forward.some((v, i) => v !== defaultForward(this.settings.upAxis)[i])) {
+      this.controller.setPose(fitPose(view.body, up, this.settings.fovyDeg, this.controller.aspect, view.forward));
       this.controller.setHome();
     }
     // A view from the hash, if it was saved for this scene (not another's camera).
-    const view = this.pendingView;
+    const saved = this.pendingView;
     this.pendingView = null;
-    if (view && viewAppliesTo(view, id)) this.applyPose(view.pose);
+    if (saved && viewAppliesTo(saved, id)) this.applyPose(saved.pose);
     document.title = `${cloud.source.name} — splatview`;
     this.auto.sceneChanged(); // a trial for the previous scene stops; this one is measured once on screen
     this.changed(true);

@@ -1,7 +1,9 @@
 /**
  * Draw strategies in the renderer: `quads` and `tiles` switched live on one
  * SplatRenderer give the same picture (and the CPU reference's), switching frees
- * what the other draw held, and `tiles` refuses a host sort strategy.
+ * what the other draw held, and `tiles` refuses a host sort strategy; a scene
+ * prepared while another draws (prepareScene / adoptScene) changes nothing until
+ * the switch.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -114,6 +116,58 @@ describe('draw strategies: quads and tiles on one renderer', () => {
           await renderOffscreen(renderer, cam, settings);
           expect(track.live().sort()).toEqual(baseline);
         }
+        renderer.destroy();
+      });
+      expect(track.live()).toEqual([]);
+    } finally {
+      track.stop();
+    }
+  });
+
+  it("a scene prepared while another draws (the page's load): the one on screen draws the same until the switch, then the new one as setScene draws it; nothing leaks", async () => {
+    const { device } = ctx.gpu;
+    const shown = generateDefaultScene(1500);
+    const next = generateDefaultScene(2500);
+    const pose = fitPose(robustBounds(next.positions), upVector('-y'), 60, 1);
+    const camShown = frameCamera(pose, 64, 64, shown.bounds);
+    const camNext = frameCamera(pose, 64, 64, next.bounds);
+    const track = trackAllocations(device);
+    try {
+      await withValidation(device, async () => {
+        const reference = new SplatRenderer(device, 'rgba8unorm', 'radix4');
+        reference.setScene(next);
+        const expected = (await renderOffscreen(reference, camNext, settings)).rgba;
+        reference.setDraw('tiles');
+        const expectedTiles = (await renderOffscreen(reference, camNext, settings)).rgba;
+        reference.destroy();
+
+        const renderer = new SplatRenderer(device, 'rgba8unorm', 'radix4');
+        renderer.setScene(shown);
+        const before = (await renderOffscreen(renderer, camShown, settings)).rgba;
+        const baseline = track.live().sort();
+        let pauses = 0;
+        const prepared = await renderer.prepareScene(next, async () => void pauses++);
+        expect(pauses).toBeGreaterThanOrEqual(2); // between the upload, the sort buffers and the draw state
+        expect(prepared.cloud).toBe(next);
+        expect(renderer.cloud).toBe(shown);
+        expect(Buffer.from((await renderOffscreen(renderer, camShown, settings)).rgba).equals(Buffer.from(before))).toBe(true);
+        renderer.adoptScene(prepared);
+        expect(renderer.cloud).toBe(next);
+        expect(Buffer.from((await renderOffscreen(renderer, camNext, settings)).rgba).equals(Buffer.from(expected))).toBe(true);
+
+        // Dropped (a newer load superseded it): everything it held is freed.
+        const dropped = await renderer.prepareScene(shown, async () => undefined);
+        dropped.destroy();
+        // Prepared for quads, the draw switched to tiles before the switch: built again for tiles.
+        const again = await renderer.prepareScene(next, async () => undefined);
+        renderer.setDraw('tiles');
+        renderer.adoptScene(again);
+        expect(renderer.tileStatus).not.toBeNull();
+        expect(Buffer.from((await renderOffscreen(renderer, camNext, settings)).rgba).equals(Buffer.from(expectedTiles))).toBe(true);
+        renderer.setDraw('quads');
+        await renderOffscreen(renderer, camNext, settings);
+        // One scene's worth again, as before the switch: the old scene and the dropped one freed.
+        expect(track.live().sort()).toEqual(baseline);
         renderer.destroy();
       });
       expect(track.live()).toEqual([]);
