@@ -98,7 +98,7 @@ export const SIGMA_CUT_HELP =
 export const MIN_CONTRIBUTION_HELP =
   'Drop splats whose alpha summed over the screen is under this many pixels, before the sort ' +
   "(PlayCanvas's default is about 0.75 px). 0 (off) keeps the reference image. On biker at 1920x1080, " +
-  '0.75 px draws 79% of the splats in 0.91x the draw time and 3 px 47% in 0.71x, but 1 px already costs ' +
+  '0.75 px draws 79% of the splats in 0.91x the draw time and 3 px 47% in 0.70x, but 1 px already costs ' +
   '12 dB of PSNR against the CPU reference; 0.1 px costs 0.02 dB and saves nothing (docs/PERFORMANCE.md). Both draws.';
 
 /**
