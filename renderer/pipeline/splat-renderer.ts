@@ -199,11 +199,12 @@ export class SplatRenderer {
    * drawing the scene on screen meanwhile: its buffers uploaded a slice at a time
    * (GpuScene.create), then its sort buffers and the active draw's state, with
    * `pause()` awaited between these steps. Nothing of the scene on screen changes.
+   * `progress` hears the splats uploaded so far whenever the upload hands the thread back.
    * @throws GpuBudgetError as setScene, before any upload
    */
-  async prepareScene(cloud: SplatCloud, pause: () => Promise<void>): Promise<PreparedScene> {
+  async prepareScene(cloud: SplatCloud, pause: () => Promise<void>, progress?: (uploaded: number) => void): Promise<PreparedScene> {
     assertSceneFits(cloud.source.name, cloud.count, cloud.shDegree, this.drawName, this.budgetLimits);
-    const scene = await GpuScene.create(this.device, cloud, bindingLimit(this.budgetLimits).bytes, pause);
+    const scene = await GpuScene.create(this.device, cloud, bindingLimit(this.budgetLimits).bytes, pause, progress ? { progress } : {});
     let sort: ReturnType<SplatRenderer['sortTargetFor']> | null = null;
     try {
       await pause();

@@ -489,7 +489,11 @@ export class ViewerApp {
       }
       // Everything the new scene needs before it is shown is made here, a task at a time,
       // while the scene on screen keeps drawing; the switch then only swaps references.
-      const prepared = await this.renderer.prepareScene(cloud, yieldToPage);
+      const prepared = await this.renderer.prepareScene(cloud, yieldToPage, (uploaded) => {
+        if (token !== this.loadToken || source.kind === 'generated') return;
+        this.progress.preparing(cloud.count, uploaded);
+        setLoading(this.progress.text);
+      });
       let probe: DrawnOrderProbe | null = null;
       let ready: ReadyScene | null = null;
       try {

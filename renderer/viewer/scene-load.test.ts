@@ -66,6 +66,9 @@ describe('loading bar text', () => {
     expect(progressText('biker.ply', { bytes: 12_000_000, totalBytes: 248_000_000, splats: 48_000 })).toBe('Loading biker.ply: 12 / 248 MB · 48,000 splats');
     expect(progressText('a.spz', { bytes: 0, splats: 0 })).toBe('Loading a.spz: 0.0 MB');
     expect(preparingText('biker.ply', 1_000_000)).toBe('Preparing biker.ply for the GPU: 1,000,000 splats');
+    expect(preparingText('big.ply', 6_000_000, 1_503_232)).toBe('Preparing big.ply for the GPU: 6,000,000 splats · 25% uploaded');
+    expect(preparingText('big.ply', 6_000_000, 6_000_000)).toBe('Preparing big.ply for the GPU: 6,000,000 splats · 100% uploaded');
+    expect(preparingText('empty.ply', 0, 0)).toBe('Preparing empty.ply for the GPU: 0 splats · 0% uploaded');
   });
 
   it('gives the bar a fraction in [0, 1], or none without a total', () => {
