@@ -199,6 +199,15 @@ async function main(): Promise<void> {
         const png = PNG.sync.read(await page.screenshot({ path: out, timeout: shotTimeoutMs }));
         lit = litFraction(png);
         console.log(`screenshot: ${out} (${(100 * lit).toFixed(1)}% of the central half lit; took ${s(Date.now() - shotStart)})`);
+        // The canvas alone, panel and HUD hidden (on a small viewport the HUD covers much of the scene).
+        const style = await page.addStyleTag({ content: '.lil-gui, #hud, #graph, #load, #message { visibility: hidden !important; }' });
+        const box = await page.locator('canvas#view').boundingBox();
+        const canvasOut = out.replace(/(\.png)?$/, '-canvas.png');
+        if (box) {
+          await page.screenshot({ path: canvasOut, clip: box, timeout: shotTimeoutMs });
+          console.log(`screenshot of the canvas alone: ${canvasOut}`);
+        }
+        await style.evaluate((el) => (el as unknown as { remove(): void }).remove());
       } catch (e) {
         console.log(`screenshot: none, gave up after ${s(Date.now() - shotStart)} (${e instanceof Error ? e.message.split('\n')[0] : String(e)})`);
       }
