@@ -630,6 +630,13 @@ describe('scene loading in a worker (issue 10)', () => {
     expect(shown.some((b) => b.value !== null && b.value > 0 && b.value < 1)).toBe(true);
     // While the page sets the scene up on the GPU (tasks of a few ms, for seconds on SwiftShader), the bar says so.
     expect(w.bars.some((b) => !b.hidden && b.text.startsWith('Preparing synthetic-1m-sh3.ply for the GPU: 1,000,000 splats'))).toBe(true);
+    // ... and how much of it is uploaded, the bar following (a 6M scene uploads for minutes on SwiftShader).
+    const uploading = w.bars.filter((b) => !b.hidden && /^Preparing synthetic-1m-sh3\.ply for the GPU: 1,000,000 splats · \d+% uploaded/.test(b.text));
+    const shares = uploading.map((b) => Number(/(\d+)% uploaded/.exec(b.text)![1]));
+    expect(shares.length).toBeGreaterThanOrEqual(2);
+    expect(shares.every((v, i) => i === 0 || v >= shares[i - 1]!)).toBe(true);
+    expect(shares.at(-1)).toBeGreaterThan(shares[0]!);
+    expect(uploading.some((b) => b.value !== null && b.value > 0 && b.value < 1)).toBe(true);
     expect(await page.locator('#load').isHidden()).toBe(true);
 
     // (2) Frames keep coming: no main-thread task over 50 ms while the worker loads.
