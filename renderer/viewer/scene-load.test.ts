@@ -141,7 +141,7 @@ describe('scene-load job over a MessageChannel', () => {
       expect(cloud.sh).toEqual(expected.sh);
       expect(cloud.sanitized).toEqual(expected.sanitized);
       expect(reports.length).toBeGreaterThanOrEqual(2);
-      expect(reports.at(-1)).toEqual({ bytes: ply.length, totalBytes: ply.length, splats: 3000 });
+      expect(reports.at(-1)).toEqual({ bytes: ply.length, totalBytes: ply.length, splats: 3000, declared: { splats: 3000, shDegree: 3 } });
       for (let i = 1; i < reports.length; i++) expect(reports[i]!.bytes).toBeGreaterThanOrEqual(reports[i - 1]!.bytes);
     } finally {
       close();
@@ -166,7 +166,7 @@ describe('scene-load job over a MessageChannel', () => {
     try {
       const { cloud, reports } = await loadThrough(api, { kind: 'url', name: 'scene.ply', url: `${base}/scene.ply` });
       expect(cloud.count).toBe(3000);
-      expect(reports.at(-1)).toEqual({ bytes: ply.length, totalBytes: ply.length, splats: 3000 });
+      expect(reports.at(-1)).toEqual({ bytes: ply.length, totalBytes: ply.length, splats: 3000, declared: { splats: 3000, shDegree: 3 } });
       const err = await api.load({ kind: 'url', name: 'gone.ply', url: `${base}/gone.ply` }, Comlink.proxy({ postMessage: () => undefined })).catch((e: Error) => e);
       expect(err).toBeInstanceOf(Error);
       expect((err as Error).name).toBe('ReadFailedError');
