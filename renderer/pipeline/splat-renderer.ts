@@ -1,5 +1,5 @@
 import { sortBufferUsage } from '../../sort/types';
-import type { SplatCloud } from '../../scenes/splat-cloud';
+import type { ShDegree, SplatCloud } from '../../scenes/splat-cloud';
 import { DrawArgs } from './draw-args';
 import { estimateLayers } from './depth-complexity';
 import { COVERAGE_BYTES, DEFAULT_GEOMETRY, DEFAULT_LIST, DrawPass, drawsFrontToBack, VERTICES_PER_SPLAT, type DrawOrder, type DrawShape } from './draw-pass';
@@ -180,6 +180,16 @@ export class SplatRenderer {
   /** The last sort's wall time in ms when the strategy sorts on the host (null for a GPU sort, or no scene). */
   get hostSortMs(): number | null {
     return this.sortState ? this.sortState.hostSortMs : null;
+  }
+
+  /**
+   * Whether a scene of `count` splats of SH `degree` would fit this renderer's
+   * draw and the binding limits: the check prepareScene makes, for a caller
+   * that knows the count early (a file's header) and need not load the rest.
+   * @throws GpuBudgetError when it would not
+   */
+  assertFits(scene: string, count: number, degree: ShDegree): void {
+    assertSceneFits(scene, count, degree, this.drawName, this.budgetLimits);
   }
 
   /**

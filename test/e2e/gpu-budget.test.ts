@@ -50,6 +50,9 @@ describe('GPU budget in the page', () => {
     expect(await message()).toBe(
       'inria_sh3_tile_6831.ply: 6,831 splats of SH degree 3 need 656 KB of SH (328 KB in each of 2 bindings), the adapter allows 300 KB per binding (maxStorageBufferBindingSize): reload with SH degree 2 (?sh=2, or Scene › load SH degree); the scene on screen stays',
     );
+    // Refused from the header's count, before the body was parsed: the cloud never reached the page.
+    const refusedLoad = await page.evaluate(() => (window as unknown as { splatview: { loads: { outcome: string; readyAt: number | null }[] } }).splatview.loads.at(-1)!);
+    expect(refusedLoad).toMatchObject({ outcome: 'failed', readyAt: null });
     // The scene on screen stays, and keeps drawing.
     await page.waitForTimeout(1000);
     expect(await hudText()).toMatch(/default:3000\s+3,000 splats/);
