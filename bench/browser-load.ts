@@ -343,6 +343,9 @@ async function measureLoad(page: Page, browser: Browser, size: number, timeoutMs
     console.log(`  upload + swap (GPU upload in slices, framing, swap): ${s(load.shownAt - ready)}; longest main-thread task ${longest(ready, load.shownAt).toFixed(0)} ms (${count(ready, load.shownAt)} over 50 ms); ${rafsIn(ready, load.shownAt)} animation frames`);
   } else if (ready !== null) {
     console.log(`  after the load until the page gave up: ${s(endOfSwap - ready)}; longest main-thread task ${longest(ready, endOfSwap).toFixed(0)} ms`);
+  } else {
+    // Ended before the cloud reached the page (refused from the header, failed, cancelled); seen within the 250 ms polling.
+    console.log(`  ended before the cloud reached the page, ${s(endOfSwap - load.startedAt)} after the file was chosen; longest main-thread task ${longest(load.startedAt, endOfSwap).toFixed(0)} ms`);
   }
   if (load.shownAt !== null && first.submittedAt !== null) {
     console.log(`  first frame of the scene: submitted ${s(first.submittedAt - load.shownAt)} after the swap, done on the GPU ${first.doneAt !== null ? s(first.doneAt - load.shownAt) : '-'} after it; file chosen -> first frame done ${first.doneAt !== null ? s(first.doneAt - load.startedAt) : '-'}`);
