@@ -97,12 +97,31 @@ describe('loadSceneStream', () => {
     const seen: LoadProgress[] = [];
     await loadSceneStream('s.ply', chunked(ply, [10_000]), { totalBytes: ply.length, onProgress: (p) => seen.push(p) });
     const last = seen[seen.length - 1]!;
-    expect(last).toEqual({ bytes: ply.length, totalBytes: ply.length, splats: 3000 });
+    expect(last).toEqual({ bytes: ply.length, totalBytes: ply.length, splats: 3000, declared: { splats: 3000, shDegree: 3 } });
     for (let i = 1; i < seen.length; i++) {
       expect(seen[i]!.bytes).toBeGreaterThanOrEqual(seen[i - 1]!.bytes);
       expect(seen[i]!.splats).toBeGreaterThanOrEqual(seen[i - 1]!.splats);
     }
     expect(seen.some((p) => p.splats > 0 && p.splats < 3000)).toBe(true);
+  });
+
+  it("reports the header's count and SH degree (after maxShDegree) before the body is parsed", async () => {
+    for (const maxShDegree of [undefined, 1] as const) {
+      const seen: LoadProgress[] = [];
+      await loadSceneStream('s.ply', chunked(ply, [10_000]), { totalBytes: ply.length, onProgress: (p) => seen.push(p), ...(maxShDegree === undefined ? {} : { maxShDegree }) });
+      const first = seen.findIndex((p) => p.declared !== undefined);
+      expect(first).toBeGreaterThanOrEqual(0);
+      // Known while the first rows arrive, long before the last ...
+      expect(seen[first]!.splats).toBeLessThan(3000);
+      expect(seen[first]!.bytes).toBeLessThan(ply.length / 2);
+      // ... and the same in every report from then on.
+      for (const p of seen.slice(first)) expect(p.declared).toEqual({ splats: 3000, shDegree: maxShDegree ?? 3 });
+    }
+    // Formats without a header count (a .splat) declare nothing.
+    const seen: LoadProgress[] = [];
+    const splat = writeSplatFile(generateSynthetic(100));
+    await loadSceneStream('s.splat', chunked(splat, [512]), { totalBytes: splat.length, onProgress: (p) => seen.push(p) });
+    expect(seen.every((p) => p.declared === undefined)).toBe(true);
   });
 
   it('an abort rejects with LoadAbortedError and cancels the source', async () => {

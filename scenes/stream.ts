@@ -30,7 +30,7 @@ import { SplatSink, Tally } from './sanitize';
 import { SplatFileStream } from './splat-format';
 import { hasGzipMagic, SpzGzipStream } from './spz';
 import type { LoadOptions } from './load-options';
-import type { SplatCloud } from './splat-cloud';
+import type { ShDegree, SplatCloud } from './splat-cloud';
 
 /** What `onProgress` is told after each chunk. */
 export interface LoadProgress {
@@ -43,6 +43,13 @@ export interface LoadProgress {
    * comment) 0 until then, and one last report with the count when done.
    */
   splats: number;
+  /**
+   * What the file's header declares, once read (the binary PLY fast path): its
+   * splat count and the SH degree it loads with (after `maxShDegree`). Lets a
+   * caller refuse a scene too large for it before its body is parsed; the
+   * cloud may end with fewer splats (those that cannot be drawn are dropped).
+   */
+  declared?: { splats: number; shDegree: ShDegree };
 }
 
 export interface LoadStreamOptions {
@@ -84,9 +91,10 @@ export async function loadSceneStream(name: string, source: ByteSource, options:
   const aborted = (): LoadAbortedError => new LoadAbortedError(name, `load cancelled after ${received} bytes`, { byteOffset: received });
   if (signal?.aborted) throw aborted();
   let reported = 0;
+  let declared: LoadProgress['declared'];
   const progress = (splats: number): void => {
     reported = splats;
-    onProgress?.({ bytes: received, ...(totalBytes === undefined ? {} : { totalBytes }), splats });
+    onProgress?.({ bytes: received, ...(totalBytes === undefined ? {} : { totalBytes }), splats, ...(declared ? { declared } : {}) });
   };
   // Formats decoded at the end report their splats once more, when done.
   const done = (cloud: SplatCloud): SplatCloud => {
@@ -147,6 +155,7 @@ export async function loadSceneStream(name: string, source: ByteSource, options:
       return done(header === null ? loadSceneSync(bytes, name, load) : loadPly(bytes, name, header, load));
     }
 
+    declared = body.declared;
     body.feed(header === null ? first : first.subarray(header.dataOffset));
     progress(body.splats);
     for (let r = await chunks.next(); !r.done; r = await chunks.next()) {
@@ -168,6 +177,8 @@ interface BodyStream {
   feed(chunk: Uint8Array): void;
   /** Splats decoded so far, for progress. */
   readonly splats: number;
+  /** The count and SH degree the header declares, where it has one (LoadProgress.declared). */
+  readonly declared?: { splats: number; shDegree: ShDegree };
   /** The cloud, once every byte is fed (`received`: the file's size). */
   finish(received: number): SplatCloud;
 }
@@ -201,6 +212,10 @@ class RowStream implements BodyStream {
 
   get splats(): number {
     return this.sink.count;
+  }
+
+  get declared(): { splats: number; shDegree: ShDegree } {
+    return { splats: this.vertex.count, shDegree: this.ix.shDegree };
   }
 
   constructor(private readonly name: string, private readonly header: PlyHeader, totalBytes: number | undefined, load: LoadOptions) {

@@ -79,7 +79,12 @@ export class GpuScene {
     cloud: SplatCloud,
     shBindingBytes: number,
     pause: () => Promise<void>,
-    { chunk = 2048, budgetMs = 8, settleBytes = 4 << 20 }: { chunk?: number; budgetMs?: number; settleBytes?: number } = {},
+    {
+      chunk = 2048,
+      budgetMs = 8,
+      settleBytes = 4 << 20,
+      progress,
+    }: { chunk?: number; budgetMs?: number; settleBytes?: number; progress?: (uploaded: number) => void } = {},
   ): Promise<GpuScene> {
     const scene = new GpuScene(device, cloud, shBindingBytes, false);
     // One set of packing arrays for every slice (writeBuffer copies them): no garbage per slice.
@@ -95,10 +100,12 @@ export class GpuScene {
         // browser's writeBuffer stages through a bounded ring and blocks the page's
         // thread when it is full (seen as one slice of ~500 ms among slices of ~10 ms
         // on SwiftShader); awaiting the queue blocks nothing.
+        progress?.(end);
         await device.queue.onSubmittedWorkDone();
         unsettled = 0;
         since = performance.now();
       } else if (performance.now() - since >= budgetMs) {
+        progress?.(end);
         await pause();
         since = performance.now();
       }

@@ -1,5 +1,5 @@
 import { sortBufferUsage } from '../../sort/types';
-import type { SplatCloud } from '../../scenes/splat-cloud';
+import type { ShDegree, SplatCloud } from '../../scenes/splat-cloud';
 import { DrawArgs } from './draw-args';
 import { estimateLayers } from './depth-complexity';
 import { COVERAGE_BYTES, DEFAULT_GEOMETRY, DEFAULT_LIST, DrawPass, drawsFrontToBack, VERTICES_PER_SPLAT, type DrawOrder, type DrawShape } from './draw-pass';
@@ -183,6 +183,16 @@ export class SplatRenderer {
   }
 
   /**
+   * Whether a scene of `count` splats of SH `degree` would fit this renderer's
+   * draw and the binding limits: the check prepareScene makes, for a caller
+   * that knows the count early (a file's header) and need not load the rest.
+   * @throws GpuBudgetError when it would not
+   */
+  assertFits(scene: string, count: number, degree: ShDegree): void {
+    assertSceneFits(scene, count, degree, this.drawName, this.budgetLimits);
+  }
+
+  /**
    * Replaces the scene; the previous scene's GPU memory is freed.
    * @throws GpuBudgetError, changing nothing (the previous scene stays), when a
    *   buffer of the scene would exceed a binding limit (gpu-budget.ts)
@@ -199,11 +209,12 @@ export class SplatRenderer {
    * drawing the scene on screen meanwhile: its buffers uploaded a slice at a time
    * (GpuScene.create), then its sort buffers and the active draw's state, with
    * `pause()` awaited between these steps. Nothing of the scene on screen changes.
+   * `progress` hears the splats uploaded so far whenever the upload hands the thread back.
    * @throws GpuBudgetError as setScene, before any upload
    */
-  async prepareScene(cloud: SplatCloud, pause: () => Promise<void>): Promise<PreparedScene> {
+  async prepareScene(cloud: SplatCloud, pause: () => Promise<void>, progress?: (uploaded: number) => void): Promise<PreparedScene> {
     assertSceneFits(cloud.source.name, cloud.count, cloud.shDegree, this.drawName, this.budgetLimits);
-    const scene = await GpuScene.create(this.device, cloud, bindingLimit(this.budgetLimits).bytes, pause);
+    const scene = await GpuScene.create(this.device, cloud, bindingLimit(this.budgetLimits).bytes, pause, progress ? { progress } : {});
     let sort: ReturnType<SplatRenderer['sortTargetFor']> | null = null;
     try {
       await pause();

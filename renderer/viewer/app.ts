@@ -15,7 +15,7 @@ import { ViewerPanel, type ViewerSettings } from './gui';
 import { GpuProfiler } from '../profile/profiler';
 import { DrawArgs } from '../pipeline/draw-args';
 import { SplatRenderer, type PreparedScene } from '../pipeline/splat-renderer';
-import { GpuBudgetError } from '../pipeline/gpu-budget';
+import { GpuBudgetError, type BudgetLimits } from '../pipeline/gpu-budget';
 import { withShDegree } from '../../scenes/load-options';
 import type { ShDegree } from '../../scenes/splat-cloud';
 import { budgetLimitsFor, budgetLine, loadOptionsFor, readShParam, withShParam } from './load-sh';
@@ -188,11 +188,23 @@ export class ViewerApp {
   readonly loads: { name: string; startedAt: number; readyAt: number | null; shownAt: number | null; switchMs: number | null; outcome: 'loading' | 'shown' | 'failed' | 'cancelled' | 'superseded' }[] = [];
   /** performance.now() of the current scene's first submitted frame, or null before it (read by the end-to-end test). */
   sceneFirstFrameAt: number | null = null;
+  /** performance.now() when the GPU finished the current scene's first frame, or null before (read by the browser benchmark). */
+  sceneFirstFrameDoneAt: number | null = null;
+  /** The id of the current scene's first submitted frame. */
+  private sceneFirstFrameId: number | null = null;
 
   /** The strategy drawing now (auto's pick, or the user's). */
   get strategy(): string {
     return this.renderer.strategy;
   }
+
+  /** The draw strategy in use (read by the browser benchmark). */
+  get draw(): DrawName {
+    return this.renderer.draw;
+  }
+
+  /** The binding limits scenes are checked against: the device's, or lowered by ?bindlimit= (read by the browser benchmark). */
+  readonly budgetLimits: BudgetLimits;
 
   /** The camera pose on screen now. */
   get view(): CameraPose {
@@ -263,7 +275,8 @@ export class ViewerApp {
     // The tiles draw sorts on the GPU: with a host sort strategy it falls back to quads.
     // Asked of the strategy that will draw (`auto` is no strategy: its GPU sorters all serve tiles).
     if (drawByName(this.settings.draw).needsGpuSorter && !strategyByName(first).sorter) this.settings.draw = 'quads';
-    this.renderer = new SplatRenderer(device, format, first, this.settings.draw, {}, budgetLimitsFor(device.limits, location.search));
+    this.budgetLimits = budgetLimitsFor(device.limits, location.search);
+    this.renderer = new SplatRenderer(device, format, first, this.settings.draw, {}, this.budgetLimits);
     this.auto = new AutoRun(device, strategies, {
       frameDone: () => this.nextFrameDone(),
       noted: (t) => {
@@ -456,8 +469,20 @@ export class ViewerApp {
         setLoading(this.progress.text);
         record = { name: load.name, startedAt: performance.now(), readyAt: null, shownAt: null, switchMs: null, outcome: 'loading' };
         this.loads.push(record);
+        let checked = false;
         cloud = await this.loader.load(load, (p) => {
           if (token !== this.loadToken) return;
+          // The header's count and degree, as soon as known: a scene the GPU cannot hold is
+          // refused now, not after its whole body is parsed (a 6M-splat file: 30 s, 1.4 GB).
+          if (p.declared && !checked) {
+            checked = true;
+            try {
+              this.renderer.assertFits(load.name, p.declared.splats, p.declared.shDegree);
+            } catch (e) {
+              if (e instanceof GpuBudgetError) return this.loader.stop(() => e);
+              throw e;
+            }
+          }
           this.progress.update(p);
           setLoading(this.progress.text);
         });
@@ -476,7 +501,11 @@ export class ViewerApp {
       }
       // Everything the new scene needs before it is shown is made here, a task at a time,
       // while the scene on screen keeps drawing; the switch then only swaps references.
-      const prepared = await this.renderer.prepareScene(cloud, yieldToPage);
+      const prepared = await this.renderer.prepareScene(cloud, yieldToPage, (uploaded) => {
+        if (token !== this.loadToken || source.kind === 'generated') return;
+        this.progress.preparing(cloud.count, uploaded);
+        setLoading(this.progress.text);
+      });
       let probe: DrawnOrderProbe | null = null;
       let ready: ReadyScene | null = null;
       try {
@@ -563,6 +592,8 @@ export class ViewerApp {
     this.sceneId = id;
     this.scenesShown.push(id);
     this.sceneFirstFrameAt = null;
+    this.sceneFirstFrameDoneAt = null;
+    this.sceneFirstFrameId = null;
     this.panel.setSceneChoice(id, this.scenes.options());
     this.resize(); // the canvas' real shape: a portrait phone frames narrower than the 300x150 default
     this.controller.aspect = this.el.canvas.width / Math.max(1, this.el.canvas.height);
@@ -814,13 +845,18 @@ export class ViewerApp {
     }
     const frameId = this.submittedFrames++;
     this.figures.submitted(frameId);
-    if (cloud && this.sceneFirstFrameAt === null) this.sceneFirstFrameAt = performance.now();
+    if (cloud && this.sceneFirstFrameAt === null) {
+      this.sceneFirstFrameAt = performance.now();
+      this.sceneFirstFrameId = frameId;
+    }
     this.gpuInFlight++;
     void this.device.queue.onSubmittedWorkDone().then(
       () => {
         this.gpuInFlight--;
         this.framesCompleted++;
-        this.figures.completed(frameId, performance.now());
+        const done = performance.now();
+        if (frameId === this.sceneFirstFrameId) this.sceneFirstFrameDoneAt = done;
+        this.figures.completed(frameId, done);
         const waiters = this.frameWaiters;
         this.frameWaiters = [];
         for (const w of waiters) w();

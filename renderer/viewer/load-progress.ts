@@ -25,9 +25,14 @@ export function progressText(name: string, p: LoadProgress): string {
   return `Loading ${name}: ${formatBytes(p.bytes, p.totalBytes)}${splats}`;
 }
 
-/** The bar's line while the page sets a loaded scene up on the GPU. */
-export function preparingText(name: string, splats: number): string {
-  return `Preparing ${name} for the GPU: ${splats.toLocaleString('en-US')} splats`;
+/**
+ * The bar's line while the page sets a loaded scene up on the GPU, with the
+ * share uploaded once the upload has reported (a 6M-splat scene uploads for
+ * minutes on a software adapter).
+ */
+export function preparingText(name: string, splats: number, uploaded?: number): string {
+  const done = uploaded === undefined ? '' : ` · ${Math.floor((100 * Math.min(uploaded, splats)) / Math.max(1, splats))}% uploaded`;
+  return `Preparing ${name} for the GPU: ${splats.toLocaleString('en-US')} splats${done}`;
 }
 
 /** The fraction done for the bar, or null when the total is unknown (an indeterminate bar). */
@@ -81,12 +86,13 @@ export class LoadProgressView {
 
   /**
    * The bytes are read and parsed; the page now sets the scene up on the GPU,
-   * on its main thread (nothing to cancel any more): says so, bar full.
+   * on its main thread (nothing to cancel any more): says so, the bar full until
+   * the upload reports `uploaded` splats, then the share uploaded.
    */
-  preparing(splats: number): void {
-    this.text = preparingText(this.name, splats);
+  preparing(splats: number, uploaded?: number): void {
+    this.text = preparingText(this.name, splats, uploaded);
     this.label.textContent = this.text;
-    this.bar.value = 1;
+    this.bar.value = uploaded === undefined ? 1 : Math.min(1, uploaded / Math.max(1, splats));
     this.cancel.disabled = true;
   }
 

@@ -66,6 +66,9 @@ describe('loading bar text', () => {
     expect(progressText('biker.ply', { bytes: 12_000_000, totalBytes: 248_000_000, splats: 48_000 })).toBe('Loading biker.ply: 12 / 248 MB · 48,000 splats');
     expect(progressText('a.spz', { bytes: 0, splats: 0 })).toBe('Loading a.spz: 0.0 MB');
     expect(preparingText('biker.ply', 1_000_000)).toBe('Preparing biker.ply for the GPU: 1,000,000 splats');
+    expect(preparingText('big.ply', 6_000_000, 1_503_232)).toBe('Preparing big.ply for the GPU: 6,000,000 splats · 25% uploaded');
+    expect(preparingText('big.ply', 6_000_000, 6_000_000)).toBe('Preparing big.ply for the GPU: 6,000,000 splats · 100% uploaded');
+    expect(preparingText('empty.ply', 0, 0)).toBe('Preparing empty.ply for the GPU: 0 splats · 0% uploaded');
   });
 
   it('gives the bar a fraction in [0, 1], or none without a total', () => {
@@ -138,7 +141,7 @@ describe('scene-load job over a MessageChannel', () => {
       expect(cloud.sh).toEqual(expected.sh);
       expect(cloud.sanitized).toEqual(expected.sanitized);
       expect(reports.length).toBeGreaterThanOrEqual(2);
-      expect(reports.at(-1)).toEqual({ bytes: ply.length, totalBytes: ply.length, splats: 3000 });
+      expect(reports.at(-1)).toEqual({ bytes: ply.length, totalBytes: ply.length, splats: 3000, declared: { splats: 3000, shDegree: 3 } });
       for (let i = 1; i < reports.length; i++) expect(reports[i]!.bytes).toBeGreaterThanOrEqual(reports[i - 1]!.bytes);
     } finally {
       close();
@@ -163,7 +166,7 @@ describe('scene-load job over a MessageChannel', () => {
     try {
       const { cloud, reports } = await loadThrough(api, { kind: 'url', name: 'scene.ply', url: `${base}/scene.ply` });
       expect(cloud.count).toBe(3000);
-      expect(reports.at(-1)).toEqual({ bytes: ply.length, totalBytes: ply.length, splats: 3000 });
+      expect(reports.at(-1)).toEqual({ bytes: ply.length, totalBytes: ply.length, splats: 3000, declared: { splats: 3000, shDegree: 3 } });
       const err = await api.load({ kind: 'url', name: 'gone.ply', url: `${base}/gone.ply` }, Comlink.proxy({ postMessage: () => undefined })).catch((e: Error) => e);
       expect(err).toBeInstanceOf(Error);
       expect((err as Error).name).toBe('ReadFailedError');

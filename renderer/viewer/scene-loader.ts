@@ -68,10 +68,15 @@ export class SceneLoader {
 
   /** Stops the load in flight, if any: its promise rejects with SceneLoadCancelled. */
   cancel(): void {
+    this.stop((name) => new SceneLoadCancelled(name));
+  }
+
+  /** Stops the load in flight, if any: its promise rejects with `reason(its name)`. */
+  stop(reason: (name: string) => unknown): void {
     const flight = this.current;
     if (!flight) return;
     this.current = null;
     flight.worker.terminate();
-    flight.fail(new SceneLoadCancelled(flight.name));
+    flight.fail(reason(flight.name));
   }
 }

@@ -4,32 +4,20 @@
  * it) is refused with the numbers and the way out, the scene on screen stays, and
  * the panel's 'load SH degree' control reopens the refused scene with fewer bands.
  */
-import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
-import { createServer, type ViteDevServer } from 'vite';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium, startAppServer } from '../../bench/browser';
 import { haveSharedScenes, sharedScene } from '../support/shared-scenes';
 
-const CHROMIUM = '/usr/bin/chromium';
-const FLAGS = [
-  '--enable-unsafe-webgpu', '--enable-features=Vulkan', '--use-vulkan=swiftshader', '--use-angle=swiftshader',
-  '--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync',
-  '--no-first-run', '--disable-quic', '--disable-dev-shm-usage',
-];
-
-let server: ViteDevServer;
+let server: { base: string; close: () => Promise<void> };
 let browser: Browser;
 let base: string;
 
 beforeAll(async () => {
-  if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: run scripts/install-test-deps.sh (as root)`);
-  server = await createServer({ root: path.resolve(__dirname, '../..'), logLevel: 'error', server: { port: 0, host: '127.0.0.1' } });
-  await server.listen();
-  const addr = server.httpServer?.address();
-  if (!addr || typeof addr === 'string') throw new Error('vite dev server has no address');
-  base = `http://127.0.0.1:${addr.port}/`;
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
+  server = await startAppServer(path.resolve(__dirname, '../..'));
+  base = server.base;
+  browser = await launchChromium();
 });
 
 afterAll(async () => {
@@ -62,6 +50,9 @@ describe('GPU budget in the page', () => {
     expect(await message()).toBe(
       'inria_sh3_tile_6831.ply: 6,831 splats of SH degree 3 need 656 KB of SH (328 KB in each of 2 bindings), the adapter allows 300 KB per binding (maxStorageBufferBindingSize): reload with SH degree 2 (?sh=2, or Scene › load SH degree); the scene on screen stays',
     );
+    // Refused from the header's count, before the body was parsed: the cloud never reached the page.
+    const refusedLoad = await page.evaluate(() => (window as unknown as { splatview: { loads: { outcome: string; readyAt: number | null }[] } }).splatview.loads.at(-1)!);
+    expect(refusedLoad).toMatchObject({ outcome: 'failed', readyAt: null });
     // The scene on screen stays, and keeps drawing.
     await page.waitForTimeout(1000);
     expect(await hudText()).toMatch(/default:3000\s+3,000 splats/);

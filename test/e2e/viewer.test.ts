@@ -6,38 +6,36 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { PNG } from 'pngjs';
-import { createServer, type ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  lastLoad,
+  launchChromium,
+  openViewer as openViewerIn,
+  readLoadWatch,
+  rssSampler,
+  startAppServer,
+  syntheticPly,
+  watchLoad,
+  type LoadRecord,
+  type PageLog,
+  type RssSample,
+} from '../../bench/browser';
 import { STAGE_NAMES } from '../../renderer/pipeline/frame-stages';
-import { generateSynthetic } from '../../scenes/generate';
-import { writeSplatPly } from '../../scenes/write-ply';
 import { psnr } from '../reference/raster';
 import { haveSharedScenes, sharedScene } from '../support/shared-scenes';
 
-const CHROMIUM = '/usr/bin/chromium';
-// WebGPU headless needs SwiftShader through Vulkan and ANGLE (../shared/docs/GPU.md).
-const FLAGS = [
-  '--enable-unsafe-webgpu', '--enable-features=Vulkan', '--use-vulkan=swiftshader', '--use-angle=swiftshader',
-  '--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync',
-  '--no-first-run', '--disable-quic', '--disable-dev-shm-usage',
-];
 const OUT = path.resolve(__dirname, '../../test-output');
 
-let server: ViteDevServer;
+let server: { base: string; close: () => Promise<void> };
 let browser: Browser;
 let base: string;
 
 beforeAll(async () => {
-  if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: run scripts/install-test-deps.sh (as root)`);
-  server = await createServer({ root: path.resolve(__dirname, '../..'), logLevel: 'error', server: { port: 0, host: '127.0.0.1' } });
-  await server.listen();
-  const addr = server.httpServer?.address();
-  if (!addr || typeof addr === 'string') throw new Error('vite dev server has no address');
-  base = `http://127.0.0.1:${addr.port}/`;
-  // playwright gives every launch a fresh, temporary user-data-dir.
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
+  server = await startAppServer(path.resolve(__dirname, '../..'));
+  base = server.base;
+  browser = await launchChromium();
   fs.mkdirSync(OUT, { recursive: true });
 });
 
@@ -46,25 +44,8 @@ afterAll(async () => {
   await server?.close();
 });
 
-interface PageLog {
-  errors: string[];
-}
-
-async function openViewer(query: string, viewport = { width: 480, height: 360 }, before?: (page: Page) => Promise<void>): Promise<{ page: Page; log: PageLog }> {
-  const page = await browser.newPage({ viewport, acceptDownloads: true });
-  if (before) await before(page);
-  const log: PageLog = { errors: [] };
-  page.on('console', (m) => {
-    if (m.type() === 'error') log.errors.push(m.text());
-  });
-  page.on('pageerror', (e) => log.errors.push(e.message));
-  page.on('response', (r) => {
-    if (r.status() >= 400) log.errors.push(`HTTP ${r.status()} ${r.url()}`);
-  });
-  await page.goto(base + query);
-  const noGpu = await page.locator('#no-webgpu').count();
-  if (noGpu) throw new Error(`page says no WebGPU: ${await page.locator('#no-webgpu').textContent()}`);
-  return { page, log };
+function openViewer(query: string, viewport?: { width: number; height: number }, before?: (page: Page) => Promise<void>): Promise<{ page: Page; log: PageLog }> {
+  return openViewerIn(browser, base, query, viewport, before);
 }
 
 async function waitFrames(page: Page, n: number): Promise<void> {
@@ -505,77 +486,7 @@ describe('viewer page (headless Chromium, SwiftShader WebGPU)', () => {
 
 /** A generated 1M-splat SH3 PLY (~248 MB) in a temp dir, made once and reused by later runs. */
 function bigScene(): string {
-  const file = path.join(os.tmpdir(), 'splatview-e2e', 'synthetic-1m-sh3.ply');
-  if (!fs.existsSync(file)) {
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    const t0 = performance.now();
-    const bytes = writeSplatPly(generateSynthetic(1_000_000, 3));
-    fs.writeFileSync(`${file}.part`, bytes);
-    fs.renameSync(`${file}.part`, file); // never a half-written file under the name
-    console.log(`e2e: wrote ${file} (${(bytes.length / 1e6).toFixed(0)} MB) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-  }
-  return file;
-}
-
-/** The resident memory of a process, in bytes (Linux /proc), or 0 once it is gone. */
-function rssBytes(pid: number): number {
-  try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) * 1024 : 0;
-  } catch {
-    return 0;
-  }
-}
-
-/**
- * The time a thread has spent on a CPU and waiting for one, in ms (Linux
- * /proc/PID/task/TID/schedstat), or null when it cannot be read.
- */
-function schedMs(pid: number, tid: number): { onCpu: number; waiting: number } | null {
-  try {
-    const [onCpu, waiting] = fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').trim().split(/\s+/).map(Number);
-    return onCpu === undefined || waiting === undefined ? null : { onCpu: onCpu / 1e6, waiting: waiting / 1e6 };
-  } catch {
-    return null;
-  }
-}
-
-interface ProcessSample {
-  /** Date.now() */
-  t: number;
-  /** Resident memory of the largest renderer process (the page's), bytes. */
-  rss: number;
-  /** Each renderer process's main thread (tid = pid): ms on a CPU and waiting for one so far, by pid. */
-  sched: Map<number, { onCpu: number; waiting: number } | null>;
-}
-
-/**
- * Samples the resident memory of the browser's renderer processes (the page, its
- * workers included, lives in one) every few ms, from Node; the page's process is
- * the one that grows. Its ids come from CDP's SystemInfo.getProcessInfo. Also the
- * scheduler's account of each one's main thread (the page's thread): how long it
- * ran and how long it waited for a CPU, which tells a long task of ours from one
- * the scheduler stretched on an overloaded machine.
- */
-async function rssSampler(): Promise<{ stop: () => { baseline: number; samples: ProcessSample[]; pagePid: number } }> {
-  const cdp = await browser.newBrowserCDPSession();
-  const info = (await cdp.send('SystemInfo.getProcessInfo')) as { processInfo: { type: string; id: number }[] };
-  await cdp.detach();
-  const pids = info.processInfo.filter((p) => p.type === 'renderer').map((p) => p.id);
-  if (pids.length === 0) throw new Error('CDP lists no renderer process');
-  const sample = (): ProcessSample => ({ t: Date.now(), rss: Math.max(...pids.map((p) => rssBytes(p))), sched: new Map(pids.map((p) => [p, schedMs(p, p)])) });
-  const baseline = sample().rss;
-  // Wall-clock times (Date.now()), to set against the page's (performance.timeOrigin + now).
-  const samples: ProcessSample[] = [];
-  const timer = setInterval(() => samples.push(sample()), 20);
-  return {
-    stop: () => {
-      clearInterval(timer);
-      samples.push(sample());
-      const pagePid = pids.reduce((a, b) => (rssBytes(b) > rssBytes(a) ? b : a));
-      return { baseline, samples, pagePid };
-    },
-  };
+  return syntheticPly(1_000_000, 3, undefined, (line) => console.log(`e2e: ${line}`));
 }
 
 /**
@@ -584,60 +495,13 @@ async function rssSampler(): Promise<{ stop: () => { baseline: number; samples: 
  * (an upper bound: other tasks in those few ms count too), and the wall time of
  * that window. Null when the scheduler's figures cannot be read.
  */
-function cpuInTask(samples: ProcessSample[], pid: number, from: number, to: number): { onCpu: number; window: number } | null {
+function cpuInTask(samples: RssSample[], pid: number, from: number, to: number): { onCpu: number; window: number } | null {
   const before = samples.filter((s) => s.t <= from).at(-1);
   const after = samples.find((s) => s.t >= to);
   const a = before?.sched.get(pid);
   const b = after?.sched.get(pid);
   if (!before || !after || !a || !b) return null;
   return { onCpu: b.onCpu - a.onCpu, window: after.t - before.t };
-}
-
-/** What the page records while a load runs (installed before the load starts). */
-interface LoadWatch {
-  longTasks: { start: number; duration: number }[];
-  rafs: number[];
-  bars: { t: number; hidden: boolean; text: string; value: number | null }[];
-}
-
-async function watchLoad(page: Page): Promise<void> {
-  await page.evaluate(() => {
-    const w: LoadWatch = { longTasks: [], rafs: [], bars: [] };
-    (window as unknown as { loadWatch: LoadWatch }).loadWatch = w;
-    new PerformanceObserver((list) => {
-      for (const e of list.getEntries()) w.longTasks.push({ start: e.startTime, duration: e.duration });
-    }).observe({ type: 'longtask' });
-    // What ran in long animation frames (Chromium's LoAF entries), for SPLAT_E2E_TRACE.
-    (w as unknown as { loaf: unknown[] }).loaf = [];
-    new PerformanceObserver((list) => {
-      for (const e of list.getEntries() as unknown as { startTime: number; duration: number; blockingDuration: number; scripts: { invoker: string; sourceFunctionName: string; sourceURL: string; duration: number }[] }[]) {
-        (w as unknown as { loaf: unknown[] }).loaf.push({ start: Math.round(e.startTime), duration: Math.round(e.duration), blocking: Math.round(e.blockingDuration), scripts: e.scripts.map((x) => `${x.invoker} ${x.sourceFunctionName}@${x.sourceURL.split('/').pop()} ${Math.round(x.duration)}ms`) });
-      }
-    }).observe({ type: 'long-animation-frame' });
-    const tick = (t: number) => {
-      w.rafs.push(t);
-      requestAnimationFrame(tick);
-    };
-    requestAnimationFrame(tick);
-    const load = document.getElementById('load')!;
-    new MutationObserver(() => {
-      const bar = load.querySelector('progress');
-      w.bars.push({ t: performance.now(), hidden: load.hidden, text: load.textContent ?? '', value: bar?.hasAttribute('value') ? bar.value : null });
-    }).observe(load, { childList: true, characterData: true, subtree: true, attributes: true });
-  });
-}
-
-interface LoadRecord {
-  name: string;
-  startedAt: number;
-  readyAt: number | null;
-  shownAt: number | null;
-  switchMs: number | null;
-  outcome: string;
-}
-
-async function lastLoad(page: Page): Promise<LoadRecord> {
-  return page.evaluate(() => (window as unknown as { splatview: { loads: LoadRecord[] } }).splatview.loads.at(-1)!);
 }
 
 /** A tiny SH0 PLY whose first `bad` splats have a NaN x (dropped by the loader). */
@@ -732,7 +596,7 @@ describe('scene loading in a worker (issue 10)', () => {
       w.frameLog = [];
       setInterval(() => w.frameLog.push([performance.now(), w.splatview.framesRendered]), 100);
     });
-    const memory = await rssSampler();
+    const memory = await rssSampler(browser);
     await page.locator('#file').setInputFiles(file);
     await page.waitForFunction(() => {
       const l = (window as unknown as { splatview: { loads: LoadRecord[] } }).splatview.loads.at(-1);
@@ -740,7 +604,8 @@ describe('scene loading in a worker (issue 10)', () => {
     }, undefined, { timeout: 240_000 });
     await page.waitForFunction(() => (window as unknown as { splatview: { loads: LoadRecord[] } }).splatview.loads.at(-1)!.outcome !== 'loading', undefined, { timeout: 240_000 });
     await new Promise((r) => setTimeout(r, 1000));
-    const { baseline, samples, pagePid } = memory.stop();
+    const { baseline: before, samples, pagePid } = memory.stop();
+    const baseline = before.rss;
     phase('scene shown');
     const load = await lastLoad(page);
     const origin = await page.evaluate(() => performance.timeOrigin);
@@ -748,12 +613,12 @@ describe('scene loading in a worker (issue 10)', () => {
     const mem = { baseline, ready: peakUntil(load.readyAt!), peak: peakUntil(Infinity) };
     expect(load.outcome).toBe('shown');
     expect(await page.title()).toMatch(/^synthetic-1m-sh3\.ply/);
-    const w = await page.evaluate(() => (window as unknown as { loadWatch: LoadWatch }).loadWatch);
+    const w = await readLoadWatch(page);
     const frameLog = await page.evaluate(() => (window as unknown as { frameLog: [number, number][] }).frameLog);
     const inLoad = frameLog.filter(([t]) => t >= load.startedAt && t <= load.readyAt!);
     const framesDrawnDuring = inLoad.length ? inLoad.at(-1)![1] - inLoad[0]![1] : 0;
     const framesDuring = await page.evaluate(
-      ([from, to]) => (window as unknown as { loadWatch: LoadWatch }).loadWatch.rafs.filter((t) => t >= from && t <= to).length,
+      ([from, to]) => (window as unknown as { loadWatch: { rafs: number[] } }).loadWatch.rafs.filter((t) => t >= from && t <= to).length,
       [load.startedAt, load.readyAt!],
     );
 
@@ -765,6 +630,13 @@ describe('scene loading in a worker (issue 10)', () => {
     expect(shown.some((b) => b.value !== null && b.value > 0 && b.value < 1)).toBe(true);
     // While the page sets the scene up on the GPU (tasks of a few ms, for seconds on SwiftShader), the bar says so.
     expect(w.bars.some((b) => !b.hidden && b.text.startsWith('Preparing synthetic-1m-sh3.ply for the GPU: 1,000,000 splats'))).toBe(true);
+    // ... and how much of it is uploaded, the bar following (a 6M scene uploads for minutes on SwiftShader).
+    const uploading = w.bars.filter((b) => !b.hidden && /^Preparing synthetic-1m-sh3\.ply for the GPU: 1,000,000 splats · \d+% uploaded/.test(b.text));
+    const shares = uploading.map((b) => Number(/(\d+)% uploaded/.exec(b.text)![1]));
+    expect(shares.length).toBeGreaterThanOrEqual(2);
+    expect(shares.every((v, i) => i === 0 || v >= shares[i - 1]!)).toBe(true);
+    expect(shares.at(-1)).toBeGreaterThan(shares[0]!);
+    expect(uploading.some((b) => b.value !== null && b.value > 0 && b.value < 1)).toBe(true);
     expect(await page.locator('#load').isHidden()).toBe(true);
 
     // (2) Frames keep coming: no main-thread task over 50 ms while the worker loads.
@@ -788,7 +660,7 @@ describe('scene loading in a worker (issue 10)', () => {
     const maxOf = (v: number[]) => (v.length ? Math.max(...v) : 0);
     const loadGap = maxOf(gaps(load.startedAt, load.readyAt!));
     if (process.env.SPLAT_E2E_TRACE) console.log('long tasks (ms from the load start, duration):', JSON.stringify(w.longTasks.map((e) => [Math.round(e.start - load.startedAt), Math.round(e.duration)])), 'ready at', Math.round(load.readyAt! - load.startedAt), 'shown at', Math.round(load.shownAt! - load.startedAt));
-    if (process.env.SPLAT_E2E_TRACE) console.log('long animation frames (ms from the load start):', JSON.stringify((await page.evaluate(() => (window as unknown as { loadWatch: { loaf: { start: number; blocking: number }[] } }).loadWatch.loaf.filter((l) => l.blocking > 0))).map((l) => ({ ...l, start: Math.round(l.start - load.startedAt) }))));
+    if (process.env.SPLAT_E2E_TRACE) console.log('long animation frames (ms from the load start):', JSON.stringify(w.loaf.filter((l) => l.blocking > 0).map((l) => ({ ...l, start: Math.round(l.start - load.startedAt) }))));
     const rafTimeline = w.rafs.filter((t) => t >= load.startedAt - 500 && t <= load.shownAt! + 500).map((t) => Math.round(t - load.startedAt));
     if (process.env.SPLAT_E2E_TRACE) console.log('rAF times (ms from the load start):', JSON.stringify(rafTimeline));
     if (process.env.SPLAT_E2E_TRACE) console.log('RSS (ms from the load start, MB):', JSON.stringify(samples.filter((_, i) => i % 10 === 0).map((s) => [s.t - origin - load.startedAt, Math.round(s.rss / 1e6)])));

@@ -222,10 +222,13 @@ describe('GPU budget (lavapipe, lowered binding limit)', () => {
     const cloud = generateSynthetic(n);
     const stride = shWordsPerSplat(cloud.shDegree);
     let pauses = 0;
+    const reported: number[] = [];
     // A budget of 0 ms pauses after every slice of 5,000 splats; split at 12,000, inside a slice.
-    const scene = await GpuScene.create(device, cloud, 12_000 * stride * 4, async () => void pauses++, { chunk: 5000, budgetMs: 0 });
+    const scene = await GpuScene.create(device, cloud, 12_000 * stride * 4, async () => void pauses++, { chunk: 5000, budgetMs: 0, progress: (u) => reported.push(u) });
     expect(scene.shSplit).toBe(12_000);
     expect(pauses).toBe(Math.ceil(n / 5000));
+    // Before each pause, the splats written so far (the page's "% uploaded").
+    expect(reported).toEqual([5000, 10_000, 15_000, 20_000]);
     const whole = GpuScene.pack(cloud, stride);
     const bytes = (a: Float32Array | Uint32Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
     const want = { centers: bytes(whole.centers), covs: bytes(whole.covs), sh0: bytes(whole.sh.subarray(0, 12_000 * stride)), sh1: bytes(whole.sh.subarray(12_000 * stride)) };
