@@ -495,13 +495,13 @@ function bigScene(): string {
  * (an upper bound: other tasks in those few ms count too), and the wall time of
  * that window. Null when the scheduler's figures cannot be read.
  */
-function cpuInTask(samples: RssSample[], pid: number, from: number, to: number): { onCpu: number; window: number } | null {
+function cpuInTask(samples: RssSample[], pid: number, from: number, to: number): { onCpu: number; waiting: number; window: number } | null {
   const before = samples.filter((s) => s.t <= from).at(-1);
   const after = samples.find((s) => s.t >= to);
   const a = before?.sched.get(pid);
   const b = after?.sched.get(pid);
   if (!before || !after || !a || !b) return null;
-  return { onCpu: b.onCpu - a.onCpu, window: after.t - before.t };
+  return { onCpu: b.onCpu - a.onCpu, waiting: b.waiting - a.waiting, window: after.t - before.t };
 }
 
 /** A tiny SH0 PLY whose first `bad` splats have a NaN x (dropped by the loader). */
@@ -676,10 +676,10 @@ describe('scene loading in a worker (issue 10)', () => {
         `renderer RSS before ${mb(mem.baseline)} MB, peak while loading ${mb(mem.ready)} MB (+${((mem.ready - mem.baseline) / size).toFixed(2)}x the file), ` +
         `peak with the swap ${mb(mem.peak)} MB (${(mem.peak / size).toFixed(2)}x the file, +${((mem.peak - mem.baseline) / size).toFixed(2)}x over the page before)`,
     );
-    // The target: no task over 50 ms. On a machine with more runnable threads than cores (this
-    // 2-core one when shared by several agents: whole-machine stalls of a second were seen) the
-    // scheduler stretches 5-10 ms frame tasks past that at random; there the test asks that long
-    // tasks fill under 20% of the load (a parse on this thread would fill all of it).
+    // On a machine with more runnable threads than cores (this 2-core one: SwiftShader's GPU
+    // process, the worker and the page; whole-machine stalls of a second were seen when shared)
+    // the scheduler stretches 5-10 ms tasks past 50 ms at random: the asserts below hold each
+    // task to its own time, not its wall time (only the switch's own timing uses the load).
     const overloaded = os.loadavg()[0]! > os.cpus().length;
     const busy = loadTasks.reduce((a, e) => a + e.duration, 0) / (load.readyAt! - load.startedAt);
     const swapBusy = swapTasks.reduce((a, e) => a + e.duration, 0) / (swapEnd - load.readyAt!);
@@ -691,23 +691,25 @@ describe('scene loading in a worker (issue 10)', () => {
     // waited for one (runnable, while other processes ran) or slept.
     const cpu = [...loadTasks, ...swapTasks].map((e) => ({ ...e, cpu: cpuInTask(samples, pagePid, origin + e.start, origin + e.start + e.duration) }));
     console.log(
-      `e2e worker load: long tasks (ms from the load start: wall ms / on a CPU at most, in a window of ms): ` +
-        (cpu.map((e) => `${ms(e.start - load.startedAt)}: ${ms(e.duration)} / ${e.cpu ? `${ms(e.cpu.onCpu)} in ${ms(e.cpu.window)}` : '?'}`).join(', ') || 'none'),
+      `e2e worker load: long tasks (ms from the load start: wall ms / on a CPU at most / waiting for a CPU, in a window of ms): ` +
+        (cpu.map((e) => `${ms(e.start - load.startedAt)}: ${ms(e.duration)} / ${e.cpu ? `${ms(e.cpu.onCpu)} / ${ms(e.cpu.waiting)} in ${ms(e.cpu.window)}` : '?'}`).join(', ') || 'none'),
     );
-    if (!overloaded) {
-      expect(loadTasks.map((e) => e.duration)).toEqual([]);
-      expect(swapTasks.map((e) => e.duration)).toEqual([]);
-    } else {
-      // A parse on this thread would fill the whole load with one long task; an upload or
-      // framing in one task, the whole swap.
-      expect(busy).toBeLessThan(0.2);
-      expect(swapBusy).toBeLessThan(0.2);
-      // And the thread ran 50 ms at most in each: the rest of the task it waited for a CPU.
-      // (Where the Node sampler itself stalled, the window is too wide to bound a task.)
-      const bounded = cpu.filter((e) => e.cpu && e.cpu.window <= e.duration + 100);
-      expect(cpu.every((e) => e.cpu !== null), 'the scheduler figures (/proc/PID/task/TID/schedstat) cannot be read').toBe(true);
-      expect(bounded.filter((e) => e.cpu!.onCpu > 50).map((e) => [Math.round(e.start - load.startedAt), Math.round(e.cpu!.onCpu)])).toEqual([]);
-    }
+    // The target: no task over 50 ms. SwiftShader draws this page's frames on the same 2 cores,
+    // so a task's wall time also holds the time its thread waited, runnable, for a CPU. Each
+    // long task is held to 50 ms of its own: read from the page thread's schedstat over a
+    // window of samples around it, its time on a CPU (over the window: an upper bound) and its
+    // wall time less the time it waited for a CPU (what is left: its work and anything it
+    // blocked on, e.g. a synchronous wait for the GPU process). Where the Node sampler itself
+    // stalled (a window over 100 ms wider than the task) the figures cannot be told apart from
+    // the neighbours': logged above, not asserted.
+    expect(cpu.every((e) => e.cpu !== null), 'the scheduler figures (/proc/PID/task/TID/schedstat) cannot be read').toBe(true);
+    const bounded = cpu.filter((e) => e.cpu && e.cpu.window <= e.duration + 100);
+    const own = bounded.map((e) => ({ start: Math.round(e.start - load.startedAt), onCpu: Math.round(e.cpu!.onCpu), unexplained: Math.round(e.duration - e.cpu!.waiting) }));
+    expect(own.filter((e) => e.onCpu > 50 || e.unexplained > 50)).toEqual([]);
+    // And long tasks fill under 20% of the load and of the swap: a parse on this thread would
+    // fill the whole load with one long task; an upload or framing in one task, the whole swap.
+    expect(busy).toBeLessThan(0.2);
+    expect(swapBusy).toBeLessThan(0.2);
     // The switch itself only swaps references (everything else was made before it), timed in the page.
     if (!overloaded) expect(load.switchMs!).toBeLessThanOrEqual(50);
     // Frames keep coming (the page's own frame loop too), and the new scene is drawn.
