@@ -63,6 +63,15 @@ export function parseRgb(s: string): [number, number, number] {
   return [v[0], v[1], v[2]];
 }
 
+/** A comma-separated list of numbers >= 0 (e.g. `--min-contribution 0,0.75,3`); errors name the option. */
+export function nonNegativeList(flag: string, s: string): number[] {
+  return s.split(',').map((x) => {
+    const v = Number(x.trim());
+    if (!(v >= 0 && Number.isFinite(v))) throw new Error(`${flag} ${s}: expected numbers >= 0, comma-separated`);
+    return v;
+  });
+}
+
 /**
  * `--camera "eye=X,Y,Z target=X,Y,Z [up=X,Y,Z] [fovy=DEG]"`: a fixed pose (parseCameraArg),
  * with the option named in the error.

@@ -53,7 +53,7 @@ import { listStrategies, strategyByName } from '../renderer/pipeline/strategies'
 import { drawByName, ownStages } from '../renderer/pipeline/draw-strategies';
 import { createNodeGpu, readBuffer } from '../renderer/gpu/node-gpu';
 import { DEFAULT_GEOMETRY, formatDrawShape, type DrawShape } from '../renderer/pipeline/draw-pass';
-import { cameraFromArg, drawShapesFromArg, parseSize, runCli, sceneFromArg, shArg } from './cli';
+import { cameraFromArg, drawShapesFromArg, nonNegativeList, parseSize, runCli, sceneFromArg, shArg } from './cli';
 
 const median = (v: number[]) => summarize(v)?.median ?? NaN;
 
@@ -88,11 +88,7 @@ runCli(async () => {
   const keyBits = Number(values['key-bits']);
   if (!(Number.isInteger(keyBits) && keyBits >= 1 && keyBits <= 32)) throw new Error(`--key-bits ${values['key-bits']}: expected an integer 1..32`);
   const shapes = drawShapesFromArg(values.geometry!, values.cut!);
-  const minContributions = values['min-contribution']!.split(',').map((x) => {
-    const v = Number(x.trim());
-    if (!(v >= 0 && Number.isFinite(v))) throw new Error(`--min-contribution ${values['min-contribution']}: expected pixels >= 0, comma-separated`);
-    return v;
-  });
+  const minContributions = nonNegativeList('--min-contribution', values['min-contribution']!);
   if (values['no-coverage']) values.coverage = false;
   const maxShDegree = shArg(values.sh);
   const cloud = await sceneFromArg(values.scene, maxShDegree === undefined ? {} : { maxShDegree });

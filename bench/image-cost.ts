@@ -22,7 +22,7 @@ import { DrawArgs } from '../renderer/pipeline/draw-args';
 import { renderOffscreen } from '../renderer/pipeline/offscreen';
 import { SplatRenderer } from '../renderer/pipeline/splat-renderer';
 import { psnr, rasterizeReference } from '../test/reference/raster';
-import { cameraFromArg, parseSize, runCli, sceneFromArg } from './cli';
+import { cameraFromArg, nonNegativeList, parseSize, runCli, sceneFromArg } from './cli';
 
 runCli(async () => {
   const { values } = parseArgs({
@@ -37,11 +37,7 @@ runCli(async () => {
   });
   if (!values.scene) throw new Error('usage: npm run bench:image-cost -- --scene FILE [--camera ...] [--size WxH] [--min-contribution LIST] [--cut]');
   const { width, height } = parseSize(values.size!);
-  const thresholds = values['min-contribution']!.split(',').map((x) => {
-    const v = Number(x.trim());
-    if (!(v >= 0 && Number.isFinite(v))) throw new Error(`--min-contribution ${values['min-contribution']}: expected pixels >= 0, comma-separated`);
-    return v;
-  });
+  const thresholds = nonNegativeList('--min-contribution', values['min-contribution']!);
   const cloud = await sceneFromArg(values.scene);
   const pose = values.camera !== undefined ? cameraFromArg(values.camera) : fitPose(robustBounds(cloud.positions), upVector('-y'), 60, width / height);
   const cam = frameCamera(pose, width, height, cloud.bounds);

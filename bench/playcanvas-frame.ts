@@ -37,7 +37,7 @@ import { parseArgs } from 'node:util';
 import { PNG } from 'pngjs';
 import { formatCameraArg, nearFar, type CameraPose } from '../renderer/camera/camera';
 import { summarize } from '../renderer/profile/frame-stats';
-import { cameraFromArg, parseSize, runCli } from './cli';
+import { cameraFromArg, nonNegativeList, parseSize, runCli } from './cli';
 import { FakeCanvas, installHeadlessWindow } from './playcanvas/headless';
 import { PassTimer, type FramePasses } from './playcanvas/pass-timer';
 
@@ -60,14 +60,6 @@ interface Row {
   frameMs: { median: number; p95: number };
   passesPerFrame: number;
   passes?: { kind: string; label: string; medianMs: number }[];
-}
-
-function listOfNumbers(flag: string, s: string): number[] {
-  return s.split(',').map((x) => {
-    const v = Number(x.trim());
-    if (!(v >= 0 && Number.isFinite(v))) throw new Error(`${flag} ${s}: expected numbers >= 0, comma-separated`);
-    return v;
-  });
 }
 
 /** The gsplat manager of our one camera and layer (PlayCanvas internals: only used for the drawn count). */
@@ -164,8 +156,8 @@ runCli(async () => {
   const warmup = Number(values.warmup);
   if (!(Number.isInteger(frames) && frames >= 1) || !(Number.isInteger(warmup) && warmup >= 0)) throw new Error('--frames must be an integer >= 1 and --warmup >= 0');
   const pose = cameraFromArg(values.camera);
-  const minContributions = listOfNumbers('--min-contribution', values['min-contribution']!);
-  const [minPixelSize] = listOfNumbers('--min-pixel-size', values['min-pixel-size']!);
+  const minContributions = nonNegativeList('--min-contribution', values['min-contribution']!);
+  const [minPixelSize] = nonNegativeList('--min-pixel-size', values['min-pixel-size']!);
 
   // PlayCanvas is imported (and has decided it is not in a browser) before window exists.
   installHeadlessWindow(CANVAS_FORMAT);

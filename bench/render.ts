@@ -29,7 +29,7 @@ import { renderOffscreen } from '../renderer/pipeline/offscreen';
 import { SplatRenderer } from '../renderer/pipeline/splat-renderer';
 import { createNodeGpu } from '../renderer/gpu/node-gpu';
 import { DEFAULT_GEOMETRY, formatDrawShape } from '../renderer/pipeline/draw-pass';
-import { drawShapesFromArg, parseRgb, parseSize, runCli, sceneFromArg, shArg } from './cli';
+import { drawShapesFromArg, nonNegativeList, parseRgb, parseSize, runCli, sceneFromArg, shArg } from './cli';
 
 runCli(async () => {
   const { values } = parseArgs({
@@ -60,8 +60,9 @@ runCli(async () => {
   console.log(`adapter: ${gpu.description}`);
   const keyBits = Number(values['key-bits']);
   if (!(Number.isInteger(keyBits) && keyBits >= 1 && keyBits <= 32)) throw new Error(`--key-bits ${values['key-bits']}: expected an integer 1..32`);
-  const minContribution = Number(values['min-contribution']);
-  if (!(minContribution >= 0 && Number.isFinite(minContribution))) throw new Error(`--min-contribution ${values['min-contribution']}: expected pixels >= 0`);
+  const contributions = nonNegativeList('--min-contribution', values['min-contribution']!);
+  if (contributions.length !== 1) throw new Error(`--min-contribution ${values['min-contribution']}: expected one number`);
+  const [minContribution] = contributions as [number];
   const renderer = new SplatRenderer(gpu.device, 'rgba8unorm', values.strategy!, values.draw!);
   if (renderer.draw === 'tiles' && (values.cut || values.geometry !== DEFAULT_GEOMETRY)) {
     console.warn('WARNING: --cut and --geometry shape the quads draw only: the tiles draw ignores them');
