@@ -8,14 +8,51 @@ import { describe, expect, it } from 'vitest';
 import { readBuffer } from '../../renderer/gpu/node-gpu';
 import { fitPose, nearFar, robustBounds, upVector } from '../../renderer/camera/camera';
 import { frameCamera } from '../../renderer/camera/frame-camera';
-import { FrameUniforms } from '../../renderer/pipeline/frame-uniforms';
+import { FrameUniforms, type FrameCamera, type FrameSettings } from '../../renderer/pipeline/frame-uniforms';
 import { covariance3D, depthKey, makeCameraFrame, projectCovariance, transformPoint } from '../reference/forward-model';
 import { GpuScene } from '../../renderer/pipeline/gpu-scene';
 import { ProjectPass } from '../../renderer/pipeline/project-pass';
 import { generateSynthetic } from '../../scenes/generate';
+import type { SplatCloud } from '../../scenes/splat-cloud';
 import { useGpu, withValidation } from '../support/gpu';
 
 const ctx = useGpu();
+
+/**
+ * A scene on the GPU with a project pass over it and its (key, id) and draw-argument
+ * buffers: `run` projects once with a camera and settings and reads back what was
+ * appended (the draw arguments, the keys, the ids).
+ */
+function projectRig(device: GPUDevice, cloud: SplatCloud) {
+  const scene = new GpuScene(device, cloud);
+  const uniforms = new FrameUniforms(device);
+  const usage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC;
+  const keys = device.createBuffer({ label: 'test.keys', size: cloud.count * 4, usage });
+  const values = device.createBuffer({ label: 'test.values', size: cloud.count * 4, usage });
+  const drawArgs = device.createBuffer({ label: 'test.drawArgs', size: 16, usage: usage | GPUBufferUsage.INDIRECT | GPUBufferUsage.COPY_DST });
+  const pass = new ProjectPass(device, { frame: uniforms.buffer, centers: scene.centers, covs: scene.covs, keys, values, drawArgs }, cloud.count);
+  return {
+    async run(cam: FrameCamera, settings: FrameSettings) {
+      device.queue.writeBuffer(drawArgs, 0, new Uint32Array([4, 0, 0, 0]));
+      uniforms.write(cam, settings, scene);
+      const enc = device.createCommandEncoder();
+      pass.encode(enc);
+      device.queue.submit([enc.finish()]);
+      return {
+        args: new Uint32Array(await readBuffer(device, drawArgs)),
+        keys: new Uint32Array(await readBuffer(device, keys)),
+        ids: new Uint32Array(await readBuffer(device, values)),
+      };
+    },
+    destroy() {
+      scene.destroy();
+      uniforms.destroy();
+      keys.destroy();
+      values.destroy();
+      drawArgs.destroy();
+    },
+  };
+}
 
 describe('project pass (depth keys + frustum cull + append)', () => {
   for (const cull of [true, false]) {
@@ -38,21 +75,8 @@ describe('project pass (depth keys + frustum cull + append)', () => {
       expect(nearFar(pose, cloud.bounds).near).toBeCloseTo(cam.near);
 
       await withValidation(device, async () => {
-        const scene = new GpuScene(device, cloud);
-        const uniforms = new FrameUniforms(device);
-        const usage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC;
-        const keys = device.createBuffer({ label: 'test.keys', size: cloud.count * 4, usage });
-        const values = device.createBuffer({ label: 'test.values', size: cloud.count * 4, usage });
-        const drawArgs = device.createBuffer({ label: 'test.drawArgs', size: 16, usage: usage | GPUBufferUsage.INDIRECT | GPUBufferUsage.COPY_DST });
-        device.queue.writeBuffer(drawArgs, 0, new Uint32Array([4, 0, 0, 0]));
-        uniforms.write(cam, { shDegree: 3, splatScale: 1, cull, keyBits: 32 }, scene);
-        const pass = new ProjectPass(device, { frame: uniforms.buffer, centers: scene.centers, covs: scene.covs, keys, values, drawArgs }, cloud.count);
-        const enc = device.createCommandEncoder();
-        pass.encode(enc);
-        device.queue.submit([enc.finish()]);
-        const args = new Uint32Array(await readBuffer(device, drawArgs));
-        const gpuKeys = new Uint32Array(await readBuffer(device, keys));
-        const gpuIds = new Uint32Array(await readBuffer(device, values));
+        const rig = projectRig(device, cloud);
+        const { args, keys: gpuKeys, ids: gpuIds } = await rig.run(cam, { shDegree: 3, splatScale: 1, cull, keyBits: 32 });
 
         // CPU: the same test in double precision; splats within a hair of a plane may go either way.
         const tx = Math.tan((pose.fovyDeg * Math.PI) / 360) * (width / height);
@@ -97,11 +121,7 @@ describe('project pass (depth keys + frustum cull + append)', () => {
         for (const id of expected.keys()) {
           if (!seen.has(id)) expect(borderline.has(id), `splat ${id} visible but not appended`).toBe(true);
         }
-        scene.destroy();
-        uniforms.destroy();
-        keys.destroy();
-        values.destroy();
-        drawArgs.destroy();
+        rig.destroy();
       });
     });
   }
@@ -130,21 +150,10 @@ describe('the contribution cull (FrameSettings.minContribution)', () => {
     const threshold = positive[Math.floor(positive.length / 2)]!; // about half dropped
 
     await withValidation(device, async () => {
-      const scene = new GpuScene(device, cloud);
-      const uniforms = new FrameUniforms(device);
-      const usage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC;
-      const keys = device.createBuffer({ label: 'test.keys', size: cloud.count * 4, usage });
-      const values = device.createBuffer({ label: 'test.values', size: cloud.count * 4, usage });
-      const drawArgs = device.createBuffer({ label: 'test.drawArgs', size: 16, usage: usage | GPUBufferUsage.INDIRECT | GPUBufferUsage.COPY_DST });
-      const pass = new ProjectPass(device, { frame: uniforms.buffer, centers: scene.centers, covs: scene.covs, keys, values, drawArgs }, cloud.count);
+      const rig = projectRig(device, cloud);
       const appended = async (minContribution: number) => {
-        device.queue.writeBuffer(drawArgs, 0, new Uint32Array([4, 0, 0, 0]));
-        uniforms.write(cam, { shDegree: 3, splatScale: 1, cull: false, keyBits: 32, minContribution }, scene);
-        const enc = device.createCommandEncoder();
-        pass.encode(enc);
-        device.queue.submit([enc.finish()]);
-        const count = new Uint32Array(await readBuffer(device, drawArgs))[1];
-        return new Set(new Uint32Array(await readBuffer(device, values)).subarray(0, count));
+        const { args, ids } = await rig.run(cam, { shDegree: 3, splatScale: 1, cull: false, keyBits: 32, minContribution });
+        return new Set(ids.subarray(0, args[1]));
       };
       const all = await appended(0);
       const kept = await appended(threshold);
@@ -166,11 +175,7 @@ describe('the contribution cull (FrameSettings.minContribution)', () => {
         expect(kept.has(i), `splat ${i}: contribution ${c} vs threshold ${threshold}`).toBe(c >= threshold);
       }
       expect(borderline).toBeLessThan(20);
-      scene.destroy();
-      uniforms.destroy();
-      keys.destroy();
-      values.destroy();
-      drawArgs.destroy();
+      rig.destroy();
     });
   });
 });

@@ -73,14 +73,20 @@ describe('sort strategies in the renderer', () => {
   });
 });
 
+/** The generated 3,000-splat scene, framed at 128x96, and frame settings for it. */
+function smallView() {
+  const cloud = generateDefaultScene(3000);
+  const w = 128, h = 96;
+  const pose = fitPose(robustBounds(cloud.positions), upVector('-y'), 60, w / h);
+  const cam = frameCamera(pose, w, h, cloud.bounds);
+  const settings = { shDegree: 3, splatScale: 1, cull: true, keyBits: 32, background: [0, 0, 0] as const };
+  return { cloud, cam, settings };
+}
+
 describe('a one-shot render with the cpu strategy', () => {
   it('waits for the host order: a fresh renderer draws the scene, not an empty frame', async () => {
     const { device } = ctx.gpu;
-    const cloud = generateDefaultScene(3000);
-    const w = 128, h = 96;
-    const pose = fitPose(robustBounds(cloud.positions), upVector('-y'), 60, w / h);
-    const cam = frameCamera(pose, w, h, cloud.bounds);
-    const settings = { shDegree: 3, splatScale: 1, cull: true, keyBits: 32, background: [0, 0, 0] as const };
+    const { cloud, cam, settings } = smallView();
     await withValidation(device, async () => {
       const gpu = new SplatRenderer(device, 'rgba8unorm', 'radix4');
       gpu.setScene(cloud);
@@ -100,11 +106,7 @@ describe('a one-shot render with the cpu strategy', () => {
 describe('sort only when the camera moves', () => {
   it('a frame with sort: false draws the previous order and count', async () => {
     const { device } = ctx.gpu;
-    const cloud = generateDefaultScene(3000);
-    const w = 128, h = 96;
-    const pose = fitPose(robustBounds(cloud.positions), upVector('-y'), 60, w / h);
-    const cam = frameCamera(pose, w, h, cloud.bounds);
-    const settings = { shDegree: 3, splatScale: 1, cull: true, keyBits: 32, background: [0, 0, 0] as const };
+    const { cloud, cam, settings } = smallView();
     await withValidation(device, async () => {
       const renderer = new SplatRenderer(device, 'rgba8unorm', 'radix4');
       renderer.setScene(cloud);
