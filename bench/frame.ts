@@ -102,7 +102,13 @@ runCli(async () => {
   const names = values.strategies === 'all' ? available : values.strategies!.split(',');
   for (const n of names) if (!available.includes(n)) throw new Error(`--strategies: unknown or unsupported '${n}' (have: ${available.join(', ')})`);
 
-  const target = device.createTexture({ label: 'bench.target', size: { width, height }, format: 'rgba8unorm', usage: GPUTextureUsage.RENDER_ATTACHMENT });
+  // As a canvas configured for it: the tiles draw writes the target directly (no image copied onto it).
+  const target = device.createTexture({
+    label: 'bench.target',
+    size: { width, height },
+    format: 'rgba8unorm',
+    usage: GPUTextureUsage.RENDER_ATTACHMENT | GPUTextureUsage.STORAGE_BINDING,
+  });
   const view = target.createView();
   const tsBytes = TIMESTAMPS_PER_FRAME * 8;
   const querySet = hasTs ? device.createQuerySet({ label: 'bench.queries', type: 'timestamp', count: TIMESTAMPS_PER_FRAME }) : null;
@@ -133,7 +139,7 @@ runCli(async () => {
     const cam = frameCamera(path[i % path.length], width, height, cloud.bounds);
     const enc = device.createCommandEncoder({ label: 'bench.frame' });
     const t0 = performance.now();
-    renderer.encodeFrame(enc, view, cam, { ...settings, ...drawSettings, rasterFloor: opts.floor }, querySet ? { querySet, base: 0 } : undefined);
+    renderer.encodeFrame(enc, view, cam, { ...settings, ...drawSettings, rasterFloor: opts.floor, targetStorage: true }, querySet ? { querySet, base: 0 } : undefined);
     if (opts.probe && renderer.debugBuffers) probe.capture(enc, renderer.debugBuffers);
     if (querySet && resolve && readback) {
       enc.resolveQuerySet(querySet, 0, TIMESTAMPS_PER_FRAME, resolve, 0);

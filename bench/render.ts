@@ -3,7 +3,7 @@
  *                   [--camera "eye=X,Y,Z target=X,Y,Z up=X,Y,Z fovy=DEG"]
  *                   [--background R,G,B] [--sh N] [--splat-scale S] [--strategy NAME] [--up -y|+y|+z|-z]
  *                   [--draw quads|tiles] [--key-bits N] [--geometry tri|quad|rect|hex|oct|auto] [--cut]
- *                   [--min-contribution PX]
+ *                   [--min-contribution PX] [--pair-capacity N]
  *
  * --sh N loads the scene with SH degree N at most (the higher bands are dropped while
  * parsing: less memory on the CPU and the GPU) and renders at that degree. A scene
@@ -19,6 +19,9 @@
  * --min-contribution PX drops splats whose alpha integrated over the screen is under PX
  * pixels before the sort (FrameSettings.minContribution; PlayCanvas's default is about 0.75 px): an
  * image change, both draws.
+ * --pair-capacity N starts the tiles draw's pair buffers at N pairs; the first frame
+ * drawn is written (a frame that needs more is drawn whole by the draw's fallback,
+ * tiles/keys.wgsl), and what it needed is printed.
  */
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -48,6 +51,7 @@ runCli(async () => {
       cut: { type: 'boolean', default: false },
       'min-contribution': { type: 'string', default: '0' },
       geometry: { type: 'string', default: DEFAULT_GEOMETRY },
+      'pair-capacity': { type: 'string' },
     },
   });
   if (!values.scene || !values.out) throw new Error('usage: npm run render -- --scene FILE --out IMAGE.png [--size WxH] [--camera ...]');
@@ -63,7 +67,11 @@ runCli(async () => {
   const contributions = nonNegativeList('--min-contribution', values['min-contribution']!);
   if (contributions.length !== 1) throw new Error(`--min-contribution ${values['min-contribution']}: expected one number`);
   const [minContribution] = contributions as [number];
-  const renderer = new SplatRenderer(gpu.device, 'rgba8unorm', values.strategy!, values.draw!);
+  const pairCapacity = values['pair-capacity'] === undefined ? undefined : Number(values['pair-capacity']);
+  if (pairCapacity !== undefined && !(Number.isInteger(pairCapacity) && pairCapacity >= 1)) {
+    throw new Error(`--pair-capacity ${values['pair-capacity']}: expected an integer >= 1`);
+  }
+  const renderer = new SplatRenderer(gpu.device, 'rgba8unorm', values.strategy!, values.draw!, pairCapacity === undefined ? {} : { initialPairs: pairCapacity });
   if (renderer.draw === 'tiles' && (values.cut || values.geometry !== DEFAULT_GEOMETRY)) {
     console.warn('WARNING: --cut and --geometry shape the quads draw only: the tiles draw ignores them');
   }
@@ -83,7 +91,7 @@ runCli(async () => {
     sigmaCut: shape.sigmaCut,
     minContribution,
     ...(shape.frontToBack !== undefined ? { drawOrder: shape.frontToBack ? ('front-to-back' as const) : ('back-to-front' as const) } : {}),
-  });
+  }, { firstFrame: pairCapacity !== undefined });
   const ms = performance.now() - t0;
   const err = await gpu.device.popErrorScope();
   if (err) throw new Error(`WebGPU validation error: ${err.message}`);
@@ -91,7 +99,13 @@ runCli(async () => {
   png.data = Buffer.from(image.rgba.buffer, image.rgba.byteOffset, image.rgba.byteLength);
   fs.writeFileSync(values.out, PNG.sync.write(png));
   const tiles = renderer.tileStatus;
-  if (tiles?.capped) console.warn(`WARNING: the tiles draw's pair buffer is capped at ${tiles.capacity} pairs (needed ${tiles.last?.needed}): the image lacks splats`);
+  if (tiles?.last) {
+    const n = (x: number) => x.toLocaleString('en-US');
+    const how = tiles.last.fallback
+      ? `more than the ${n(tiles.last.capacity ?? 0)} the buffers held: drawn whole by the fallback (${n(tiles.last.visible)} splats as depth-sorted quads)${tiles.capped ? '; the device cannot hold that many pairs (capped)' : ''}`
+      : `${n(tiles.last.activeTiles ?? 0)} tiles with pairs, capacity ${n(tiles.last.capacity ?? 0)}`;
+    console.log(`tiles: ${n(tiles.last.needed)} (tile, depth) pairs needed, ${how}`);
+  }
   console.log(`${cloud.source.name}: ${cloud.count} splats, SH ${cloud.shDegree}, draw ${renderer.draw === 'quads' ? `quads (${formatDrawShape(shape)})` : renderer.draw}, ${width}x${height} in ${ms.toFixed(0)} ms (first frame, incl. pipeline creation) -> ${values.out}`);
   renderer.destroy();
   gpu.device.destroy();

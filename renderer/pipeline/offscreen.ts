@@ -1,4 +1,5 @@
 import type { EncodeOptions, FrameCamera, FrameSettings, SplatRenderer } from './splat-renderer';
+import { canBlendInto } from './tiles/tile-pipelines';
 
 export interface OffscreenImage {
   width: number;
@@ -16,6 +17,7 @@ export async function renderOffscreen(
   renderer: SplatRenderer,
   camera: FrameCamera,
   settings: FrameSettings & EncodeOptions,
+  options: { firstFrame?: boolean } = {},
 ): Promise<OffscreenImage> {
   const device = renderer.device;
   const { width, height } = camera;
@@ -23,11 +25,13 @@ export async function renderOffscreen(
   if (format !== 'rgba8unorm' && format !== 'bgra8unorm') {
     throw new Error(`renderOffscreen: format ${format} is not 8-bit RGBA/BGRA`);
   }
+  // A target the tiles draw can write directly (no image copied onto it), as a canvas configured for it.
+  const storage = canBlendInto(device, format);
   const texture = device.createTexture({
     label: 'renderOffscreen.target',
     size: { width, height },
     format,
-    usage: GPUTextureUsage.RENDER_ATTACHMENT | GPUTextureUsage.COPY_SRC,
+    usage: GPUTextureUsage.RENDER_ATTACHMENT | GPUTextureUsage.COPY_SRC | (storage ? GPUTextureUsage.STORAGE_BINDING : 0),
   });
   const bytesPerRow = Math.ceil((width * 4) / 256) * 256;
   const readback = device.createBuffer({
@@ -35,15 +39,17 @@ export async function renderOffscreen(
     size: bytesPerRow * height,
     usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ,
   });
-  // A frame that outgrew the tiles draw's pair buffers is drawn again once they
-  // have grown (a live view does that on its next frame; a one-shot render waits).
+  // A frame drawn before a host sort's order arrived (the CPU strategy), or drawn by the
+  // tiles draw's fallback, is drawn again once the order is in or the pair buffers
+  // have grown (a live view does that on its next frame; a one-shot render waits),
+  // unless the caller wants the first frame as it was drawn (`firstFrame`).
   for (let attempt = 0; ; attempt++) {
     const encoder = device.createCommandEncoder({ label: 'renderOffscreen.encoder' });
-    renderer.encodeFrame(encoder, texture.createView(), camera, settings);
+    renderer.encodeFrame(encoder, texture.createView(), camera, { ...settings, targetStorage: storage });
     encoder.copyTextureToBuffer({ texture }, { buffer: readback, bytesPerRow }, { width, height });
     device.queue.submit([encoder.finish()]);
     renderer.submitted();
-    if (!(await renderer.settle()) || attempt >= 2) break;
+    if (!(await renderer.settle()) || options.firstFrame || attempt >= 2) break;
   }
   await readback.mapAsync(GPUMapMode.READ);
   const src = new Uint8Array(readback.getMappedRange());

@@ -50,6 +50,12 @@ export interface EncodeOptions {
   sort?: boolean;
   /** Draw the raster-floor variant (same geometry, trivial fragment shader). */
   rasterFloor?: boolean;
+  /**
+   * The target texture has STORAGE_BINDING usage: the tiles draw writes it directly
+   * where its format allows (tiles/tile-pipelines.ts canBlendInto), with no image
+   * copied onto it. Default false.
+   */
+  targetStorage?: boolean;
 }
 
 /** The state of the active draw for a scene: the sort strategy's and the quads draw's, or the tiles draw's. */
@@ -411,7 +417,13 @@ export class SplatRenderer {
         encoder,
         target,
         this.format,
-        { width: camera.width, height: camera.height, depthBits: settings.keyBits, background: settings.background },
+        {
+          width: camera.width,
+          height: camera.height,
+          depthBits: settings.keyBits,
+          background: settings.background,
+          targetStorage: settings.targetStorage ?? false,
+        },
         (stage) => stageWrites(timestamps, stage),
       );
       encodeEmptyStages(encoder, timestamps, otherStages(drawByName('tiles')));
@@ -490,9 +502,10 @@ export class SplatRenderer {
   /**
    * Resolves once a host sort in flight (the CPU strategy's) has finished and the
    * tiles draw's pair counts of the submitted frames are in. True when the last
-   * frame is not the full image yet: a host sort's order arrived after it was drawn,
-   * or it lost pairs and the buffers have grown since. Draw it again (one-shot
-   * renders; a live view just draws its next frame).
+   * frame is not the chosen draw's own picture yet: a host sort's order arrived after
+   * it was drawn, or the tiles draw's pairs did not fit (that frame was complete, drawn
+   * by its fallback) and the buffers have grown since. Draw it again for that picture
+   * (one-shot renders; a live view just draws its next frame).
    */
   async settle(): Promise<boolean> {
     const orderWaiting = (await this.sortState?.settle()) ?? false;

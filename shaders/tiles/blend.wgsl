@@ -6,14 +6,18 @@
 // (the forward model's fragment; power > P = min(9, 2 ln(255 opacity)), computed
 // once a batch, is tested first: the same test without an exp per pixel). A pixel stops once T < 1e-4; the workgroup stops
 // when every pixel has. Front to back gives the model's back-to-front "over" image.
-// Output: straight colour C + T background, clamped, alpha 1, to an rgba8unorm
-// storage texture.
+// Output: straight colour C + T background, clamped, alpha 1, to a storage texture
+// of OUTPUT_FORMAT (the frame's target itself where it can be one, else an rgba8unorm
+// image presented onto it). Only tiles with pairs are dispatched (activeTiles, a
+// workgroup each): the rest of the output was cleared to the background.
 
 @group(0) @binding(0) var<uniform> tiles: Tiles;
 @group(0) @binding(1) var<storage, read> ranges: array<vec2u>;
 @group(0) @binding(2) var<storage, read> values: array<u32>;
 @group(0) @binding(3) var<storage, read> records: array<vec4u>;
-@group(0) @binding(4) var output: texture_storage_2d<rgba8unorm, write>;
+@group(0) @binding(4) var<storage, read> activeTiles: array<u32>;
+@group(0) @binding(5) var<storage, read> counters: array<u32, COUNTER_WORDS>;
+@group(0) @binding(6) var output: texture_storage_2d<OUTPUT_FORMAT, write>;
 
 const BATCH: u32 = 256u;
 const MIN_TRANSMITTANCE: f32 = 1e-4;
@@ -25,8 +29,15 @@ var<workgroup> doneCount: atomic<u32>;
 var<workgroup> allDone: u32;
 
 @compute @workgroup_size(16, 16)
-fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(workgroup_id) wid: vec3u,
-        @builtin(local_invocation_index) lid: u32) {
+fn main(@builtin(local_invocation_id) local: vec3u, @builtin(workgroup_id) wid: vec3u,
+        @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
+  let slot = wid.x + wid.y * nwg.x;
+  if (slot >= counters[5]) {
+    return;  // the grid's spare workgroups (uniform: the whole workgroup leaves)
+  }
+  let tile = activeTiles[slot];
+  let ty = tile / tiles.tilesX;
+  let gid = vec2u(tile - ty * tiles.tilesX, ty) * TILE + local.xy;
   if (lid == 0u) {
     atomicStore(&doneCount, 0u);
   }
@@ -39,7 +50,7 @@ fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(workgroup_id) wid: v
   }
   var T = 1.0;
   var C = vec3f(0.0);
-  let range = ranges[wid.y * tiles.tilesX + wid.x];
+  let range = ranges[tile];
   var start = range.x;
   loop {
     workgroupBarrier();

@@ -1,6 +1,6 @@
 // tiles/keys: one (tile, depth) key per tile a splat's 1/255 ellipse touches, with
-// the splat id as value, appended on the GPU; then `finalize` clamps the count to
-// the pair buffers' capacity and writes the ranges pass's indirect dispatch.
+// the splat id as value, appended on the GPU; then `finalize` decides what the frame
+// sorts and writes the indirect dispatches that follow (tiles_common.wgsl `control`).
 //
 // `main`, one workgroup per 256 splats (ids in dispatch order, as tiles/project):
 //   1. Each thread loads its splat's footprint (the tiles of the ellipse's bounding
@@ -16,13 +16,19 @@
 //   4. Kept pairs of a round are compacted with a workgroup counter; one atomicAdd
 //      on counters[0] reserves them (a wrap past 2^32 is flagged). Pairs at or past
 //      the capacity are not written (counted, never out of bounds).
-
+//
+// `finalize` (one thread): when the pairs fit the capacity, the sort reads their
+// count and the ranges pass runs over them. When they do not (a camera jump into
+// the scene, or a view past the device's cap), the frame is a fallback frame: no
+// pair is sorted, `fallbackKeys` appends one depth key per visible splat instead
+// (far first), the same sorter orders them and fallback.wgsl draws them as quads,
+// back to front. Every frame is complete, and nothing waits for the CPU.
 @group(0) @binding(0) var<uniform> tiles: Tiles;
 @group(0) @binding(1) var<storage, read> footprints: array<vec4u>;
 @group(0) @binding(2) var<storage, read_write> keys: array<u32>;
 @group(0) @binding(3) var<storage, read_write> values: array<u32>;
-@group(0) @binding(4) var<storage, read_write> counters: array<atomic<u32>, 4>;
-@group(0) @binding(5) var<storage, read_write> dispatchArgs: array<u32, 3>;
+@group(0) @binding(4) var<storage, read_write> counters: array<atomic<u32>, COUNTER_WORDS>;
+@group(0) @binding(5) var<storage, read_write> control: array<u32, CONTROL_WORDS>;
 @group(0) @binding(6) var<storage, read> records: array<vec4u>;
 
 const WG: u32 = 256u;
@@ -166,23 +172,55 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: v
 }
 
 const RANGES_WG: u32 = 256u;
-const MAX_GROUPS: u32 = 65535u;
 
 @compute @workgroup_size(1)
 fn finalize() {
   let needed = atomicLoad(&counters[0]);
-  var kept = min(needed, tiles.capacity);
-  if (atomicLoad(&counters[2]) != 0u) {
-    kept = tiles.capacity;
+  let fallback = atomicLoad(&counters[2]) != 0u || needed > tiles.capacity;
+  var sortCount = needed;
+  var rangesGroups = (needed + RANGES_WG - 1u) / RANGES_WG;
+  var fallbackGroups = 0u;
+  if (fallback) {
+    sortCount = 0u;
+    rangesGroups = 0u;
+    fallbackGroups = (tiles.splatCount + WG - 1u) / WG;
   }
-  atomicStore(&counters[1], kept);
-  let groups = (kept + RANGES_WG - 1u) / RANGES_WG;
-  let x = min(groups, MAX_GROUPS);
-  var y = 1u;
-  if (x > 0u) {
-    y = (groups + x - 1u) / x;
+  atomicStore(&counters[1], sortCount);
+  atomicStore(&counters[4], select(0u, 1u, fallback));
+  atomicStore(&counters[6], tiles.capacity);
+  let r = gridArgs(rangesGroups);
+  control[0] = r.x;
+  control[1] = r.y;
+  control[2] = r.z;
+  let f = gridArgs(fallbackGroups);
+  control[4] = f.x;
+  control[5] = f.y;
+  control[6] = f.z;
+}
+
+// A fallback frame's sort keys: one per splat with a footprint, (2^depthBits - 1 -
+// depth) so that the ascending sort puts the farthest first (back to front).
+@compute @workgroup_size(256)
+fn fallbackKeys(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3u,
+                @builtin(num_workgroups) nwg: vec3u) {
+  let i = (wid.x + wid.y * nwg.x) * WG + lid;
+  if (i >= tiles.splatCount) {
+    return;
   }
-  dispatchArgs[0] = x;
-  dispatchArgs[1] = y;
-  dispatchArgs[2] = 1u;
+  let fp = footprints[i];
+  if ((fp.y & 0xffffu) <= (fp.x & 0xffffu)) {
+    return;
+  }
+  let slot = atomicAdd(&counters[1], 1u);
+  if (slot < tiles.slots) {
+    keys[slot] = ((1u << tiles.depthBits) - 1u) - fp.z;
+    values[slot] = i;
+  }
+}
+
+// After fallbackKeys: the sort never reads past the buffers (they hold every splat,
+// unless a sorter could not: then the nearest splats beyond them are not drawn).
+@compute @workgroup_size(1)
+fn clampFallback() {
+  atomicMin(&counters[1], tiles.slots);
 }

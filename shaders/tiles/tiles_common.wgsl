@@ -11,22 +11,45 @@
 //                          pack2x16float(r, g), pack2x16float(b, 0))
 //   footprints[i]   vec4u  (x0 | y0 << 16, x1 | y1 << 16, depth, 0): the tiles
 //                          [x0, x1) x [y0, y1) the splat can touch (empty when culled)
-// counters (u32): [0] pairs needed this frame, [1] pairs kept (min(needed, capacity):
-// the count the sort and the ranges read), [2] 1 when the needed count wrapped
-// around 2^32, [3] splats that touch at least one tile.
+// counters (u32, COUNTER_WORDS of them):
+//   [0] pairs needed this frame, [1] the count the sort reads: the pairs (when they fit
+//   the capacity) or, in a fallback frame, the visible splats appended by
+//   keys.wgsl `fallbackKeys`, [2] 1 when the needed count wrapped around 2^32,
+//   [3] splats that touch at least one tile, [4] 1 in a fallback frame (the pairs did
+//   not fit: the frame is drawn as depth-sorted quads instead, fallback.wgsl),
+//   [5] tiles with at least one pair (appended to activeTiles by ranges.wgsl),
+//   [6] the pair capacity the frame ran with (for the read-back).
+// control (u32, CONTROL_WORDS): the frame's indirect arguments, written on the GPU:
+//   [0, 3) the ranges pass's dispatch, [4, 7) fallbackKeys' dispatch, [8, 11) the
+//   blend's dispatch (one workgroup per active tile), [12, 16) the fallback quads'
+//   drawIndirect, [16, 20) the fallback image's background fill, [20, 24) its copy
+//   onto the output (instanceCount 0 in these three unless a fallback frame).
 
 const TILE: u32 = 16u;
 const MIN_ALPHA: f32 = 1.0 / 255.0;
+const COUNTER_WORDS: u32 = 8u;
+const CONTROL_WORDS: u32 = 24u;
+const MAX_GROUPS: u32 = 65535u;
+
+// A 2D grid of at least `groups` workgroups (x <= MAX_GROUPS), written at control[at..at+3).
+fn gridArgs(groups: u32) -> vec3u {
+  let x = min(groups, MAX_GROUPS);
+  var y = 0u;
+  if (x > 0u) {
+    y = (groups + x - 1u) / x;
+  }
+  return vec3u(x, y, 1u);
+}
 
 struct Tiles {
   tilesX: u32,
   tilesY: u32,
   tileBits: u32,        // bits of the tile index in a key
   depthBits: u32,       // bits of the quantised depth in a key
-  capacity: u32,        // pairs the key/value buffers hold
+  capacity: u32,        // pairs a frame may use (beyond it: a fallback frame)
   splatCount: u32,
   width: u32,
   height: u32,
   background: vec3f,    // straight colour behind the splats
-  _pad: f32,
+  slots: u32,           // entries the key/value buffers hold: >= capacity and >= splatCount
 };

@@ -8,6 +8,7 @@ import type { CameraPose } from '../../renderer/camera/camera';
 import { FrameUniforms } from '../../renderer/pipeline/frame-uniforms';
 import { GpuScene } from '../../renderer/pipeline/gpu-scene';
 import { TileRasterizer, type TileRasterizerOptions } from '../../renderer/pipeline/tiles/tile-rasterizer';
+import { canBlendInto } from '../../renderer/pipeline/tiles/tile-pipelines';
 import type { SorterFactory } from '../../sort/types';
 import type { SplatCloud } from '../../scenes/splat-cloud';
 import { rasterizeReference } from '../reference/raster';
@@ -17,6 +18,8 @@ export interface TileSettings {
   splatScale: number;
   background: [number, number, number];
   depthBits?: number;
+  /** Write the target directly as a storage texture where its format allows (default true); false: through the image. */
+  direct?: boolean;
 }
 
 /** A tile rasteriser over a cloud with its own scene buffers and frame uniforms. */
@@ -48,11 +51,13 @@ export class TileHarness {
     const cam = frameCamera(pose, w, h, this.cloud.bounds);
     const depthBits = s.depthBits ?? 32;
     this.uniforms.write(cam, { shDegree: s.shDegree, splatScale: s.splatScale, cull: true, keyBits: depthBits }, this.scene);
-    const texture = device.createTexture({ size: { width: w, height: h }, format, usage: GPUTextureUsage.RENDER_ATTACHMENT | GPUTextureUsage.COPY_SRC });
+    const direct = (s.direct ?? true) && canBlendInto(device, format);
+    const usage = GPUTextureUsage.RENDER_ATTACHMENT | GPUTextureUsage.COPY_SRC | (direct ? GPUTextureUsage.STORAGE_BINDING : 0);
+    const texture = device.createTexture({ size: { width: w, height: h }, format, usage });
     const bytesPerRow = Math.ceil((w * 4) / 256) * 256;
     const readback = device.createBuffer({ size: bytesPerRow * h, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ });
     const enc = device.createCommandEncoder();
-    this.tiles.encode(enc, texture.createView(), format, { width: w, height: h, depthBits, background: s.background });
+    this.tiles.encode(enc, texture.createView(), format, { width: w, height: h, depthBits, background: s.background, targetStorage: direct });
     enc.copyTextureToBuffer({ texture }, { buffer: readback, bytesPerRow }, { width: w, height: h });
     device.queue.submit([enc.finish()]);
     this.tiles.submitted();

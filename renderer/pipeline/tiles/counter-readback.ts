@@ -1,5 +1,8 @@
+/** The counters' size: COUNTER_WORDS u32 of shaders/tiles/tiles_common.wgsl. */
+export const COUNTER_BYTES = 32;
+
 /**
- * Reads the tile rasteriser's 16-byte GPU counters back without stalling a frame:
+ * Reads the tile rasteriser's GPU counters (COUNTER_BYTES) back without stalling a frame:
  * a few mappable buffers in a ring. A frame copies its counters into a free one
  * (none free: that frame is not read); after the frame is submitted the copy is
  * mapped, and the words reach `onRead` whenever the GPU is done.
@@ -17,19 +20,19 @@ export class CounterReadback {
     slots = 3,
   ) {
     this.slots = Array.from({ length: slots }, (_, i) => ({
-      buffer: device.createBuffer({ label: `CounterReadback.slot${i}`, size: 16, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ }),
+      buffer: device.createBuffer({ label: `CounterReadback.slot${i}`, size: COUNTER_BYTES, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ }),
       state: 'free' as const,
     }));
   }
 
-  /** Records the copy of `counters` (16 bytes at 0) into a free slot, if there is one. */
+  /** Records the copy of `counters` (COUNTER_BYTES at 0) into a free slot, if there is one. */
   capture(encoder: GPUCommandEncoder, counters: GPUBuffer): void {
     // A slot still `encoded` belongs to a frame the caller has submitted without
     // saying so: map it now (a later frame is being encoded, so it was submitted).
     this.submitted();
     const slot = this.slots.find((s) => s.state === 'free');
     if (!slot) return;
-    encoder.copyBufferToBuffer(counters, 0, slot.buffer, 0, 16);
+    encoder.copyBufferToBuffer(counters, 0, slot.buffer, 0, COUNTER_BYTES);
     slot.state = 'encoded';
   }
 

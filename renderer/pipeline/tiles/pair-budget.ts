@@ -1,26 +1,36 @@
 /**
  * How many (tile, depth) pairs the tile rasteriser's buffers hold, and when they
- * grow. Pure: it is told what a frame needed (read back from the GPU, a few frames
- * late, never waited for in a frame) and answers with the capacity to allocate
+ * grow or shrink. Pure: it is told what a frame needed (read back from the GPU, a few
+ * frames late, never waited for in a frame) and answers with the capacity to allocate
  * before the next frame.
  *
- * A frame that needs more pairs than the buffers hold keeps the first `capacity`
- * of them (the GPU never writes past the end) and is reported as overflowed; the
- * buffers then grow to 1.25x the need for the next frame. At the device's limit
- * they cannot grow: the frame is `capped` and stays so (a visible warning) until
- * the view needs fewer pairs.
+ * A frame that needs more pairs than the buffers hold is still drawn whole, in that
+ * frame: the GPU sees the overflow and draws it as a fallback frame (tiles/keys.wgsl:
+ * depth-sorted quads of the same splats). The buffers then grow to 1.25x the need for
+ * the next frames. At the device's limit they cannot grow: the view is `capped`,
+ * drawn by the fallback for as long as it needs more, and the panel says so. Once the
+ * need has stayed under a quarter of the capacity for SHRINK_AFTER read-backs in a
+ * row, the buffers shrink to 1.5x the largest need seen meanwhile (never under the
+ * floor: the initial capacity), so that a view that once needed many pairs does not
+ * keep that memory for good.
  */
 
-/** What the GPU counted in one frame (tiles/keys.wgsl counters). */
+/** What the GPU counted in one frame (tiles/keys.wgsl and ranges.wgsl counters). */
 export interface PairCount {
   /** Pairs the frame's visible splats needed. */
   needed: number;
-  /** Pairs written and sorted: min(needed, capacity). */
+  /** What the frame sorted: the pairs, or in a fallback frame the visible splats. */
   kept: number;
   /** The needed count wrapped past 2^32 (only a lower bound is known). */
   wrapped: boolean;
   /** Splats touching at least one tile. */
   visible: number;
+  /** The pairs did not fit: the frame was drawn by the fallback (whole, as quads). */
+  fallback?: boolean;
+  /** Tiles with at least one pair (the blend's workgroups); 0 in a fallback frame. */
+  activeTiles?: number;
+  /** The pair capacity the frame ran with. */
+  capacity?: number;
 }
 
 export interface PairStatus {
@@ -30,25 +40,35 @@ export interface PairStatus {
   maxCapacity: number;
   /** The latest read-back frame's count (null before the first). */
   last: PairCount | null;
-  /** That frame lost pairs (its image lacks some splats in some tiles). */
+  /** That frame needed more pairs than the buffers held: it was drawn by the fallback (complete). */
   overflowed: boolean;
-  /** It needed more than the device allows: the image lacks splats until the view needs fewer. */
+  /** It needed more than the device allows: drawn by the fallback until the view needs fewer. */
   capped: boolean;
   /** How many times the buffers grew. */
   grows: number;
+  /** How many times they shrank. */
+  shrinks: number;
 }
 
 const GRANULE = 1024;
 const roundUp = (n: number) => Math.ceil(n / GRANULE) * GRANULE;
 
+/** Read-backs in a row with the need under a quarter of the capacity before the buffers shrink. */
+export const SHRINK_AFTER = 120;
+
 export class PairBudget {
   private current: number;
+  private readonly floor: number;
   private lastCount: PairCount | null = null;
   private growCount = 0;
+  private shrinkCount = 0;
+  private lowRun = 0;
+  private lowPeak = 0;
 
-  constructor(initial: number, private maxCapacity: number) {
+  constructor(initial: number, private maxCapacity: number, private readonly shrinkAfter = SHRINK_AFTER) {
     if (!(maxCapacity >= 1)) throw new RangeError(`PairBudget: maxCapacity must be >= 1, got ${maxCapacity}`);
     this.current = Math.max(1, Math.min(Math.floor(initial), maxCapacity));
+    this.floor = this.current;
   }
 
   /** The largest capacity allowed. */
@@ -73,20 +93,36 @@ export class PairBudget {
    */
   observe(count: PairCount): number | null {
     this.lastCount = count;
-    const want = count.wrapped ? this.maxCapacity : Math.min(this.maxCapacity, roundUp(count.needed * 1.25));
     if (count.needed > this.current || count.wrapped) {
+      this.lowRun = 0;
+      const want = count.wrapped ? this.maxCapacity : Math.min(this.maxCapacity, roundUp(count.needed * 1.25));
       if (want > this.current) {
         this.current = want;
         this.growCount++;
         return want;
       }
+      return null;
+    }
+    if (count.needed * 4 < this.current && this.current > this.floor) {
+      this.lowPeak = this.lowRun === 0 ? count.needed : Math.max(this.lowPeak, count.needed);
+      if (++this.lowRun >= this.shrinkAfter) {
+        this.lowRun = 0;
+        const want = Math.max(this.floor, Math.min(this.current, roundUp(this.lowPeak * 1.5)));
+        if (want < this.current) {
+          this.current = want;
+          this.shrinkCount++;
+          return want;
+        }
+      }
+    } else {
+      this.lowRun = 0;
     }
     return null;
   }
 
   get status(): PairStatus {
     const last = this.lastCount;
-    const overflowed = !!last && (last.wrapped || last.needed > last.kept);
+    const overflowed = !!last && (last.wrapped || (last.fallback ?? last.needed > last.kept));
     return {
       capacity: this.current,
       maxCapacity: this.maxCapacity,
@@ -94,6 +130,7 @@ export class PairBudget {
       overflowed,
       capped: !!last && (last.wrapped || last.needed > this.maxCapacity),
       grows: this.growCount,
+      shrinks: this.shrinkCount,
     };
   }
 }

@@ -46,13 +46,14 @@ export class TileParams {
     });
   }
 
-  write(layout: TileLayout, p: { capacity: number; splatCount: number; width: number; height: number; background: readonly number[] }): void {
+  write(layout: TileLayout, p: { capacity: number; slots: number; splatCount: number; width: number; height: number; background: readonly number[] }): void {
     this.view.set({
       tilesX: layout.tilesX,
       tilesY: layout.tilesY,
       tileBits: layout.tileBits,
       depthBits: layout.depthBits,
       capacity: p.capacity,
+      slots: p.slots,
       splatCount: p.splatCount,
       width: p.width,
       height: p.height,

@@ -6,15 +6,34 @@ import keysWgsl from '../../../shaders/tiles/keys.wgsl?raw';
 import rangesWgsl from '../../../shaders/tiles/ranges.wgsl?raw';
 import blendWgsl from '../../../shaders/tiles/blend.wgsl?raw';
 import fullscreenWgsl from '../../../shaders/fullscreen.wgsl?raw';
+import fallbackWgsl from '../../../shaders/tiles/fallback.wgsl?raw';
 import { SH_WGSL } from '../sh-wgsl';
 
 /** The tile rasteriser's pipelines and bind group layouts, built once per device. */
 export interface TilePipelines {
   project: { layout: GPUBindGroupLayout; pipeline: GPUComputePipeline };
-  keys: { layout: GPUBindGroupLayout; pipeline: GPUComputePipeline; finalize: GPUComputePipeline };
-  ranges: { layout: GPUBindGroupLayout; pipeline: GPUComputePipeline };
-  blend: { layout: GPUBindGroupLayout; pipeline: GPUComputePipeline };
+  keys: {
+    layout: GPUBindGroupLayout;
+    pipeline: GPUComputePipeline;
+    finalize: GPUComputePipeline;
+    fallbackKeys: GPUComputePipeline;
+    clampFallback: GPUComputePipeline;
+  };
+  ranges: { layout: GPUBindGroupLayout; pipeline: GPUComputePipeline; finish: GPUComputePipeline };
+  /** By output format (the blend writes a storage texture of the target's format). */
+  blend: Map<GPUTextureFormat, { layout: GPUBindGroupLayout; pipeline: GPUComputePipeline }>;
+  fallback: { layout: GPUBindGroupLayout; pipelines?: { fill: GPURenderPipeline; quads: GPURenderPipeline } };
   present: { layout: GPUBindGroupLayout; byFormat: Map<GPUTextureFormat, GPURenderPipeline> };
+}
+
+/**
+ * Whether the blend can write a texture of `format` directly (as a storage texture):
+ * rgba8unorm always, bgra8unorm (most canvases) where the device has
+ * 'bgra8unorm-storage'. Then the frame's target needs STORAGE_BINDING usage and no
+ * image is copied onto it; otherwise the blend writes an rgba8unorm image, presented.
+ */
+export function canBlendInto(device: GPUDevice, format: GPUTextureFormat): boolean {
+  return format === 'rgba8unorm' || (format === 'bgra8unorm' && device.features.has('bgra8unorm-storage'));
 }
 
 const cache = new WeakMap<GPUDevice, TilePipelines>();
@@ -48,15 +67,21 @@ export function tilePipelines(device: GPUDevice): TilePipelines {
     'uniform', 'uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage',
   ]);
   const keysLayout = layoutOf(device, 'tiles.keys.layout', ['uniform', 'read-only-storage', 'storage', 'storage', 'storage', 'storage', 'read-only-storage']);
-  const rangesLayout = layoutOf(device, 'tiles.ranges.layout', ['uniform', 'read-only-storage', 'read-only-storage', 'storage']);
-  const blendLayout = layoutOf(device, 'tiles.blend.layout', ['uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage'], [
-    { binding: 4, visibility: GPUShaderStage.COMPUTE, storageTexture: { access: 'write-only', format: 'rgba8unorm' } },
-  ]);
+  const rangesLayout = layoutOf(device, 'tiles.ranges.layout', ['uniform', 'read-only-storage', 'storage', 'storage', 'storage', 'storage']);
+  const fallbackLayout = device.createBindGroupLayout({
+    label: 'tiles.fallback.layout',
+    entries: [
+      { binding: 0, visibility: GPUShaderStage.VERTEX | GPUShaderStage.FRAGMENT, buffer: { type: 'uniform' } },
+      { binding: 1, visibility: GPUShaderStage.VERTEX, buffer: { type: 'read-only-storage' } },
+      { binding: 2, visibility: GPUShaderStage.VERTEX, buffer: { type: 'read-only-storage' } },
+    ],
+  });
   const presentLayout = device.createBindGroupLayout({
     label: 'tiles.present.layout',
     entries: [{ binding: 0, visibility: GPUShaderStage.FRAGMENT, texture: { sampleType: 'float' } }],
   });
   const keysCode = `${tilesCommonWgsl}\n${keysWgsl}`;
+  const rangesCode = `${tilesCommonWgsl}\n${rangesWgsl}`;
   p = {
     project: {
       layout: projectLayout,
@@ -66,9 +91,16 @@ export function tilePipelines(device: GPUDevice): TilePipelines {
       layout: keysLayout,
       pipeline: compute(device, 'tiles.keys', keysLayout, keysCode),
       finalize: compute(device, 'tiles.keys', keysLayout, keysCode, 'finalize'),
+      fallbackKeys: compute(device, 'tiles.keys', keysLayout, keysCode, 'fallbackKeys'),
+      clampFallback: compute(device, 'tiles.keys', keysLayout, keysCode, 'clampFallback'),
     },
-    ranges: { layout: rangesLayout, pipeline: compute(device, 'tiles.ranges', rangesLayout, `${tilesCommonWgsl}\n${rangesWgsl}`) },
-    blend: { layout: blendLayout, pipeline: compute(device, 'tiles.blend', blendLayout, `${tilesCommonWgsl}\n${blendWgsl}`) },
+    ranges: {
+      layout: rangesLayout,
+      pipeline: compute(device, 'tiles.ranges', rangesLayout, rangesCode),
+      finish: compute(device, 'tiles.ranges', rangesLayout, rangesCode, 'finish'),
+    },
+    blend: new Map(),
+    fallback: { layout: fallbackLayout },
     present: { layout: presentLayout, byFormat: new Map() },
   };
   cache.set(device, p);
@@ -91,4 +123,58 @@ export function presentPipeline(device: GPUDevice, format: GPUTextureFormat): { 
     p.byFormat.set(format, pipeline);
   }
   return { layout: p.layout, pipeline };
+}
+
+/** The blend pipeline writing a storage texture of `format` (canBlendInto). */
+export function blendPipeline(device: GPUDevice, format: GPUTextureFormat): { layout: GPUBindGroupLayout; pipeline: GPUComputePipeline } {
+  const p = tilePipelines(device);
+  let b = p.blend.get(format);
+  if (!b) {
+    const layout = layoutOf(device, `tiles.blend.layout(${format})`, ['uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage'], [
+      { binding: 6, visibility: GPUShaderStage.COMPUTE, storageTexture: { access: 'write-only', format } },
+    ]);
+    const code = `${tilesCommonWgsl}\n${blendWgsl.replaceAll('OUTPUT_FORMAT', format)}`;
+    b = { layout, pipeline: compute(device, `tiles.blend(${format})`, layout, code) };
+    p.blend.set(format, b);
+  }
+  return b;
+}
+
+/** The format of a fallback frame's image (fallback.wgsl): blended in half floats, clamped once when copied. */
+export const FALLBACK_FORMAT: GPUTextureFormat = 'rgba16float';
+
+/** A fallback frame's background fill and quads (shaders/tiles/fallback.wgsl), into a FALLBACK_FORMAT image. */
+export function fallbackPipelines(device: GPUDevice): { layout: GPUBindGroupLayout; fill: GPURenderPipeline; quads: GPURenderPipeline } {
+  const p = tilePipelines(device).fallback;
+  if (!p.pipelines) {
+    const module = device.createShaderModule({ label: 'tiles.fallback.module', code: `${tilesCommonWgsl}\n${fallbackWgsl}` });
+    const layout = device.createPipelineLayout({ label: 'tiles.fallback.pipelineLayout', bindGroupLayouts: [p.layout] });
+    p.pipelines = {
+      fill: device.createRenderPipeline({
+        label: 'tiles.fallback.fill',
+        layout,
+        vertex: { module, entryPoint: 'vs_fill' },
+        fragment: { module, entryPoint: 'fs_fill', targets: [{ format: FALLBACK_FORMAT }] },
+        primitive: { topology: 'triangle-list' },
+      }),
+      quads: device.createRenderPipeline({
+        label: 'tiles.fallback.quads',
+        layout,
+        vertex: { module, entryPoint: 'vs' },
+        fragment: {
+          module,
+          entryPoint: 'fs',
+          targets: [{
+            format: FALLBACK_FORMAT,
+            blend: {
+              color: { srcFactor: 'src-alpha', dstFactor: 'one-minus-src-alpha', operation: 'add' },
+              alpha: { srcFactor: 'one', dstFactor: 'one-minus-src-alpha', operation: 'add' },
+            },
+          }],
+        },
+        primitive: { topology: 'triangle-strip' },
+      }),
+    };
+  }
+  return { layout: p.layout, ...p.pipelines };
 }

@@ -1,9 +1,9 @@
 import type { GpuSorter, SorterFactory } from '../../../sort/types';
 import { sortBufferUsage } from '../../../sort/types';
-import { CounterReadback } from './counter-readback';
+import { COUNTER_BYTES, CounterReadback } from './counter-readback';
 import { PairBudget, type PairStatus } from './pair-budget';
 import { TileParams, tileLayout, type TileLayout } from './tile-params';
-import { presentPipeline, tilePipelines } from './tile-pipelines';
+import { blendPipeline, canBlendInto, FALLBACK_FORMAT, fallbackPipelines, presentPipeline, tilePipelines } from './tile-pipelines';
 
 /** The tile path's stages, in order; each writes a begin and an end timestamp. */
 export const TILE_STAGES = ['project', 'tileKeys', 'sort', 'ranges', 'blend'] as const;
@@ -31,10 +31,16 @@ export interface TileSceneBuffers {
 }
 
 export interface TileRasterizerOptions {
-  /** Pairs the buffers hold at first; default max(4,096, 2 x splats) (sorters cost by capacity on slow adapters; the buffers grow after a frame that needs more). */
+  /**
+   * Pairs a frame may use at first; default max(4,096, 2 x splats) (sorters cost by
+   * capacity on slow adapters; the buffers grow after a frame that needs more, and
+   * shrink back towards this after a long spell of needing far fewer).
+   */
   initialPairs?: number;
   /** Most pairs the buffers may ever hold; default what the device binds (and the sorter accepts). */
   maxPairs?: number;
+  /** Read-backs in a row needing under a quarter of the capacity before it shrinks (default pair-budget.ts SHRINK_AFTER). */
+  shrinkAfter?: number;
 }
 
 export interface TileFrame {
@@ -44,7 +50,15 @@ export interface TileFrame {
   /** Bits of quantised depth in the (tile, depth) key: the frame's key-bits setting (clamped to what 32 bits leave). */
   depthBits: number;
   background: readonly [number, number, number];
+  /**
+   * The target texture has STORAGE_BINDING usage and canBlendInto its format: the
+   * blend writes it directly (no image, no full-screen copy). Default false.
+   */
+  targetStorage?: boolean;
 }
+
+/** Byte offsets of the indirect arguments in the control buffer (tiles_common.wgsl `control`). */
+const CONTROL = { ranges: 0, fallbackKeys: 16, blend: 32, fallbackDraw: 48, fallbackFill: 64, fallbackCopy: 80, bytes: 96 } as const;
 
 const WG = 256;
 const MAX_GROUPS = 65535;
@@ -55,43 +69,77 @@ function grid(total: number): [number, number] {
   return [x, Math.ceil(n / x)];
 }
 
+interface BindGroups {
+  project: GPUBindGroup;
+  keys: GPUBindGroup;
+  /** keys' layout with controlB in the control slot: for the passes dispatched from controlA. */
+  keysB: GPUBindGroup;
+  ranges: GPUBindGroup;
+  fallback: GPUBindGroup;
+  /** The fallback image as the copy's source (fullscreen.wgsl). */
+  fallbackCopy: GPUBindGroup;
+  /** By the blend's output: 'image' or the target's view. */
+  blend: Map<GPUTextureView | 'image', GPUBindGroup>;
+  present: GPUBindGroup;
+}
+
 /**
  * The compute tile rasteriser: the draw as compute work.
  *
  *   project     per splat: cull, EWA conic, SH colour, quantised depth, the screen
  *               tiles its 1/255 footprint touches (shaders/tiles/project.wgsl)
  *   tile keys   one (tile << depthBits | depth, splat id) pair per touched tile,
- *               appended with a GPU-side count, clamped to the buffers' capacity
- *               (shaders/tiles/keys.wgsl)
- *   sort        the pairs by key with any GpuSorter of sort/ (count read on the GPU)
- *   ranges      each tile's run of pairs (shaders/tiles/ranges.wgsl)
- *   blend       per pixel, front to back in workgroup memory, early stop at
- *               T < 1e-4, into an rgba8unorm storage texture
- *               (shaders/tiles/blend.wgsl), then drawn onto the target of any
- *               format (shaders/fullscreen.wgsl)
+ *               appended with a GPU-side count (shaders/tiles/keys.wgsl); when they
+ *               exceed the capacity the GPU makes this a fallback frame: one depth
+ *               key per visible splat instead
+ *   sort        the pairs (or the fallback's keys) with any GpuSorter of sort/,
+ *               the count read on the GPU
+ *   ranges      each tile's run of pairs, and the list of tiles that have one
+ *               (shaders/tiles/ranges.wgsl)
+ *   blend       the output cleared to the background (a fallback frame's quads
+ *               drawn onto it: shaders/tiles/fallback.wgsl), then one workgroup
+ *               per tile with pairs, per pixel front to back in workgroup memory,
+ *               early stop at T < 1e-4 (shaders/tiles/blend.wgsl), into the target
+ *               itself where it can be a storage texture (canBlendInto), else into
+ *               an rgba8unorm image drawn onto it (shaders/fullscreen.wgsl)
  *
- * The frame uniforms (shaders/splat_common.wgsl `Frame`) are the caller's, written
- * before encode(). Nothing is read back inside a frame: the pair count comes back a
- * few frames late (CounterReadback) and the buffers grow for the next frame
- * (PairBudget); `status` says whether a frame lost pairs.
+ * Every dispatch and draw count after the project pass is written by the GPU
+ * (indirect), so empty tiles cost nothing and an overflowing frame is still drawn
+ * whole, in that frame. The frame uniforms (shaders/splat_common.wgsl `Frame`) are
+ * the caller's, written before encode(). Nothing is read back inside a frame: the
+ * pair count comes back a few frames late (CounterReadback) and the buffers grow or
+ * shrink for later frames (PairBudget); `status` says whether a frame was a fallback.
  */
 export class TileRasterizer {
   private readonly params: TileParams;
   private readonly records: GPUBuffer;
   private readonly footprints: GPUBuffer;
-  /** [needed, kept, wrapped, visible] (tiles_common.wgsl). */
+  /** [needed, sorted, wrapped, visible, fallback, active tiles, -, -] (tiles_common.wgsl). */
   private readonly counters: GPUBuffer;
-  private readonly dispatchArgs: GPUBuffer;
+  /**
+   * The GPU-written indirect arguments (CONTROL), in two buffers so that a pass never
+   * binds for writing the buffer it dispatches from: keys.wgsl finalize writes the
+   * ranges' and fallbackKeys' (controlA), ranges.wgsl finish the blend's and the
+   * fallback draw's (controlB).
+   */
+  private readonly controlA: GPUBuffer;
+  private readonly controlB: GPUBuffer;
   private readonly readback: CounterReadback;
   private readonly budget: PairBudget;
   private keys: GPUBuffer | null = null;
   private values: GPUBuffer | null = null;
   private sorter: GpuSorter | null = null;
+  /** Entries the key/value buffers hold: max(pair capacity, splats) (a fallback frame sorts a key per splat). */
+  private slots = 0;
   private ranges: GPUBuffer | null = null;
+  private activeTiles: GPUBuffer | null = null;
   private image: GPUTexture | null = null;
+  /** A fallback frame's picture (fallback.wgsl), FALLBACK_FORMAT, the frame's size. */
+  private fallbackImage: GPUTexture | null = null;
+  private fallbackView: GPUTextureView | null = null;
   private imageView: GPUTextureView | null = null;
   private layoutKey = '';
-  private bindGroups: { project: GPUBindGroup; keys: GPUBindGroup; ranges: GPUBindGroup; blend: GPUBindGroup; present: GPUBindGroup } | null = null;
+  private bindGroups: BindGroups | null = null;
   private pendingCapacity: number | null = null;
   private readonly projectBindGroup: GPUBindGroup;
 
@@ -106,17 +154,18 @@ export class TileRasterizer {
     const maxBytes = Math.min(device.limits.maxStorageBufferBindingSize, device.limits.maxBufferSize);
     const deviceMax = Math.floor(maxBytes / 4);
     const maxPairs = Math.max(1, Math.min(options.maxPairs ?? deviceMax, deviceMax));
-    this.budget = new PairBudget(options.initialPairs ?? Math.max(4096, 2 * scene.count), maxPairs);
+    this.budget = new PairBudget(options.initialPairs ?? Math.max(4096, 2 * scene.count), maxPairs, options.shrinkAfter);
     this.params = new TileParams(device);
     const storage = GPUBufferUsage.STORAGE;
     this.records = device.createBuffer({ label: 'TileRasterizer.records', size: n * 32, usage: storage });
     this.footprints = device.createBuffer({ label: 'TileRasterizer.footprints', size: n * 16, usage: storage });
     this.counters = device.createBuffer({
       label: 'TileRasterizer.counters',
-      size: 16,
+      size: COUNTER_BYTES,
       usage: storage | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST,
     });
-    this.dispatchArgs = device.createBuffer({ label: 'TileRasterizer.dispatchArgs', size: 12, usage: storage | GPUBufferUsage.INDIRECT });
+    this.controlA = device.createBuffer({ label: 'TileRasterizer.controlA', size: CONTROL.bytes, usage: storage | GPUBufferUsage.INDIRECT });
+    this.controlB = device.createBuffer({ label: 'TileRasterizer.controlB', size: CONTROL.bytes, usage: storage | GPUBufferUsage.INDIRECT });
     this.readback = new CounterReadback(device, (w) => this.onCounters(w));
     const p = tilePipelines(device);
     this.projectBindGroup = device.createBindGroup({
@@ -163,22 +212,33 @@ export class TileRasterizer {
   }
 
   private allocatePairs(wanted: number): void {
-    const { sorter, capacity } = this.createSorter(wanted);
+    // A fallback frame sorts one key per visible splat in the same buffers.
+    const slotsWanted = Math.max(wanted, this.scene.count, 1);
+    const { sorter, capacity: slots } = this.createSorter(slotsWanted);
     // The sorter's own limit caps the budget (a view that needs more is flagged `capped`).
-    if (capacity < wanted) this.budget.limit(capacity);
+    if (slots < wanted) this.budget.limit(slots);
     const usage = sortBufferUsage();
     this.sorter?.destroy();
     this.keys?.destroy();
     this.values?.destroy();
     this.sorter = sorter;
-    this.keys = this.device.createBuffer({ label: 'TileRasterizer.keys', size: capacity * 4, usage });
-    this.values = this.device.createBuffer({ label: 'TileRasterizer.values', size: capacity * 4, usage });
+    this.slots = slots;
+    this.keys = this.device.createBuffer({ label: 'TileRasterizer.keys', size: slots * 4, usage });
+    this.values = this.device.createBuffer({ label: 'TileRasterizer.values', size: slots * 4, usage });
     this.bindGroups = null;
   }
 
   private onCounters(w: Uint32Array): void {
-    const grow = this.budget.observe({ needed: w[0], kept: w[1], wrapped: w[2] !== 0, visible: w[3] });
-    if (grow !== null) this.pendingCapacity = grow;
+    const change = this.budget.observe({
+      needed: w[0],
+      kept: w[1],
+      wrapped: w[2] !== 0,
+      visible: w[3],
+      fallback: w[4] !== 0,
+      activeTiles: w[5],
+      capacity: w[6],
+    });
+    if (change !== null) this.pendingCapacity = change;
   }
 
   private ensureTargets(frame: TileFrame): TileLayout {
@@ -187,25 +247,43 @@ export class TileRasterizer {
     if (key !== this.layoutKey) {
       this.image?.destroy();
       this.ranges?.destroy();
-      this.image = this.device.createTexture({
-        label: 'TileRasterizer.image',
+      this.activeTiles?.destroy();
+      this.fallbackImage?.destroy();
+      this.fallbackImage = this.device.createTexture({
+        label: 'TileRasterizer.fallbackImage',
         size: { width: frame.width, height: frame.height },
-        format: 'rgba8unorm',
-        usage: GPUTextureUsage.STORAGE_BINDING | GPUTextureUsage.TEXTURE_BINDING,
+        format: FALLBACK_FORMAT,
+        usage: GPUTextureUsage.RENDER_ATTACHMENT | GPUTextureUsage.TEXTURE_BINDING,
       });
-      this.imageView = this.image.createView();
-      this.ranges = this.device.createBuffer({
-        label: 'TileRasterizer.ranges',
-        size: layout.tilesX * layout.tilesY * 8,
-        usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST,
-      });
+      this.fallbackView = this.fallbackImage.createView();
+      // The image is made when a target cannot be written directly (ensureImage).
+      this.image = null;
+      this.imageView = null;
+      const tileCount = layout.tilesX * layout.tilesY;
+      this.ranges = this.device.createBuffer({ label: 'TileRasterizer.ranges', size: tileCount * 8, usage: GPUBufferUsage.STORAGE });
+      this.activeTiles = this.device.createBuffer({ label: 'TileRasterizer.activeTiles', size: tileCount * 4, usage: GPUBufferUsage.STORAGE });
       this.layoutKey = key;
       this.bindGroups = null;
     }
     return layout;
   }
 
-  private ensureBindGroups() {
+  /** The rgba8unorm image the blend writes when the target cannot be a storage texture. */
+  private ensureImage(frame: TileFrame): GPUTextureView {
+    if (!this.imageView) {
+      this.image = this.device.createTexture({
+        label: 'TileRasterizer.image',
+        size: { width: frame.width, height: frame.height },
+        format: 'rgba8unorm',
+        usage: GPUTextureUsage.STORAGE_BINDING | GPUTextureUsage.TEXTURE_BINDING | GPUTextureUsage.RENDER_ATTACHMENT,
+      });
+      this.imageView = this.image.createView();
+      this.bindGroups = null;
+    }
+    return this.imageView;
+  }
+
+  private ensureBindGroups(): BindGroups {
     if (this.bindGroups) return this.bindGroups;
     const p = tilePipelines(this.device);
     const bg = (label: string, layout: GPUBindGroupLayout, buffers: GPUBuffer[]) =>
@@ -213,23 +291,39 @@ export class TileRasterizer {
     const keys = this.keys!, values = this.values!, ranges = this.ranges!;
     this.bindGroups = {
       project: this.projectBindGroup,
-      keys: bg('TileRasterizer.keys', p.keys.layout, [this.params.buffer, this.footprints, keys, values, this.counters, this.dispatchArgs, this.records]),
-      ranges: bg('TileRasterizer.ranges', p.ranges.layout, [this.params.buffer, keys, this.counters, ranges]),
-      blend: this.device.createBindGroup({
-        label: 'TileRasterizer.blend',
-        layout: p.blend.layout,
-        entries: [
-          ...[this.params.buffer, ranges, values, this.records].map((buffer, binding) => ({ binding, resource: { buffer } })),
-          { binding: 4, resource: this.imageView! },
-        ],
-      }),
-      present: this.device.createBindGroup({
-        label: 'TileRasterizer.present',
+      keys: bg('TileRasterizer.keys', p.keys.layout, [this.params.buffer, this.footprints, keys, values, this.counters, this.controlA, this.records]),
+      keysB: bg('TileRasterizer.keysB', p.keys.layout, [this.params.buffer, this.footprints, keys, values, this.counters, this.controlB, this.records]),
+      ranges: bg('TileRasterizer.ranges', p.ranges.layout, [this.params.buffer, keys, this.counters, ranges, this.activeTiles!, this.controlB]),
+      fallback: bg('TileRasterizer.fallback', p.fallback.layout, [this.params.buffer, values, this.records]),
+      fallbackCopy: this.device.createBindGroup({
+        label: 'TileRasterizer.fallbackCopy',
         layout: p.present.layout,
-        entries: [{ binding: 0, resource: this.imageView! }],
+        entries: [{ binding: 0, resource: this.fallbackView! }],
       }),
+      blend: new Map(),
+      present: this.imageView
+        ? this.device.createBindGroup({ label: 'TileRasterizer.present', layout: p.present.layout, entries: [{ binding: 0, resource: this.imageView }] })
+        : (null as unknown as GPUBindGroup),
     };
     return this.bindGroups;
+  }
+
+  /** The blend's bind group writing `output` (a view of a `format` texture); kept while the buffers stay. */
+  private blendGroup(groups: BindGroups, key: GPUTextureView | 'image', output: GPUTextureView, format: GPUTextureFormat): GPUBindGroup {
+    let g = groups.blend.get(key);
+    if (!g) {
+      const { layout } = blendPipeline(this.device, format);
+      const buffers = [this.params.buffer, this.ranges!, this.values!, this.records, this.activeTiles!, this.counters];
+      g = this.device.createBindGroup({
+        label: 'TileRasterizer.blend',
+        layout,
+        entries: [...buffers.map((buffer, binding) => ({ binding, resource: { buffer } })), { binding: 6, resource: output }],
+      });
+      // A target view is the canvas's texture of this frame only: keep one at most.
+      if (key !== 'image') for (const k of groups.blend.keys()) if (k !== 'image') groups.blend.delete(k);
+      groups.blend.set(key, g);
+    }
+    return g;
   }
 
   /**
@@ -243,16 +337,24 @@ export class TileRasterizer {
       this.pendingCapacity = null;
     }
     const layout = this.ensureTargets(frame);
+    const direct = frame.targetStorage === true && canBlendInto(this.device, targetFormat);
+    if (!direct) this.ensureImage(frame);
     const groups = this.ensureBindGroups();
     const capacity = this.budget.capacity;
-    this.params.write(layout, { capacity, splatCount: this.scene.count, width: frame.width, height: frame.height, background: frame.background });
+    this.params.write(layout, {
+      capacity,
+      slots: this.slots,
+      splatCount: this.scene.count,
+      width: frame.width,
+      height: frame.height,
+      background: frame.background,
+    });
     const p = tilePipelines(this.device);
     const tsw = (stage: TileStage) => timing?.(stage);
     const only = (w: GPUComputePassTimestampWrites | undefined, which: 'begin' | 'end') =>
       w && (which === 'begin' ? { querySet: w.querySet, beginningOfPassWriteIndex: w.beginningOfPassWriteIndex } : { querySet: w.querySet, endOfPassWriteIndex: w.endOfPassWriteIndex });
 
     encoder.clearBuffer(this.counters);
-    encoder.clearBuffer(this.ranges!);
     const splatGroups = grid(Math.ceil(this.scene.count / WG));
 
     let pass = encoder.beginComputePass({ label: 'tiles.project', timestampWrites: tsw('project') });
@@ -261,18 +363,28 @@ export class TileRasterizer {
     pass.dispatchWorkgroups(splatGroups[0], splatGroups[1]);
     pass.end();
 
+    // Pairs; then finalize picks the frame's kind; a fallback frame's keys (none otherwise).
     const keysTs = tsw('tileKeys');
     pass = encoder.beginComputePass({ label: 'tiles.keys', timestampWrites: only(keysTs, 'begin') });
-    pass.setPipeline(p.keys.pipeline);
     pass.setBindGroup(0, groups.keys);
+    pass.setPipeline(p.keys.pipeline);
     pass.dispatchWorkgroups(splatGroups[0], splatGroups[1]);
     pass.end();
-    pass = encoder.beginComputePass({ label: 'tiles.finalize', timestampWrites: only(keysTs, 'end') });
-    pass.setPipeline(p.keys.finalize);
+    pass = encoder.beginComputePass({ label: 'tiles.finalize' });
     pass.setBindGroup(0, groups.keys);
+    pass.setPipeline(p.keys.finalize);
     pass.dispatchWorkgroups(1);
     pass.end();
-    this.readback.capture(encoder, this.counters);
+    pass = encoder.beginComputePass({ label: 'tiles.fallbackKeys', timestampWrites: only(keysTs, 'end') });
+    pass.setBindGroup(0, groups.keysB);
+    pass.setPipeline(p.keys.fallbackKeys);
+    pass.dispatchWorkgroupsIndirect(this.controlA, CONTROL.fallbackKeys);
+    pass.end();
+    pass = encoder.beginComputePass({ label: 'tiles.clampFallback' });
+    pass.setBindGroup(0, groups.keysB);
+    pass.setPipeline(p.keys.clampFallback);
+    pass.dispatchWorkgroups(1);
+    pass.end();
 
     const sortTs = tsw('sort');
     this.sorter!.encode(
@@ -281,29 +393,66 @@ export class TileRasterizer {
       sortTs && { querySet: sortTs.querySet, beginIndex: sortTs.beginningOfPassWriteIndex, endIndex: sortTs.endOfPassWriteIndex },
     );
 
-    pass = encoder.beginComputePass({ label: 'tiles.ranges', timestampWrites: tsw('ranges') });
-    pass.setPipeline(p.ranges.pipeline);
+    const rangesTs = tsw('ranges');
+    pass = encoder.beginComputePass({ label: 'tiles.ranges', timestampWrites: only(rangesTs, 'begin') });
     pass.setBindGroup(0, groups.ranges);
-    pass.dispatchWorkgroupsIndirect(this.dispatchArgs, 0);
+    pass.setPipeline(p.ranges.pipeline);
+    pass.dispatchWorkgroupsIndirect(this.controlA, CONTROL.ranges);
     pass.end();
+    pass = encoder.beginComputePass({ label: 'tiles.rangesFinish', timestampWrites: only(rangesTs, 'end') });
+    pass.setBindGroup(0, groups.ranges);
+    pass.setPipeline(p.ranges.finish);
+    pass.dispatchWorkgroups(1);
+    pass.end();
+    this.readback.capture(encoder, this.counters);
 
+    // A fallback frame's picture (all its draws have 0 instances in a normal frame,
+    // and 'load' reads nothing back on a desktop GPU: a normal frame costs nothing here).
     const blendTs = tsw('blend');
-    pass = encoder.beginComputePass({ label: 'tiles.blend', timestampWrites: only(blendTs, 'begin') });
-    pass.setPipeline(p.blend.pipeline);
-    pass.setBindGroup(0, groups.blend);
-    pass.dispatchWorkgroups(layout.tilesX, layout.tilesY);
+    const fb = fallbackPipelines(this.device);
+    let rp = encoder.beginRenderPass({
+      label: 'tiles.fallback',
+      colorAttachments: [{ view: this.fallbackView!, loadOp: 'load', storeOp: 'store' }],
+      timestampWrites: blendTs && { querySet: blendTs.querySet, beginningOfPassWriteIndex: blendTs.beginningOfPassWriteIndex },
+    });
+    rp.setBindGroup(0, groups.fallback);
+    rp.setPipeline(fb.fill);
+    rp.drawIndirect(this.controlB, CONTROL.fallbackFill);
+    rp.setPipeline(fb.quads);
+    rp.drawIndirect(this.controlB, CONTROL.fallbackDraw);
+    rp.end();
+
+    // The output: cleared to the background (a fallback frame's picture copied onto
+    // it), then the blend writes the tiles that have pairs.
+    const outFormat: GPUTextureFormat = direct ? targetFormat : 'rgba8unorm';
+    const output = direct ? target : this.imageView!;
+    const bg = frame.background;
+    rp = encoder.beginRenderPass({
+      label: 'tiles.background',
+      colorAttachments: [{ view: output, loadOp: 'clear', clearValue: { r: bg[0], g: bg[1], b: bg[2], a: 1 }, storeOp: 'store' }],
+    });
+    rp.setPipeline(presentPipeline(this.device, outFormat).pipeline);
+    rp.setBindGroup(0, groups.fallbackCopy);
+    rp.drawIndirect(this.controlB, CONTROL.fallbackCopy);
+    rp.end();
+
+    pass = encoder.beginComputePass({ label: 'tiles.blend', timestampWrites: direct ? only(blendTs, 'end') : undefined });
+    pass.setPipeline(blendPipeline(this.device, outFormat).pipeline);
+    pass.setBindGroup(0, this.blendGroup(groups, direct ? target : 'image', output, outFormat));
+    pass.dispatchWorkgroupsIndirect(this.controlB, CONTROL.blend);
     pass.end();
+    if (direct) return;
 
     const present = presentPipeline(this.device, targetFormat);
-    const rp = encoder.beginRenderPass({
+    const pp = encoder.beginRenderPass({
       label: 'tiles.present',
       colorAttachments: [{ view: target, loadOp: 'clear', clearValue: { r: 0, g: 0, b: 0, a: 1 }, storeOp: 'store' }],
       timestampWrites: blendTs && { querySet: blendTs.querySet, endOfPassWriteIndex: blendTs.endOfPassWriteIndex },
     });
-    rp.setPipeline(present.pipeline);
-    rp.setBindGroup(0, groups.present);
-    rp.draw(3);
-    rp.end();
+    pp.setPipeline(present.pipeline);
+    pp.setBindGroup(0, groups.present);
+    pp.draw(3);
+    pp.end();
   }
 
   /** Call after submitting the frame's commands: starts the read-back of its pair count. */
@@ -313,14 +462,20 @@ export class TileRasterizer {
 
   /**
    * Waits for the pair counts of the submitted frames and applies what they ask
-   * (growth for the next frame). For one-shot renders and tests; frames never wait.
-   * Returns true when the last read-back frame lost pairs and the buffers have
-   * grown, i.e. drawing the frame again gives the full image.
+   * (growth or shrinking for the next frame). For one-shot renders and tests; frames
+   * never wait. Every frame is complete (an overflowing one is a fallback frame);
+   * returns true when the last one was a fallback frame and the buffers have grown
+   * since, i.e. drawing it again gives the tiles' own picture.
    */
   async settle(): Promise<boolean> {
     await this.readback.settle();
     const s = this.budget.status;
     return s.overflowed && !s.capped;
+  }
+
+  /** Entries the key/value buffers hold (max(pair capacity, splats)). */
+  get sortSlots(): number {
+    return this.slots;
   }
 
   /** GPU buffers for tests: pair keys/values, counters, tile ranges. */
@@ -334,14 +489,20 @@ export class TileRasterizer {
     this.keys?.destroy();
     this.values?.destroy();
     this.ranges?.destroy();
+    this.activeTiles?.destroy();
     this.image?.destroy();
+    this.fallbackImage?.destroy();
     this.records.destroy();
     this.footprints.destroy();
     this.counters.destroy();
-    this.dispatchArgs.destroy();
+    this.controlA.destroy();
+    this.controlB.destroy();
     this.params.destroy();
     this.sorter = null;
-    this.keys = this.values = this.ranges = null;
+    this.keys = this.values = this.ranges = this.activeTiles = null;
     this.image = null;
+    this.imageView = null;
+    this.fallbackImage = null;
+    this.fallbackView = null;
   }
 }

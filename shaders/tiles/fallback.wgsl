@@ -1,0 +1,71 @@
+// tiles/fallback: a fallback frame's picture (tiles/keys.wgsl `finalize`): the
+// visible splats, sorted back to front by the frame's sorter (one depth key each),
+// drawn as screen-aligned quads around their power <= P ellipse from the records the
+// project pass wrote, blended "over" by the graphics pipeline into an rgba16float
+// image that `vs_fill`/`fs_fill` first fill with the background; the image is then
+// copied onto the output (fullscreen.wgsl fs_copy), where it is clamped once, as the
+// blend clamps C + T background once (an 8-bit target would clamp and round every
+// splat: bright SH colours over 1 would lose their excess). The fragment test is the
+// blend's (and the forward model's): power > P or alpha < 1/255 contributes nothing.
+// Every draw here is indirect, with instanceCount 0 unless the frame is a fallback
+// frame (ranges.wgsl `finish`), so a normal frame costs nothing here.
+
+@group(0) @binding(0) var<uniform> tiles: Tiles;
+@group(0) @binding(1) var<storage, read> values: array<u32>;
+@group(0) @binding(2) var<storage, read> records: array<vec4u>;
+
+struct VOut {
+  @builtin(position) pos: vec4f,
+  @location(0) @interpolate(flat) centre: vec2f,
+  @location(1) @interpolate(flat) conic: vec4f,   // a, b, c, power limit P
+  @location(2) @interpolate(flat) colour: vec4f,  // rgb, opacity
+};
+
+@vertex
+fn vs(@builtin(vertex_index) vi: u32, @builtin(instance_index) j: u32) -> VOut {
+  let id = values[j];
+  let ra = records[2u * id];
+  let rb = records[2u * id + 1u];
+  let centre = bitcast<vec2f>(ra.xy);
+  let conic = vec3f(bitcast<vec2f>(ra.zw), bitcast<f32>(rb.x));
+  let opacity = bitcast<f32>(rb.y);
+  let limit = min(9.0, 2.0 * log(255.0 * opacity));
+  // The ellipse power <= P has half-widths sqrt(P cov.xx), sqrt(P cov.yy), cov = conic^-1.
+  let det = conic.x * conic.z - conic.y * conic.y;
+  let half = sqrt(max(limit * vec2f(conic.z, conic.x) / det, vec2f(0.0))) + 1.0;
+  let corner = vec2f(f32(vi & 1u), f32(vi >> 1u)) * 2.0 - 1.0;
+  let px = centre + corner * half;
+  var out: VOut;
+  out.pos = vec4f(px.x / f32(tiles.width) * 2.0 - 1.0, 1.0 - px.y / f32(tiles.height) * 2.0, 0.0, 1.0);
+  out.centre = centre;
+  out.conic = vec4f(conic, limit);
+  let rg = unpack2x16float(rb.z);
+  out.colour = vec4f(rg, unpack2x16float(rb.w).x, opacity);
+  return out;
+}
+
+@fragment
+fn fs(in: VOut) -> @location(0) vec4f {
+  let d = in.pos.xy - in.centre;
+  let power = in.conic.x * d.x * d.x + 2.0 * in.conic.y * d.x * d.y + in.conic.z * d.y * d.y;
+  if (power > in.conic.w) {
+    discard;
+  }
+  let alpha = in.colour.w * exp(-0.5 * power);
+  if (alpha < MIN_ALPHA) {
+    discard;
+  }
+  return vec4f(in.colour.rgb, alpha);
+}
+
+// The background under a fallback frame's quads: one full-screen triangle.
+@vertex
+fn vs_fill(@builtin(vertex_index) vi: u32) -> @builtin(position) vec4f {
+  let xy = vec2f(f32((vi << 1u) & 2u), f32(vi & 2u));
+  return vec4f(xy * 2.0 - 1.0, 0.0, 1.0);
+}
+
+@fragment
+fn fs_fill() -> @location(0) vec4f {
+  return vec4f(tiles.background, 1.0);
+}
