@@ -17,6 +17,8 @@ export interface TileSettings {
   splatScale: number;
   background: [number, number, number];
   depthBits?: number;
+  /** The anti-aliased mode (FrameSettings.antialias; the reference's RasterOptions.antialias). */
+  antialias?: boolean;
 }
 
 /** A tile rasteriser over a cloud with its own scene buffers and frame uniforms. */
@@ -47,7 +49,7 @@ export class TileHarness {
     const { device } = this;
     const cam = frameCamera(pose, w, h, this.cloud.bounds);
     const depthBits = s.depthBits ?? 32;
-    this.uniforms.write(cam, { shDegree: s.shDegree, splatScale: s.splatScale, cull: true, keyBits: depthBits }, this.scene);
+    this.uniforms.write(cam, { shDegree: s.shDegree, splatScale: s.splatScale, cull: true, keyBits: depthBits, antialias: s.antialias }, this.scene);
     const texture = device.createTexture({ size: { width: w, height: h }, format, usage: GPUTextureUsage.RENDER_ATTACHMENT | GPUTextureUsage.COPY_SRC });
     const bytesPerRow = Math.ceil((w * 4) / 256) * 256;
     const readback = device.createBuffer({ size: bytesPerRow * h, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ });
