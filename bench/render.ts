@@ -97,7 +97,7 @@ runCli(async () => {
   fs.writeFileSync(values.out, PNG.sync.write(png));
   const tiles = renderer.tileStatus;
   if (tiles?.capped) console.warn(`WARNING: the tiles draw's pair buffer is capped at ${tiles.capacity} pairs (needed ${tiles.last?.needed}): the image lacks splats`);
-  console.log(`${cloud.source.name}: ${cloud.count} splats, SH ${cloud.shDegree}, draw ${renderer.draw === 'quads' ? `quads (${formatDrawShape(shape)})` : renderer.draw}, ${values.aa ? ', anti-aliased' : ''}, ${width}x${height} in ${ms.toFixed(0)} ms (first frame, incl. pipeline creation) -> ${values.out}`);
+  console.log(`${cloud.source.name}: ${cloud.count} splats, SH ${cloud.shDegree}, draw ${renderer.draw === 'quads' ? `quads (${formatDrawShape(shape)})` : renderer.draw}, ${values.aa ? 'anti-aliased, ' : ''}${width}x${height} in ${ms.toFixed(0)} ms (first frame, incl. pipeline creation) -> ${values.out}`);
   renderer.destroy();
   gpu.device.destroy();
 });
