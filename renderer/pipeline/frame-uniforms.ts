@@ -32,7 +32,7 @@ export interface FrameSettings {
    * The contribution cull: drop splats whose alpha integrated over the screen
    * (opacity * 2 pi sqrt(det) of the pixel covariance) is under this many pixels,
    * before the sort (PlayCanvas's default is about 0.75 px). An image change; 0 (the default) is off.
-   * Both draws; the CPU sort strategy culls nothing.
+   * Both draws (with a CPU sort strategy every splat is sorted and the quads prepare pass drops them).
    */
   minContribution?: number;
   /**
