@@ -7,7 +7,7 @@
  *                          [--camera "eye=X,Y,Z target=X,Y,Z up=X,Y,Z fovy=DEG"]
  *                          [--draw quads|tiles|quads,tiles] [--key-bits 32]
  *                          [--geometry tri|quad,tri,auto+cut,auto:128,rect@list,...] [--cut]
- *                          [--min-contribution 0,1,3] [--no-coverage] [--no-cull] [--sh N] [--json PATH]
+ *                          [--min-contribution 0,1,3] [--aa] [--no-coverage] [--no-cull] [--sh N] [--json PATH]
  *
  * Without --camera the frames follow the fixed orbit path (benchmarkPath); with it
  * every frame is drawn from that one pose (the camera is named in the table and the
@@ -37,6 +37,7 @@
  * --key-bits: the key-bits setting (quads: depth key bits; tiles: depth bits under the
  * tile index, at most what 32 bits leave).
  * --sh N: load the scene with SH degree N at most (the higher bands dropped while parsing).
+ * --aa: every row in the anti-aliased mode (FrameSettings.antialias; an image change).
  */
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -71,6 +72,7 @@ runCli(async () => {
       geometry: { type: 'string', default: DEFAULT_GEOMETRY },
       cut: { type: 'boolean', default: false },
       'min-contribution': { type: 'string', default: '0' },
+      aa: { type: 'boolean', default: false },
       coverage: { type: 'boolean', default: true },
       'no-coverage': { type: 'boolean', default: false },
       'no-cull': { type: 'boolean', default: false },
@@ -120,8 +122,8 @@ runCli(async () => {
   renderer.setScene(cloud);
   const path = fixedPose ? [fixedPose] : benchmarkPath(robustBounds(cloud.positions), upVector('-y'), 60, width / height, frames);
   const cameraName = fixedPose ? formatCameraArg(fixedPose) : 'orbit';
-  console.log(`camera: ${cameraName}`);
-  const settings = { shDegree: cloud.shDegree, splatScale: 1, cull: !values['no-cull'], keyBits, background: [0, 0, 0] as const, minContribution: 0 };
+  console.log(`camera: ${cameraName}${values.aa ? '; anti-aliased mode (--aa)' : ''}`);
+  const settings = { shDegree: cloud.shDegree, splatScale: 1, cull: !values['no-cull'], keyBits, background: [0, 0, 0] as const, minContribution: 0, antialias: values.aa! };
   const drawSettingsOf = (shape: DrawShape) => ({
     geometry: shape.geometry,
     sigmaCut: shape.sigmaCut,

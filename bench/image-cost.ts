@@ -1,6 +1,6 @@
 /**
  * npm run bench:image-cost -- --scene FILE|default[:N] [--camera "eye=.. target=.. up=.. fovy=.."]
- *                             [--size 1920x1080] [--min-contribution 0,0.1,0.3,1,3] [--cut] [--json PATH]
+ *                             [--size 1920x1080] [--min-contribution 0,0.1,0.3,1,3] [--cut] [--aa] [--json PATH]
  *
  * What a setting that changes the image costs, at the size it is drawn at: the
  * scene is rendered once by the CPU forward model (test/reference/raster.ts, the
@@ -9,7 +9,9 @@
  * PSNR of each image against the reference is printed with the splats that reach
  * the draw. `--cut` draws every row with the 2.83-sigma cut as well (the reference
  * stays the model's). The cull's threshold is in screen pixels, so its cost depends
- * on the size: measure at the size the frame figures are taken at.
+ * on the size: measure at the size the frame figures are taken at. `--aa` renders the
+ * reference and every row in the anti-aliased mode (FrameSettings.antialias): the
+ * rows then measure the settings' cost within that mode.
  *
  * A program that prints figures (docs/PERFORMANCE.md), not a test.
  */
@@ -32,10 +34,11 @@ runCli(async () => {
       size: { type: 'string', default: '1920x1080' },
       'min-contribution': { type: 'string', default: '0,0.1,0.3,1,3' },
       cut: { type: 'boolean', default: false },
+      aa: { type: 'boolean', default: false },
       json: { type: 'string' },
     },
   });
-  if (!values.scene) throw new Error('usage: npm run bench:image-cost -- --scene FILE [--camera ...] [--size WxH] [--min-contribution LIST] [--cut]');
+  if (!values.scene) throw new Error('usage: npm run bench:image-cost -- --scene FILE [--camera ...] [--size WxH] [--min-contribution LIST] [--cut] [--aa]');
   const { width, height } = parseSize(values.size!);
   const thresholds = nonNegativeList('--min-contribution', values['min-contribution']!);
   const cloud = await sceneFromArg(values.scene);
@@ -43,13 +46,13 @@ runCli(async () => {
   const cam = frameCamera(pose, width, height, cloud.bounds);
 
   const t0 = performance.now();
-  const ref = rasterizeReference(cloud, { ...pose, near: cam.near, far: cam.far }, { width, height, shDegree: cloud.shDegree, background: [0, 0, 0] });
+  const ref = rasterizeReference(cloud, { ...pose, near: cam.near, far: cam.far }, { width, height, shDegree: cloud.shDegree, background: [0, 0, 0], antialias: values.aa! });
   const refRgb = ref.rgb.map((x) => Math.min(1, Math.max(0, x)));
   console.log(`reference (CPU forward model): ${ref.drawn} splats drawn, ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
   const gpu = await createNodeGpu();
   console.log(`adapter: ${gpu.description}`);
-  console.log(`scene: ${cloud.source.name}, ${cloud.count} splats, SH ${cloud.shDegree}; ${width}x${height}${values.cut ? ', 2.83-sigma cut' : ''}`);
+  console.log(`scene: ${cloud.source.name}, ${cloud.count} splats, SH ${cloud.shDegree}; ${width}x${height}${values.cut ? ', 2.83-sigma cut' : ''}${values.aa ? ', anti-aliased' : ''}`);
   const renderer = new SplatRenderer(gpu.device, 'rgba8unorm', 'radix4');
   renderer.setScene(cloud);
   const rows: { minContribution: number; visible: number; psnr: number; costDb: number }[] = [];
@@ -63,6 +66,7 @@ runCli(async () => {
       drawOrder: 'back-to-front',
       sigmaCut: values.cut!,
       minContribution,
+      antialias: values.aa!,
     });
     const visible = DrawArgs.count(await readBuffer(gpu.device, renderer.debugBuffers!.drawArgs));
     const rgb = new Float32Array(width * height * 3);
@@ -73,5 +77,5 @@ runCli(async () => {
     console.log(`  min contribution ${minContribution} px: ${visible} splats drawn (${((100 * visible) / cloud.count).toFixed(1)}%), PSNR ${p.toFixed(2)} dB against the reference, cost ${r.costDb.toFixed(2)} dB against the first row`);
   }
   renderer.destroy();
-  if (values.json) fs.writeFileSync(values.json, JSON.stringify({ scene: cloud.source.name, splats: cloud.count, width, height, cut: values.cut, adapter: gpu.description, date: new Date().toISOString(), rows }, null, 2) + '\n');
+  if (values.json) fs.writeFileSync(values.json, JSON.stringify({ scene: cloud.source.name, splats: cloud.count, width, height, cut: values.cut, antialias: values.aa, adapter: gpu.description, date: new Date().toISOString(), rows }, null, 2) + '\n');
 });

@@ -3,7 +3,7 @@
  *                   [--camera "eye=X,Y,Z target=X,Y,Z up=X,Y,Z fovy=DEG"]
  *                   [--background R,G,B] [--sh N] [--splat-scale S] [--strategy NAME] [--up -y|+y|+z|-z]
  *                   [--draw quads|tiles] [--key-bits N] [--geometry tri|quad|rect|hex|oct|auto] [--cut]
- *                   [--min-contribution PX] [--pair-capacity N]
+ *                   [--min-contribution PX] [--aa] [--pair-capacity N]
  *
  * --sh N loads the scene with SH degree N at most (the higher bands are dropped while
  * parsing: less memory on the CPU and the GPU) and renders at that degree. A scene
@@ -18,6 +18,9 @@
  * the quads draw only: the tiles draw (--draw tiles) has no polygons and no cut.
  * --min-contribution PX drops splats whose alpha integrated over the screen is under PX
  * pixels before the sort (FrameSettings.minContribution; PlayCanvas's default is about 0.75 px): an
+ * image change, both draws.
+ * --aa renders the anti-aliased mode (FrameSettings.antialias: Mip-Splatting's 2D
+ * filter, each splat's opacity scaled by sqrt(det(cov2D) / det(cov2D + 0.3 I))): an
  * image change, both draws.
  * --pair-capacity N starts the tiles draw's pair buffers at N pairs; the first frame
  * drawn is written (a frame that needs more is drawn whole by the draw's fallback,
@@ -50,6 +53,7 @@ runCli(async () => {
       up: { type: 'string', default: '-y' },
       cut: { type: 'boolean', default: false },
       'min-contribution': { type: 'string', default: '0' },
+      aa: { type: 'boolean', default: false },
       geometry: { type: 'string', default: DEFAULT_GEOMETRY },
       'pair-capacity': { type: 'string' },
     },
@@ -90,6 +94,7 @@ runCli(async () => {
     geometry: shape.geometry,
     sigmaCut: shape.sigmaCut,
     minContribution,
+    antialias: values.aa!,
     ...(shape.frontToBack !== undefined ? { drawOrder: shape.frontToBack ? ('front-to-back' as const) : ('back-to-front' as const) } : {}),
   }, { firstFrame: pairCapacity !== undefined });
   const ms = performance.now() - t0;
@@ -106,7 +111,7 @@ runCli(async () => {
       : `${n(tiles.last.activeTiles ?? 0)} tiles with pairs, capacity ${n(tiles.last.capacity ?? 0)}`;
     console.log(`tiles: ${n(tiles.last.needed)} (tile, depth) pairs needed, ${how}`);
   }
-  console.log(`${cloud.source.name}: ${cloud.count} splats, SH ${cloud.shDegree}, draw ${renderer.draw === 'quads' ? `quads (${formatDrawShape(shape)})` : renderer.draw}, ${width}x${height} in ${ms.toFixed(0)} ms (first frame, incl. pipeline creation) -> ${values.out}`);
+  console.log(`${cloud.source.name}: ${cloud.count} splats, SH ${cloud.shDegree}, draw ${renderer.draw === 'quads' ? `quads (${formatDrawShape(shape)})` : renderer.draw}, ${values.aa ? 'anti-aliased, ' : ''}${width}x${height} in ${ms.toFixed(0)} ms (first frame, incl. pipeline creation) -> ${values.out}`);
   renderer.destroy();
   gpu.device.destroy();
 });

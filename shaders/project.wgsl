@@ -2,8 +2,10 @@
 // visible splat for the sort.
 //
 // Steps (one thread per splat, 256 per workgroup):
-//   0. a splat whose opacity is under 1/255 (or NaN) can reach the fragment test's
-//      1/255 nowhere: dropped here, before the sort, whatever the cull setting.
+//   0. a splat whose opacity as drawn (effectiveOpacity, splat_common.wgsl: the
+//      anti-aliased mode's factor applied) is under 1/255 (or NaN) can reach the
+//      fragment test's 1/255 nowhere: dropped here, before the sort, whatever the
+//      cull setting.
 //   1. depth d = -z_view; visible if d > near and the splat's 3-sigma bounding sphere
 //      (3 * maxScale * splatScale) overlaps the view frustum's side planes (with
 //      culling off: every splat in front of the near plane). With the contribution
@@ -38,14 +40,23 @@ fn isVisible(i: u32) -> vec2f {
   let c = centers[i];
   let v = frame.view * vec4f(c.xyz, 1.0);
   let d = -v.z;
-  if (d <= frame.near || !(c.w >= MIN_ALPHA)) {
+  if (d <= frame.near) {
     return vec2f(0.0, d);
   }
-  if (frame.minContribution > 0.0) {
-    let cov2 = projectedCovariance(frame, v, covs[2u * i], covs[2u * i + 1u]);
-    if (!(screenContribution(c.w, cov2) >= frame.minContribution)) {
+  // The opacity and contribution tests of projectSplat (project_splat.wgsl), with the
+  // same functions: the opacity as drawn needs the projected covariance only in the
+  // anti-aliased mode or with the contribution cull on.
+  var opacity = c.w;
+  if (frame.antialias != 0u || frame.minContribution > 0.0) {
+    let raw = projectedCovarianceRaw(frame, v, covs[2u * i], covs[2u * i + 1u]);
+    let cov2 = lowPass(raw);
+    opacity = effectiveOpacity(frame, c.w, raw, cov2);
+    if (frame.minContribution > 0.0 && !(screenContribution(opacity, cov2) >= frame.minContribution)) {
       return vec2f(0.0, d);
     }
+  }
+  if (!(opacity >= MIN_ALPHA)) {
+    return vec2f(0.0, d);
   }
   if (frame.cullEnabled == 0u) {
     return vec2f(1.0, d);

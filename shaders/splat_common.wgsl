@@ -31,7 +31,7 @@ struct Frame {
   cullEnabled: u32,
   shSplit: u32,         // the first splat whose SH is in sh1 (splatCount when unsplit)
   minContribution: f32, // px: drop splats whose alpha integrated over the screen is less (0: off)
-  _pad2: u32,
+  antialias: u32,       // 1: the anti-aliased mode (effectiveOpacity), 0: off (the default)
 };
 
 // The indirect draw arguments, in drawIndirect's layout (renderer/pipeline/draw-args.ts
@@ -44,21 +44,13 @@ struct DrawArgs {
   firstInstance: u32,
 };
 
-// The EWA projection of a splat (both draws use it): its 3D covariance (ca, cb: its
-// two vec4 of the scene's `covs`: xx xy xz yy, yz zz max 0) scaled by splatScale^2,
-// at view-space centre t (depth -t.z > near), as the 2x2 pixel-space covariance
-// (a, b, c) of [[a, b], [b, c]] (pixel y down), +0.3 px^2 on the diagonal (a
-// splat covers at least about a pixel). The Jacobian of the perspective is taken at
+// The EWA projection of a splat (both draws use it, through projectSplat in
+// project_splat.wgsl): its 3D covariance (ca, cb: its two vec4 of the scene's `covs`:
+// xx xy xz yy, yz zz max 0) scaled by splatScale^2, at view-space centre t (depth
+// -t.z > near), as the 2x2 pixel-space covariance (a, b, c) of [[a, b], [b, c]]
+// (pixel y down), before the low-pass. The Jacobian of the perspective is taken at
 // the centre with x/d, y/d clamped to 1.3x the frustum, as in the reference 3DGS.
-// A splat's alpha integrated over the screen, in pixels: opacity * 2 pi sqrt(det) of its
-// pixel covariance (a, b, c) (projectedCovariance). The contribution cull
-// (Frame.minContribution, off by default: an image change) drops splats under a
-// threshold before the sort (PlayCanvas's default is about 0.75 px in these units).
-fn screenContribution(opacity: f32, cov2: vec3f) -> f32 {
-  return opacity * 6.283185307179586 * sqrt(max(cov2.x * cov2.z - cov2.y * cov2.y, 0.0));
-}
-
-fn projectedCovariance(f: Frame, t: vec4f, ca: vec4f, cb: vec4f) -> vec3f {
+fn projectedCovarianceRaw(f: Frame, t: vec4f, ca: vec4f, cb: vec4f) -> vec3f {
   let d = -t.z;
   let lim = 1.3 * f.tanHalfFov;
   let txy = clamp(t.xy / d, -lim, lim) * d;
@@ -75,7 +67,44 @@ fn projectedCovariance(f: Frame, t: vec4f, ca: vec4f, cb: vec4f) -> vec3f {
   // T = J W (2x3): rows are j0 * W and j1 * W (row vector times matrix).
   let r0 = j0 * W;
   let r1 = j1 * W;
-  return vec3f(dot(r0, sigma * r0) + 0.3, dot(r0, sigma * r1), dot(r1, sigma * r1) + 0.3);
+  return vec3f(dot(r0, sigma * r0), dot(r0, sigma * r1), dot(r1, sigma * r1));
+}
+
+// The low-pass: +0.3 px^2 on the diagonal (a splat covers at least about a pixel).
+fn lowPass(raw: vec3f) -> vec3f {
+  return vec3f(raw.x + 0.3, raw.y, raw.z + 0.3);
+}
+
+// projectedCovarianceRaw with the low-pass: the covariance both draws blend with.
+fn projectedCovariance(f: Frame, t: vec4f, ca: vec4f, cb: vec4f) -> vec3f {
+  return lowPass(projectedCovarianceRaw(f, t, ca, cb));
+}
+
+// A splat's opacity as drawn. Off (Frame.antialias == 0): its opacity. The
+// anti-aliased mode (Mip-Splatting's 2D filter, gsplat's rasterize_mode="antialiased"):
+// the low-pass widens a splat, and the opacity is scaled by
+// sqrt(det(raw) / det(raw + 0.3 I)) so that its alpha integrated over the screen stays
+// that of the unfiltered splat (0 when det(raw) <= 0). Every opacity test (the 1/255
+// cull, the contribution cull, the 1/255 contour) uses this one.
+fn effectiveOpacity(f: Frame, opacity: f32, raw: vec3f, cov2: vec3f) -> f32 {
+  if (f.antialias == 0u) {
+    return opacity;
+  }
+  let det0 = raw.x * raw.z - raw.y * raw.y;
+  let det = cov2.x * cov2.z - cov2.y * cov2.y;
+  if (!(det0 > 0.0) || !(det > 0.0)) {
+    return 0.0;
+  }
+  return opacity * sqrt(det0 / det);
+}
+
+// A splat's alpha integrated over the screen, in pixels: opacity * 2 pi sqrt(det) of its
+// pixel covariance (a, b, c) (projectedCovariance; opacity: effectiveOpacity). The
+// contribution cull (Frame.minContribution, off by default: an image change) drops
+// splats under a threshold before the sort (PlayCanvas's default is about 0.75 px in
+// these units).
+fn screenContribution(opacity: f32, cov2: vec3f) -> f32 {
+  return opacity * 6.283185307179586 * sqrt(max(cov2.x * cov2.z - cov2.y * cov2.y, 0.0));
 }
 
 // An ascending sort of these keys gives back-to-front order: farther splats get

@@ -1,19 +1,18 @@
 // splat_prepare: per drawn splat, in draw order, everything its polygon needs, once
 // (not once per vertex): one thread per sorted position j < count.
 //
-//   1. 3D covariance (from the scene buffer) scaled by splatScale^2, projected with
-//      the EWA Jacobian of the perspective at the splat's centre (the centre's
-//      x/d, y/d clamped to 1.3x the frustum, as in the reference 3DGS) into a 2x2
-//      pixel-space covariance; +0.3 px^2 on the diagonal (low-pass: a splat covers
-//      at least about a pixel). Culled (nothing drawn) when d <= near, when the
-//      centre's |ndc| > 1.3, or when det <= 0.
+//   1. projectSplat (project_splat.wgsl, shared with the tiles draw): the cull
+//      (d <= near, centre |ndc| > 1.3, det <= 0, effective opacity < 1/255, the
+//      contribution cull), the centre in pixels, the EWA covariance with its +0.3 px^2
+//      low-pass, and the effective opacity (the anti-aliased mode's factor applied).
+//      A culled splat draws nothing.
 //   2. Eigen-decomposition of the covariance: sigma along e1 is sqrt(l1), along e2
 //      sqrt(l2) (l2 = det / l1, stable for thin splats). In that frame the fragment
 //      test's power d^T conic d is |(x / sqrt(l1), y / sqrt(l2))|^2.
 //   3. Extent r in sigma: a fragment contributes where power <= CUT^2 and
 //      opacity exp(-power / 2) >= 1/255, i.e. within r = min(CUT, sqrt(2 ln(255 opacity)))
 //      ('quad' geometry: r = CUT, blind to opacity, the rectangle of before issue 9).
-//   4. Colour from SH up to frame.shDegree with the world-space view direction.
+//   4. Colour from SH up to frame.shDegree with the world-space view direction (splatColour).
 //
 // Record j (3 vec4f): (centre px, axis1 px), (axis2 px, r, opacity), (rgb, 0), where
 // axis1 = r sqrt(l1) e1 and axis2 = r sqrt(l2) e2 are the semi-axes of the contour
@@ -54,8 +53,9 @@ override STRIP_VERTS: u32 = 3u;
 /** Front-to-back chunks: chunk c < CHUNKS - 1 ends at count >> (CHUNKS - 1 - c), the last at count. */
 override CHUNKS: u32 = 7u;
 
-// SH_C0 .. SH_C3 (generated from scenes/sh.ts by renderer/pipeline/sh-wgsl.ts) and
-// evalSH (sh_eval.wgsl, reading sh0 / sh1) are prepended.
+// SH_C0 .. SH_C3 (generated from scenes/sh.ts by renderer/pipeline/sh-wgsl.ts),
+// evalSH (sh_eval.wgsl, reading sh0 / sh1) and projectSplat / splatColour
+// (project_splat.wgsl) are prepended.
 
 fn writeCulled(j: u32) {
   records[3u * j] = vec4f(0.0);
@@ -95,31 +95,16 @@ fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg:
     return;
   }
   let id = order[j];
-  let c = centers[id];
-  let t = frame.view * vec4f(c.xyz, 1.0);
-  let d = -t.z;
-  if (d <= frame.near) {
+  let s = projectSplat(id);  // the cull, centre, EWA and opacity (project_splat.wgsl)
+  if (!s.visible) {
     writeCulled(j);
     return;
   }
-  let pv = frame.proj * t;
-  let ndc = pv.xy / pv.w;
-  if (any(abs(ndc) > vec2f(1.3))) {
-    writeCulled(j);
-    return;
-  }
-
-  // EWA (splat_common.wgsl).
-  let cov2 = projectedCovariance(frame, t, covs[2u * id], covs[2u * id + 1u]);
-  let a = cov2.x;
-  let b = cov2.y;
-  let cc = cov2.z;
+  let a = s.cov2.x;
+  let b = s.cov2.y;
+  let cc = s.cov2.z;
   let det = a * cc - b * b;
-  let opacity = c.w;
-  if (!(det > 0.0) || !(opacity >= 1.0 / 255.0)) {
-    writeCulled(j);  // opacity: the project pass drops these already
-    return;
-  }
+  let opacity = s.opacity;
 
   // Eigen-decomposition of [[a, b], [b, cc]].
   let mid = 0.5 * (a + cc);
@@ -137,9 +122,7 @@ fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg:
   if (BLIND_TO_OPACITY == 0u) {
     r = min(CUT, sqrt(2.0 * log(255.0 * opacity)));
   }
-  let centrePx = vec2f((ndc.x * 0.5 + 0.5) * frame.viewport.x, (0.5 - ndc.y * 0.5) * frame.viewport.y);
-  let dir = normalize(c.xyz - frame.eye);
-  records[3u * j] = vec4f(centrePx, r * sqrt(l1) * e1);
+  records[3u * j] = vec4f(s.centre, r * sqrt(l1) * e1);
   records[3u * j + 1u] = vec4f(r * sqrt(l2) * e2, r, opacity);
-  records[3u * j + 2u] = vec4f(evalSH(id, frame.shDegree, dir), 0.0);
+  records[3u * j + 2u] = vec4f(splatColour(id), 0.0);
 }

@@ -1,6 +1,7 @@
 import commonWgsl from '../../shaders/splat_common.wgsl?raw';
 import prepareWgsl from '../../shaders/splat_prepare.wgsl?raw';
 import shEvalWgsl from '../../shaders/sh_eval.wgsl?raw';
+import projectSplatWgsl from '../../shaders/project_splat.wgsl?raw';
 import splatWgsl from '../../shaders/splat.wgsl?raw';
 import f2bWgsl from '../../shaders/splat_f2b.wgsl?raw';
 import fullscreenWgsl from '../../shaders/fullscreen.wgsl?raw';
@@ -193,7 +194,7 @@ function pipelinesFor(device: GPUDevice): DrawPipelines {
       f2bModule: device.createShaderModule({ label: 'DrawPass.f2bModule', code: `${fullscreenWgsl}\n${f2bWgsl}` }),
       mask: null,
       composite: new Map(),
-      prepareModule: device.createShaderModule({ label: 'DrawPass.prepareModule', code: `${SH_WGSL}\n${commonWgsl}\n${shEvalWgsl}\n${prepareWgsl}` }),
+      prepareModule: device.createShaderModule({ label: 'DrawPass.prepareModule', code: `${SH_WGSL}\n${commonWgsl}\n${shEvalWgsl}\n${projectSplatWgsl}\n${prepareWgsl}` }),
       drawModule: device.createShaderModule({ label: 'DrawPass.drawModule', code: `${commonWgsl}\n${splatWgsl}` }),
       prepare: new Map(),
       draw: new Map(),

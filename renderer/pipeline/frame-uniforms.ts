@@ -32,9 +32,16 @@ export interface FrameSettings {
    * The contribution cull: drop splats whose alpha integrated over the screen
    * (opacity * 2 pi sqrt(det) of the pixel covariance) is under this many pixels,
    * before the sort (PlayCanvas's default is about 0.75 px). An image change; 0 (the default) is off.
-   * Both draws; the CPU sort strategy culls nothing.
+   * Both draws (with a CPU sort strategy every splat is sorted and the quads prepare pass drops them).
    */
   minContribution?: number;
+  /**
+   * The anti-aliased mode (Mip-Splatting's 2D filter, gsplat's rasterize_mode
+   * "antialiased"): each splat's opacity scaled by sqrt(det(cov2D) / det(cov2D + 0.3 I)),
+   * so that the +0.3 px^2 low-pass no longer fattens small splats (shaders/splat_common.wgsl
+   * effectiveOpacity). Both draws. An image change; default false.
+   */
+  antialias?: boolean;
   /** The polygon splats are drawn with (draw-pass.ts); default DEFAULT_GEOMETRY. Same image. */
   geometry?: DrawGeometry;
   /** 'auto' geometry's threshold (draw-pass.ts DrawShape.autoArea); for measurements. */
@@ -101,6 +108,7 @@ export class FrameUniforms {
       keyBits: settings.keyBits,
       cullEnabled: settings.cull ? 1 : 0,
       minContribution: Math.max(0, settings.minContribution ?? 0),
+      antialias: settings.antialias ? 1 : 0,
     });
     this.device.queue.writeBuffer(this.buffer, 0, this.view.arrayBuffer);
   }

@@ -247,6 +247,7 @@ export class ViewerApp {
       cull: true,
       sigmaCut: false,
       minContribution: 0,
+      antialias: false,
       drawOrder: 'auto',
       background: '#000000',
       upAxis: '-y',
@@ -267,6 +268,8 @@ export class ViewerApp {
     if (urlCut === '1' || urlCut === '0') this.settings.sigmaCut = urlCut === '1';
     const urlContribution = Number(params.get('mincontrib') ?? NaN);
     if (urlContribution >= 0 && urlContribution <= 100) this.settings.minContribution = urlContribution;
+    const urlAa = params.get('aa');
+    if (urlAa === '1' || urlAa === '0') this.settings.antialias = urlAa === '1';
     const urlOrder = params.get('order');
     if (urlOrder && DRAW_ORDERS.includes(urlOrder as DrawOrder)) this.settings.drawOrder = urlOrder as DrawOrder;
 
@@ -818,6 +821,7 @@ export class ViewerApp {
         cull: this.settings.cull,
         sigmaCut: this.settings.sigmaCut,
         minContribution: this.settings.minContribution,
+        antialias: this.settings.antialias,
         drawOrder: this.settings.drawOrder,
         keyBits: this.settings.keyBits,
         background: hexToRgb(this.settings.background),

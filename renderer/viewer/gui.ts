@@ -20,6 +20,8 @@ export interface ViewerSettings {
   sigmaCut: boolean;
   /** The contribution cull's threshold in px (FrameSettings.minContribution; 0 off): an image change. */
   minContribution: number;
+  /** The anti-aliased mode (FrameSettings.antialias; `?aa=1`): an image change, both draws. */
+  antialias: boolean;
   /** Quads draw order: auto (by the view's depth complexity), back to front, or front to back with early termination. */
   drawOrder: DrawOrder;
   background: string;
@@ -80,7 +82,7 @@ export const NARROW_SCREEN_PX = 640;
  * the read-only figures.
  */
 const STORAGE_KEY = 'splatview.settings.v1';
-const PERSISTED = ['sorter', 'draw', 'keyBits', 'sortMode', 'splatScale', 'cull', 'sigmaCut', 'minContribution', 'drawOrder', 'background', 'upAxis', 'fovyDeg', 'graph'] as const;
+const PERSISTED = ['sorter', 'draw', 'keyBits', 'sortMode', 'splatScale', 'cull', 'sigmaCut', 'minContribution', 'antialias', 'drawOrder', 'background', 'upAxis', 'fovyDeg', 'graph'] as const;
 
 /** Help text of the draw-order control (figures from docs/PERFORMANCE.md, issue 9). */
 const DRAW_ORDER_HELP =
@@ -100,6 +102,13 @@ export const MIN_CONTRIBUTION_HELP =
   "(PlayCanvas's default is about 0.75 px). 0 (off) keeps the reference image. On biker at 1920x1080, " +
   '0.75 px draws 79% of the splats in 0.91x the draw time and 3 px 47% in 0.70x, but 1 px already costs ' +
   '12 dB of PSNR against the CPU reference; 0.1 px costs 0.02 dB and saves nothing (docs/PERFORMANCE.md). Both draws.';
+
+/** Help text of the anti-aliased toggle. */
+export const ANTIALIAS_HELP =
+  "Mip-Splatting's 2D filter (gsplat's antialiased mode): each splat's opacity is scaled by " +
+  'sqrt(det(cov) / det(cov + 0.3 px²)), so that the 0.3 px² blur no longer fattens and brightens ' +
+  'sub-pixel splats (less aliasing when zoomed out, thin structures keep their weight). ' +
+  'For scenes trained with it; an image change for the others. Both draws.';
 
 /**
  * The lil-gui panel: the only module that touches the GUI. Groups: Scene, Sort,
@@ -174,6 +183,8 @@ export class ViewerPanel {
     cut.domElement.title = SIGMA_CUT_HELP;
     const contribution = render.add(settings, 'minContribution', 0, 5, 0.1).name('cull under (px)').onChange(() => actions.onSettingsChange());
     contribution.domElement.title = MIN_CONTRIBUTION_HELP;
+    const aa = render.add(settings, 'antialias').name('anti-aliased').onChange(() => actions.onSettingsChange());
+    aa.domElement.title = ANTIALIAS_HELP;
     const order = render.add(settings, 'drawOrder', [...DRAW_ORDERS]).name('draw order').onChange(() => actions.onSettingsChange());
     order.domElement.title = DRAW_ORDER_HELP;
     render.addColor(settings, 'background').name('background').onChange(() => actions.onSettingsChange());

@@ -2,12 +2,14 @@
 // screen tiles it can touch.
 //
 // One thread per splat (256 a workgroup; grids over 65,535 workgroups spill into y):
-//   1. Cull as the forward model: depth d = -z_view <= near, centre |ndc| > 1.3,
-//      det(cov2D) <= 0; also opacity < 1/255 (no pixel can reach 1/255).
-//   2. EWA: cov2D = J W Sigma W^T J^T + 0.3 I (J at the centre clamped to 1.3x
-//      the frustum), conic = inverse(cov2D).
+//   1-2. projectSplat (project_splat.wgsl, shared with the quads draw): cull as the
+//      forward model (depth d = -z_view <= near, centre |ndc| > 1.3, det(cov2D) <= 0,
+//      effective opacity < 1/255, the contribution cull); EWA: cov2D = J W Sigma W^T J^T
+//      + 0.3 I (J at the centre clamped to 1.3x the frustum); the effective opacity
+//      (the anti-aliased mode's factor applied): the one in the record. conic = inverse(cov2D).
 //   3. Footprint: a pixel contributes only where power = dx^T conic dx <= 9 and
-//      opacity exp(-power / 2) >= 1/255, i.e. power <= P = min(9, 2 ln(255 opacity)).
+//      opacity exp(-power / 2) >= 1/255, i.e. power <= P = min(9, 2 ln(255 opacity))
+//      (the effective opacity).
 //      That ellipse's bounding box has half-widths sqrt(P cov2D.xx), sqrt(P cov2D.yy);
 //      the tiles holding the pixel centres inside it (clipped to the screen) are
 //      the footprint. Nothing on screen: culled.
@@ -32,38 +34,22 @@ fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg:
     return;
   }
   footprints[i] = vec4u(0u);
-  let c = centers[i];
-  let opacity = c.w;
-  let t = frame.view * vec4f(c.xyz, 1.0);
-  let d = -t.z;
-  if (!(d > frame.near) || !(opacity >= MIN_ALPHA)) {
+  let s = projectSplat(i);  // the cull, centre, EWA and opacity (project_splat.wgsl)
+  if (!s.visible) {
     return;
   }
-  let pv = frame.proj * t;
-  let ndc = pv.xy / pv.w;
-  if (!all(abs(ndc) <= vec2f(1.3))) {
-    return;
-  }
-
-  // EWA (splat_common.wgsl).
-  let cov2 = projectedCovariance(frame, t, covs[2u * i], covs[2u * i + 1u]);
-  let a = cov2.x;
-  let b = cov2.y;
-  let cc = cov2.z;
+  let a = s.cov2.x;
+  let b = s.cov2.y;
+  let cc = s.cov2.z;
   let det = a * cc - b * b;
-  if (!(det > 0.0)) {
-    return;
-  }
-  if (frame.minContribution > 0.0 && !(screenContribution(opacity, cov2) >= frame.minContribution)) {
-    return;  // the contribution cull (splat_common.wgsl)
-  }
+  let opacity = s.opacity;
   let conic = vec3f(cc, -b, a) / det;
 
   // Footprint in pixel indices (centres at +0.5), a hair wider than the exact
   // bound so that f32 rounding never drops a pixel the model keeps.
   let power = min(9.0, 2.0 * log(255.0 * opacity));
   let halfExtent = sqrt(power * vec2f(a, cc)) * 1.001 + 0.01;
-  let centre = vec2f((ndc.x * 0.5 + 0.5) * frame.viewport.x, (0.5 - ndc.y * 0.5) * frame.viewport.y);
+  let centre = s.centre;
   let size = vec2f(f32(tiles.width), f32(tiles.height));
   let lo = clamp(ceil(centre - halfExtent - 0.5), vec2f(0.0), size);
   let hi = clamp(floor(centre + halfExtent - 0.5), vec2f(-1.0), size - 1.0);
@@ -73,8 +59,8 @@ fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg:
   let t0 = vec2u(lo) / TILE;
   let t1 = vec2u(hi) / TILE + 1u;
 
-  let rgb = evalSH(i, frame.shDegree, normalize(c.xyz - frame.eye));
-  let depthT = clamp((d - frame.near) / (frame.far - frame.near), 0.0, 1.0);
+  let rgb = splatColour(i);
+  let depthT = clamp((s.depth - frame.near) / (frame.far - frame.near), 0.0, 1.0);
   let maxDepth = (1u << tiles.depthBits) - 1u;
   let depthQ = min(u32(depthT * f32(maxDepth)), maxDepth);
 

@@ -35,6 +35,12 @@
  *   conic = inverse(cov2D) as [a, b, c] for [[a, b], [b, c]].
  *   radius (pixels, quad sizing) = 3 sqrt(lambda_max(cov2D)).
  *
+ * Anti-aliased mode (optional; FrameSettings.antialias, off by default)
+ *   Mip-Splatting's 2D filter (gsplat's rasterize_mode="antialiased"): the opacity
+ *   is scaled by sqrt(det(cov2D - 0.3 I) / det(cov2D)) (cov2D - 0.3 I: before the
+ *   low-pass; 0 when that det is <= 0), which keeps the splat's alpha integrated over
+ *   the screen. Every opacity test below (alpha >= 1/255) uses the scaled opacity.
+ *
  * Fragment
  *   dx = q - centre for the pixel centre q (pixels); power = dx^T conic dx.
  *   alpha = opacity exp(-0.5 power); the fragment contributes nothing when
@@ -133,6 +139,11 @@ export interface Projected2D {
   det: number;
   /** SIGMA_EXTENT * sqrt(lambda_max(cov2D)), pixels. */
   radius: number;
+  /**
+   * The anti-aliased mode's opacity factor, sqrt(det(cov2D - LOW_PASS I) / det(cov2D))
+   * (antialiasFactor); 0 when the det before the low-pass is <= 0.
+   */
+  aaFactor: number;
 }
 
 /** A splat that survives culling: everything the draw stage needs except colour and opacity. */
@@ -379,7 +390,25 @@ export function projectCovariance(cov3D: ArrayLike<number>, tView: Vec3Like, fra
     conic: [c / det, -b / det, a / det],
     det,
     radius: SIGMA_EXTENT * Math.sqrt(lambdaMax(cov2D)),
+    aaFactor: antialiasFactor(cov2D),
   };
+}
+
+/**
+ * The anti-aliased mode's opacity factor of a splat whose 2D covariance (with the
+ * low-pass) is cov2D: sqrt(det(cov2D - LOW_PASS I) / det(cov2D)), in [0, 1); 0 when
+ * the det before the low-pass is <= 0 (or cov2D's is).
+ */
+export function antialiasFactor(cov2D: Sym2): number {
+  const [a, b, c] = cov2D;
+  const det = a * c - b * b;
+  const det0 = (a - LOW_PASS) * (c - LOW_PASS) - b * b;
+  return det0 > 0 && det > 0 ? Math.sqrt(det0 / det) : 0;
+}
+
+/** The opacity a projected splat is drawn with: scaled by its aaFactor in the anti-aliased mode. */
+export function effectiveOpacity(opacity: number, p: Projected2D, antialias = false): number {
+  return antialias ? opacity * p.aaFactor : opacity;
 }
 
 /**

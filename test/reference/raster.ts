@@ -11,6 +11,7 @@ import { shCoeffCount, type SplatCloud } from '../../scenes/splat-cloud';
 import {
   blendOver,
   covariance3D,
+  effectiveOpacity,
   fragmentAlpha,
   makeCameraFrame,
   projectSplat,
@@ -35,6 +36,8 @@ export interface RasterOptions {
    * 2 sqrt(2) renders PlayCanvas's cut (the renderer's `sigmaCut` setting).
    */
   cutSigma?: number;
+  /** The anti-aliased mode (forward-model.ts effectiveOpacity); default false. */
+  antialias?: boolean;
 }
 
 export interface RasterResult {
@@ -74,7 +77,7 @@ export function rasterizeReference(cloud: SplatCloud, cam: CameraSpec, opts: Ras
   for (const { id, p } of visible) {
     const pos = cloud.positions.subarray(id * 3, id * 3 + 3);
     const rgb = shColor(degree, viewDirection(pos, frame.eye), cloud.sh, id * K * 3);
-    const opacity = cloud.opacities[id];
+    const opacity = effectiveOpacity(cloud.opacities[id], p, opts.antialias);
     const [cx, cy] = p.center;
     const r = (p.radius * cut) / SIGMA_EXTENT;
     // pixel centres px + 0.5 within [cx - r, cx + r]

@@ -20,6 +20,8 @@ export interface TileSettings {
   depthBits?: number;
   /** Write the target directly as a storage texture where its format allows (default true); false: through the image. */
   direct?: boolean;
+  /** The anti-aliased mode (FrameSettings.antialias; the reference's RasterOptions.antialias). */
+  antialias?: boolean;
 }
 
 /** A tile rasteriser over a cloud with its own scene buffers and frame uniforms. */
@@ -50,7 +52,7 @@ export class TileHarness {
     const { device } = this;
     const cam = frameCamera(pose, w, h, this.cloud.bounds);
     const depthBits = s.depthBits ?? 32;
-    this.uniforms.write(cam, { shDegree: s.shDegree, splatScale: s.splatScale, cull: true, keyBits: depthBits }, this.scene);
+    this.uniforms.write(cam, { shDegree: s.shDegree, splatScale: s.splatScale, cull: true, keyBits: depthBits, antialias: s.antialias }, this.scene);
     const direct = (s.direct ?? true) && canBlendInto(device, format);
     const usage = GPUTextureUsage.RENDER_ATTACHMENT | GPUTextureUsage.COPY_SRC | (direct ? GPUTextureUsage.STORAGE_BINDING : 0);
     const texture = device.createTexture({ size: { width: w, height: h }, format, usage });

@@ -4,7 +4,9 @@ import {
   compositeOverBackground,
   covariance3D,
   CUTOFF_POWER,
+  antialiasFactor,
   depthKey,
+  effectiveOpacity,
   evalSH,
   floatBitsAsU32,
   floatToOrderedKey,
@@ -303,5 +305,40 @@ describe('fragments, blending and keys', () => {
     expect(floatToOrderedKey(-1)).toBe(0x407fffff); // ~0xBF800000
     const xs = [-Infinity, -1e30, -2, -1, -1e-30, 0, 1e-30, 1, 2, 1e30, Infinity];
     for (let i = 1; i < xs.length; i++) expect(floatToOrderedKey(xs[i])).toBeGreaterThan(floatToOrderedKey(xs[i - 1]));
+  });
+});
+
+describe('the anti-aliased mode (Mip-Splatting 2D filter)', () => {
+  const f = makeCameraFrame(ORIGIN_CAM, 200, 200);
+
+  it('isotropic splats: the factor is det-before / det-after = raw / (raw + 0.3) per axis', () => {
+    // s = 0.1 at d = 2: raw (100 * 0.1 / 2)^2 = 25 on the diagonal: sqrt(25^2 / 25.3^2) = 25 / 25.3
+    const big = projectSplat(f, [0, 0, -2], covariance3D([0.1, 0.1, 0.1], [1, 0, 0, 0]))!;
+    expect(big.aaFactor).toBeCloseTo(25 / 25.3, 6);
+    // sub-pixel: s = 0.002 at d = 2: raw 0.01 px^2: 0.01 / 0.31, the splat is dimmed ~31x
+    const tiny = projectSplat(f, [0, 0, -2], covariance3D([0.002, 0.002, 0.002], [1, 0, 0, 0]))!;
+    expectClose(tiny.cov2D, [0.31, 0, 0.31], 6);
+    expect(tiny.aaFactor).toBeCloseTo(0.01 / 0.31, 6);
+    expect(effectiveOpacity(0.8, tiny, true)).toBeCloseTo((0.8 * 0.01) / 0.31, 6);
+    expect(effectiveOpacity(0.8, tiny, false)).toBe(0.8);
+    expect(effectiveOpacity(0.8, tiny)).toBe(0.8); // off by default
+  });
+
+  it('keeps the alpha integrated over the screen: opacity' + "'" + 's 2 pi sqrt(det) is that of the unfiltered splat', () => {
+    // anisotropic and rotated: raw = R diag(25, 0.04) R^T for a 30 degree roll about the view axis
+    const a = Math.PI / 6;
+    const p = projectSplat(f, [0, 0, -2], covariance3D([0.1, 0.004, 0.05], [Math.cos(a / 2), 0, 0, Math.sin(a / 2)]))!;
+    const [ca, cb, cc] = p.cov2D;
+    const det0 = (ca - 0.3) * (cc - 0.3) - cb * cb;
+    // (the covariance is stored as f32: a few ulps of 25 on the diagonal)
+    expect(det0).toBeCloseTo(25 * 0.04, 4);
+    expect(p.aaFactor).toBeCloseTo(Math.sqrt((25 * 0.04) / (25.3 * 0.34)), 4); // eigenvalues 25.3, 0.34 after
+    expect(0.7 * p.aaFactor * Math.sqrt(p.det)).toBeCloseTo(0.7 * Math.sqrt(det0), 9);
+  });
+
+  it('0 when the det before the low-pass is <= 0 (a splat flat in the view)', () => {
+    expect(antialiasFactor([0.3, 0, 5.3])).toBe(0); // raw (0, 0, 5): det 0
+    expect(antialiasFactor([1.3, 2, 4.3])).toBe(0); // raw (1, 2, 4): det -3 (not a covariance)
+    expect(antialiasFactor([1.3, 0, 1.3])).toBeCloseTo(1 / 1.3, 12);
   });
 });

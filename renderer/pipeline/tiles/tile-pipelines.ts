@@ -1,6 +1,7 @@
 import commonWgsl from '../../../shaders/splat_common.wgsl?raw';
 import tilesCommonWgsl from '../../../shaders/tiles/tiles_common.wgsl?raw';
 import shEvalWgsl from '../../../shaders/sh_eval.wgsl?raw';
+import projectSplatWgsl from '../../../shaders/project_splat.wgsl?raw';
 import projectWgsl from '../../../shaders/tiles/project.wgsl?raw';
 import keysWgsl from '../../../shaders/tiles/keys.wgsl?raw';
 import rangesWgsl from '../../../shaders/tiles/ranges.wgsl?raw';
@@ -85,7 +86,7 @@ export function tilePipelines(device: GPUDevice): TilePipelines {
   p = {
     project: {
       layout: projectLayout,
-      pipeline: compute(device, 'tiles.project', projectLayout, `${SH_WGSL}\n${commonWgsl}\n${tilesCommonWgsl}\n${shEvalWgsl}\n${projectWgsl}`),
+      pipeline: compute(device, 'tiles.project', projectLayout, `${SH_WGSL}\n${commonWgsl}\n${tilesCommonWgsl}\n${shEvalWgsl}\n${projectSplatWgsl}\n${projectWgsl}`),
     },
     keys: {
       layout: keysLayout,

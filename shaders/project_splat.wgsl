@@ -1,0 +1,61 @@
+// The per-splat projection, one source for both draws: the quads draw's prepare pass
+// (splat_prepare.wgsl, per sorted splat) and the tiles draw's project pass
+// (tiles/project.wgsl, per splat). Needs splat_common.wgsl, sh_eval.wgsl (for
+// splatColour) and the bindings `frame: Frame`, `centers: array<vec4f>` and
+// `covs: array<vec4f>` (the scene layout in splat_common.wgsl).
+//
+// The forward model (test/reference/forward-model.ts projectSplat): a splat is not
+// drawn when its depth d = -z_view <= near, its centre's |ndc| > 1.3, det(cov2D) <= 0,
+// its effective opacity (effectiveOpacity: the anti-aliased mode's factor applied)
+// < 1/255 (no pixel can reach 1/255), or, with the contribution cull on
+// (frame.minContribution > 0), its screenContribution is under the threshold. The
+// quads draw's cull pass (project.wgsl) makes the same opacity and contribution tests
+// with the same functions before the sort.
+
+struct ProjectedSplat {
+  visible: bool,
+  centre: vec2f,   // pixels, x right, y down
+  cov2: vec3f,     // (a, b, c) of [[a, b], [b, c]], pixels^2, with the low-pass
+  opacity: f32,    // effectiveOpacity
+  depth: f32,      // d = -z_view
+};
+
+fn projectSplat(i: u32) -> ProjectedSplat {
+  var s: ProjectedSplat;  // visible = false
+  let c = centers[i];
+  let t = frame.view * vec4f(c.xyz, 1.0);
+  let d = -t.z;
+  s.depth = d;
+  if (!(d > frame.near)) {
+    return s;
+  }
+  let pv = frame.proj * t;
+  let ndc = pv.xy / pv.w;
+  if (!all(abs(ndc) <= vec2f(1.3))) {
+    return s;
+  }
+  // EWA (splat_common.wgsl).
+  let raw = projectedCovarianceRaw(frame, t, covs[2u * i], covs[2u * i + 1u]);
+  let cov2 = lowPass(raw);
+  let det = cov2.x * cov2.z - cov2.y * cov2.y;
+  if (!(det > 0.0)) {
+    return s;
+  }
+  let opacity = effectiveOpacity(frame, c.w, raw, cov2);
+  if (!(opacity >= 1.0 / 255.0)) {
+    return s;
+  }
+  if (frame.minContribution > 0.0 && !(screenContribution(opacity, cov2) >= frame.minContribution)) {
+    return s;
+  }
+  s.visible = true;
+  s.centre = vec2f((ndc.x * 0.5 + 0.5) * frame.viewport.x, (0.5 - ndc.y * 0.5) * frame.viewport.y);
+  s.cov2 = cov2;
+  s.opacity = opacity;
+  return s;
+}
+
+// Colour from SH up to frame.shDegree, with the world-space view direction (sh_eval.wgsl).
+fn splatColour(i: u32) -> vec3f {
+  return evalSH(i, frame.shDegree, normalize(centers[i].xyz - frame.eye));
+}
