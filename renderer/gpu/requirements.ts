@@ -8,8 +8,12 @@
  *   can do, and scenes of millions of splats need more.
  */
 
-/** Optional features used when present. */
-export const OPTIONAL_FEATURES: readonly GPUFeatureName[] = ['subgroups', 'timestamp-query'];
+/**
+ * Optional features used when present: `subgroups` (the sorters), `timestamp-query`
+ * (the profiler), `bgra8unorm-storage` (the tiles draw writes a bgra8unorm canvas
+ * directly instead of copying an image onto it).
+ */
+export const OPTIONAL_FEATURES: readonly GPUFeatureName[] = ['subgroups', 'timestamp-query', 'bgra8unorm-storage'];
 
 /** Limits requested at the adapter's own value. */
 export const ADAPTER_LIMITS = [

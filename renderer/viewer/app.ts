@@ -24,6 +24,7 @@ import { DRAW_NAMES, drawByName, type DrawName } from '../pipeline/draw-strategi
 import { DRAW_ORDERS, type DrawOrder } from '../pipeline/draw-pass';
 import { listStrategies } from '../pipeline/strategies';
 import { renderOffscreen } from '../pipeline/offscreen';
+import { canBlendInto } from '../pipeline/tiles/tile-pipelines';
 import { AUTO_STRATEGY, softwareAdapterNote, startingStrategy } from '../profile/auto-strategy';
 import { AutoRun } from '../profile/auto-run';
 import { LiveFigures, RefreshGate } from '../profile/live-figures';
@@ -217,6 +218,8 @@ export class ViewerApp {
   }
   /** The last benchmark's rows (also offered as CSV / JSON downloads). */
   lastBenchmark: BenchmarkRow[] | null = null;
+  /** The canvas is configured as a storage texture the tiles draw writes directly. */
+  private readonly canvasStorage: boolean;
 
   constructor(
     readonly device: GPUDevice,
@@ -226,7 +229,15 @@ export class ViewerApp {
     const context = el.canvas.getContext('webgpu');
     if (!context) throw new Error('The canvas has no WebGPU context.');
     this.context = context;
-    context.configure({ device, format, alphaMode: 'opaque' });
+    // The tiles draw writes the canvas directly where its format can be a storage
+    // texture (no image copied onto it each frame: tiles/tile-pipelines.ts canBlendInto).
+    this.canvasStorage = canBlendInto(device, format);
+    context.configure({
+      device,
+      format,
+      alphaMode: 'opaque',
+      usage: GPUTextureUsage.RENDER_ATTACHMENT | (this.canvasStorage ? GPUTextureUsage.STORAGE_BINDING : 0),
+    });
 
     const strategies = listStrategies(device);
     const names = [AUTO_STRATEGY, ...strategies.map((s) => s.name)];
@@ -827,6 +838,7 @@ export class ViewerApp {
         background: hexToRgb(this.settings.background),
         sort: sortNow,
         rasterFloor,
+        targetStorage: this.canvasStorage,
       },
       timestamps,
     );
@@ -922,10 +934,10 @@ export class ViewerApp {
     if (pairs?.last) s.visible = pairs.last.visible.toLocaleString('en-US');
     s.tilePairs = !pairs
       ? '-'
-      : `${(pairs.last?.needed ?? 0).toLocaleString('en-US')} / ${pairs.capacity.toLocaleString('en-US')}${pairs.capped ? ' CAPPED' : pairs.grows ? ` (grew ${pairs.grows}x)` : ''}`;
+      : `${(pairs.last?.needed ?? 0).toLocaleString('en-US')} / ${pairs.capacity.toLocaleString('en-US')}${pairs.capped ? ' CAPPED (drawn as quads)' : pairs.last?.fallback ? ' (fallback)' : pairs.grows || pairs.shrinks ? ` (grew ${pairs.grows}x, shrank ${pairs.shrinks}x)` : ''}`;
     if (pairs?.capped) {
       this.showMessage(
-        `tiles: the pair buffer is capped at ${pairs.capacity.toLocaleString('en-US')} pairs and this view needs ${(pairs.last?.needed ?? 0).toLocaleString('en-US')}: some splats are missing (draw quads, or a smaller window)`,
+        `tiles: this view needs ${(pairs.last?.needed ?? 0).toLocaleString('en-US')} (tile, depth) pairs, more than this device holds (${pairs.maxCapacity.toLocaleString('en-US')}): it is drawn whole by the tiles draw's fallback (depth-sorted quads), slower, until the view needs fewer`,
       );
       this.tilesCapShown = true;
     } else if (this.tilesCapShown) {
