@@ -1,4 +1,4 @@
-// tiles/blend: one workgroup per 16x16 tile, one thread per pixel. The tile's
+// tiles/blend: one workgroup per 16x16 tile with pairs, one thread per pixel. The tile's
 // pairs (front to back after the sort) are walked in batches of 256: each thread
 // loads one splat record into workgroup memory, then every pixel blends the batch
 //   C += T alpha rgb,  T *= 1 - alpha

@@ -17,7 +17,8 @@
 //   keys.wgsl `fallbackKeys`, [2] 1 when the needed count wrapped around 2^32,
 //   [3] splats that touch at least one tile, [4] 1 in a fallback frame (the pairs did
 //   not fit: the frame is drawn as depth-sorted quads instead, fallback.wgsl),
-//   [5] tiles with at least one pair (appended to activeTiles by ranges.wgsl),
+//   [5] tiles with at least one pair (counted by ranges.wgsl in control word 7 of
+//   controlB, copied here after it),
 //   [6] the pair capacity the frame ran with (for the read-back).
 // control (u32, CONTROL_WORDS): the frame's indirect arguments, written on the GPU:
 //   [0, 3) the ranges pass's dispatch, [4, 7) fallbackKeys' dispatch, [8, 11) the

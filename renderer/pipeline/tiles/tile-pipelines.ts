@@ -68,7 +68,7 @@ export function tilePipelines(device: GPUDevice): TilePipelines {
     'uniform', 'uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage',
   ]);
   const keysLayout = layoutOf(device, 'tiles.keys.layout', ['uniform', 'read-only-storage', 'storage', 'storage', 'storage', 'storage', 'read-only-storage']);
-  const rangesLayout = layoutOf(device, 'tiles.ranges.layout', ['uniform', 'read-only-storage', 'storage', 'storage', 'storage', 'storage']);
+  const rangesLayout = layoutOf(device, 'tiles.ranges.layout', ['uniform', 'read-only-storage', 'read-only-storage', 'storage', 'storage', 'storage']);
   const fallbackLayout = device.createBindGroupLayout({
     label: 'tiles.fallback.layout',
     entries: [

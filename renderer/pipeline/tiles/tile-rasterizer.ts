@@ -165,7 +165,7 @@ export class TileRasterizer {
       usage: storage | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST,
     });
     this.controlA = device.createBuffer({ label: 'TileRasterizer.controlA', size: CONTROL.bytes, usage: storage | GPUBufferUsage.INDIRECT });
-    this.controlB = device.createBuffer({ label: 'TileRasterizer.controlB', size: CONTROL.bytes, usage: storage | GPUBufferUsage.INDIRECT });
+    this.controlB = device.createBuffer({ label: 'TileRasterizer.controlB', size: CONTROL.bytes, usage: storage | GPUBufferUsage.INDIRECT | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST });
     this.readback = new CounterReadback(device, (w) => this.onCounters(w));
     const p = tilePipelines(device);
     this.projectBindGroup = device.createBindGroup({
@@ -355,6 +355,7 @@ export class TileRasterizer {
       w && (which === 'begin' ? { querySet: w.querySet, beginningOfPassWriteIndex: w.beginningOfPassWriteIndex } : { querySet: w.querySet, endOfPassWriteIndex: w.endOfPassWriteIndex });
 
     encoder.clearBuffer(this.counters);
+    encoder.clearBuffer(this.controlB);
     const splatGroups = grid(Math.ceil(this.scene.count / WG));
 
     let pass = encoder.beginComputePass({ label: 'tiles.project', timestampWrites: tsw('project') });
@@ -404,6 +405,7 @@ export class TileRasterizer {
     pass.setPipeline(p.ranges.finish);
     pass.dispatchWorkgroups(1);
     pass.end();
+    encoder.copyBufferToBuffer(this.controlB, 28, this.counters, 20, 4); // active tiles -> counters[5]
     this.readback.capture(encoder, this.counters);
 
     // A fallback frame's picture (all its draws have 0 instances in a normal frame,
