@@ -493,7 +493,7 @@ describe('viewer page (headless Chromium, SwiftShader WebGPU)', () => {
     expect(await drawSelect.inputValue()).toBe('tiles'); // the panel shows the remembered choice
     expect(await page.locator('.sv-draw-note').textContent()).toMatch(/^tiles: your choice \(remembered/);
     // The panel's auto goes back to measuring.
-    await drawSelect.selectOption('auto', { force: true });
+    await drawSelect.selectOption({ label: 'auto (fastest measured)' }, { force: true });
     await page.waitForFunction(() => /^auto: /.test(document.querySelector('.sv-draw-note')?.textContent ?? ''), undefined, { timeout: 60_000 });
     expect(log.errors).toEqual([]);
     await page.close();
