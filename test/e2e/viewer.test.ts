@@ -334,7 +334,8 @@ describe('viewer page: figures, views, auto, conveniences (issue 11)', () => {
 
   it('the page without parameters: auto measures the sorts (not radix4) and then the draws, and says which and why', async () => {
     // No parameters at all: the default scene (60,000 splats), the default sort and draw (both auto).
-    const { page, log } = await openViewer('');
+    // A small window: the draw trial's frames on SwiftShader cost by the pixel.
+    const { page, log } = await openViewer('', { width: 320, height: 240 });
     // Until measured the draw is tiles (a GPU sort: the sort's auto starts with one), said so under the draw control.
     await waitFrames(page, 1);
     expect(await app(page, (a) => a.draw)).toBe('tiles');
