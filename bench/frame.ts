@@ -3,7 +3,7 @@
  * Node (Dawn), offscreen, for each sort strategy.
  *
  *   npm run bench:frame -- --scene FILE|synthetic:N|default[:N] [--size 1920x1080]
- *                          [--frames 200] [--warmup 10] [--strategies all|radix4,cpu]
+ *                          [--frames 200] [--warmup 20] [--strategies all|radix4,cpu]
  *                          [--camera "eye=X,Y,Z target=X,Y,Z up=X,Y,Z fovy=DEG"]
  *                          [--draw quads|tiles|quads,tiles] [--key-bits 32]
  *                          [--geometry tri|quad,tri,auto+cut,auto:128,rect@list,...] [--cut]
@@ -23,6 +23,11 @@
  * (same geometry, same blending). `outOfOrderFraction` is measured on the drawn order
  * every 10th frame against that frame's camera. For a host sort (`cpu`) the sort stage
  * is the CPU time of its depth pass and sort (the GPU does no sort work for it).
+ * --warmup N untimed frames (default 20) come before the timed ones of each row: the
+ * first frames compile pipelines, and the tiles draw grows its pair buffers from a
+ * count read a few frames late. The table prints each stage and the total as
+ * "median / p95" (nearest rank, frame-stats.ts); the JSON rows carry both
+ * (`stages`: medians, `p95`), per stage and for the total.
  *
  * --draw runs each strategy with each draw strategy (default quads). The tiles rows
  * time project, tileKeys, sort (the (tile, depth) pairs, with the row's sorter),
@@ -64,7 +69,7 @@ runCli(async () => {
       scene: { type: 'string' },
       size: { type: 'string', default: '1920x1080' },
       frames: { type: 'string', default: '200' },
-      warmup: { type: 'string', default: '10' },
+      warmup: { type: 'string', default: '20' },
       strategies: { type: 'string', default: 'all' },
       camera: { type: 'string' },
       draw: { type: 'string', default: 'quads' },

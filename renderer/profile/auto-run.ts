@@ -24,6 +24,8 @@ export class AutoRun {
   holding = false;
   /** Measure at the next chance (a frame of the new scene has completed). */
   wanted = false;
+  /** A measurement is in flight (the draw's auto waits for it: it times frames with the sort auto picks). */
+  busy = false;
   private token = 0;
   private pick: { scene: string; choice: AutoChoice } | null = null;
 
@@ -41,6 +43,7 @@ export class AutoRun {
   /** Stops a measurement in flight (a new scene, the user's choice). */
   cancel(): void {
     this.token++;
+    this.busy = false;
   }
 
   /** A new scene: measure once it is on screen. */
@@ -68,6 +71,15 @@ export class AutoRun {
     this.wanted = false;
     if (!this.hooks.active()) return null;
     const token = ++this.token;
+    this.busy = true;
+    try {
+      return await this.measureNow(token, scene, count, keyBits, current);
+    } finally {
+      if (token === this.token) this.busy = false;
+    }
+  }
+
+  private async measureNow(token: number, scene: string | null, count: number, keyBits: number, current: string): Promise<AutoChoice | null> {
     const stale = () => token !== this.token || !this.hooks.active();
     const candidates = this.strategies.filter(isExact).sort((a, b) => Number(b.name === current) - Number(a.name === current));
     this.say(`auto: drawing with ${current}; measuring ${candidates.map((c) => c.name).join(', ')} with ${count.toLocaleString('en-US')} keys…`);

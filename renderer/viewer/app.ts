@@ -27,6 +27,7 @@ import { renderOffscreen } from '../pipeline/offscreen';
 import { canBlendInto } from '../pipeline/tiles/tile-pipelines';
 import { AUTO_STRATEGY, softwareAdapterNote, startingStrategy } from '../profile/auto-strategy';
 import { AutoRun } from '../profile/auto-run';
+import { AUTO_DRAW, chooseDraw, decideDraw, DrawTrial, isDrawSetting, type DrawChoice, type DrawSource, type TrialFrame } from '../profile/auto-draw';
 import { LiveFigures, RefreshGate } from '../profile/live-figures';
 import { hudText, sanitizedLine } from './hud';
 import { SceneList, sceneIdOf, type SceneSource } from './scene-list';
@@ -194,6 +195,22 @@ export class ViewerApp {
   /** The id of the current scene's first submitted frame. */
   private sceneFirstFrameId: number | null = null;
 
+  /** The draw's `auto`: the trial over the page's frames in progress (profile/auto-draw.ts), or null. */
+  private drawTrial: { trial: DrawTrial; count: number; finishedAt: number | null } | null = null;
+  /** Measure the draws once the scene is on screen (auto, not measured for this splat count). */
+  private drawWanted = false;
+  /** The draw's auto picks, by splat count: no new trial for a scene measured already. */
+  private readonly drawPicks = new Map<number, DrawChoice>();
+  /** Where the draw setting came from (the panel's line words it). */
+  private drawSource: DrawSource = 'default';
+  /** The line under the panel's draw control: the draw's auto pick and why, or the user's choice (read by the end-to-end test). */
+  drawNote = '';
+  /** The draw's auto pick for the scene on screen, once measured (read by the end-to-end test). */
+  get drawChoice(): DrawChoice | null {
+    const cloud = this.renderer.cloud;
+    return (this.settings.draw === AUTO_DRAW && cloud && this.drawPicks.get(cloud.count)) || null;
+  }
+
   /** The strategy drawing now (auto's pick, or the user's). */
   get strategy(): string {
     return this.renderer.strategy;
@@ -242,15 +259,17 @@ export class ViewerApp {
     const strategies = listStrategies(device);
     const names = [AUTO_STRATEGY, ...strategies.map((s) => s.name)];
     const saved = ViewerPanel.loadSaved(
-      (k, v) => (k !== 'sorter' || names.includes(v as string)) && (k !== 'draw' || DRAW_NAMES.includes(v as DrawName)),
+      (k, v) => (k !== 'sorter' || names.includes(v as string)) && (k !== 'draw' || isDrawSetting(v)),
     );
+    if (saved.draw && saved.draw !== AUTO_DRAW) this.drawSource = 'saved';
     const adapter = device.adapterInfo ?? {};
     this.softwareNote = softwareAdapterNote(adapter);
     this.settings = {
       scene: 'default',
       // auto: measured on this adapter (auto-strategy.ts); a saved or ?sort= choice wins.
       sorter: AUTO_STRATEGY,
-      draw: 'quads',
+      // auto: quads or tiles, the faster measured on this adapter (auto-draw.ts); a saved or ?draw= choice wins.
+      draw: AUTO_DRAW,
       keyBits: 32,
       sortMode: 'every frame',
       shDegree: 3,
@@ -274,7 +293,10 @@ export class ViewerApp {
     const urlSort = params.get('sort');
     if (urlSort && names.includes(urlSort)) this.settings.sorter = urlSort;
     const urlDraw = params.get('draw');
-    if (urlDraw && DRAW_NAMES.includes(urlDraw as DrawName)) this.settings.draw = urlDraw as DrawName;
+    if (isDrawSetting(urlDraw)) {
+      this.settings.draw = urlDraw;
+      this.drawSource = urlDraw === AUTO_DRAW ? 'default' : 'link';
+    }
     const urlCut = params.get('cut');
     if (urlCut === '1' || urlCut === '0') this.settings.sigmaCut = urlCut === '1';
     const urlContribution = Number(params.get('mincontrib') ?? NaN);
@@ -286,11 +308,13 @@ export class ViewerApp {
 
     // Until auto has measured: the prior for this adapter (the fastest known on software adapters).
     const first = this.settings.sorter === AUTO_STRATEGY ? startingStrategy(adapter, device.features, strategies) : this.settings.sorter;
-    // The tiles draw sorts on the GPU: with a host sort strategy it falls back to quads.
+    // The tiles draw sorts on the GPU: with a host sort strategy it falls back to quads (decideDraw).
     // Asked of the strategy that will draw (`auto` is no strategy: its GPU sorters all serve tiles).
-    if (drawByName(this.settings.draw).needsGpuSorter && !strategyByName(first).sorter) this.settings.draw = 'quads';
+    const firstDraw = decideDraw(this.settings.draw, this.drawSource, { name: first, host: !strategyByName(first).sorter });
+    this.drawNote = firstDraw.note;
+    this.drawWanted = firstDraw.measure;
     this.budgetLimits = budgetLimitsFor(device.limits, location.search);
-    this.renderer = new SplatRenderer(device, format, first, this.settings.draw, {}, this.budgetLimits);
+    this.renderer = new SplatRenderer(device, format, first, firstDraw.draw, {}, this.budgetLimits);
     this.auto = new AutoRun(device, strategies, {
       frameDone: () => this.nextFrameDone(),
       noted: (t) => {
@@ -300,6 +324,7 @@ export class ViewerApp {
       apply: (name) => {
         if (this.renderer.strategy === name) return;
         this.renderer.setStrategy(name);
+        this.sortChanged();
         this.changed(true);
       },
       active: () => this.settings.sorter === AUTO_STRATEGY && this.bench === null,
@@ -315,13 +340,7 @@ export class ViewerApp {
       frameScene: () => this.frameScene(),
       resetView: () => this.controller.reset(),
       onStrategyChange: (name) => this.chooseStrategy(name),
-      onDrawChange: (name) =>
-        this.tryChange(() => {
-          this.renderer.setDraw(name);
-          // The window's medians would mix the two draws' stages.
-          this.profiler.stats.clear();
-          this.graph.setLegendStages(drawByName(name).stages);
-        }),
+      onDrawChange: (name) => this.chooseDraw(name),
       onUpAxisChange: (axis) => this.setUpAxis(axis),
       onSettingsChange: () => this.changed(),
       screenshot: (scale) => this.screenshot(scale),
@@ -341,6 +360,7 @@ export class ViewerApp {
       usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ,
     });
     this.panel.setStrategyNote(this.auto.note);
+    this.panel.setDrawNote(this.drawNote);
     if (shParam.error) this.showMessage(shParam.error);
     attachControls(el.canvas, this.controller, {
       onKey: (key: string, e: KeyboardEvent) => {
@@ -628,6 +648,7 @@ export class ViewerApp {
     if (saved && viewAppliesTo(saved, id)) this.applyPose(saved.pose);
     document.title = `${cloud.source.name} — splatview`;
     this.auto.sceneChanged(); // a trial for the previous scene stops; this one is measured once on screen
+    this.applyDrawSetting(); // the draw's too: this scene's pick, or a trial once on screen
     this.changed(true);
     this.updateFigures();
   }
@@ -678,13 +699,122 @@ export class ViewerApp {
     if (name === AUTO_STRATEGY) {
       this.auto.chosen(this.sceneId);
     } else {
+      // The draw's auto makes way for a host sort (tiles cannot use it): quads first.
+      if (this.settings.draw === AUTO_DRAW && !strategyByName(name).sorter) {
+        this.drawTrial = null;
+        this.useDraw('quads');
+      }
       // A refused change (e.g. the tiles draw with a host sort) shows why and changes nothing.
       if (!this.tryChange(() => this.renderer.setStrategy(name))) return false;
+      this.sortChanged();
       this.auto.cancel();
       this.auto.say(`${name}: your choice (remembered; pick auto to measure and choose)`);
     }
     this.changed(true);
     return true;
+  }
+
+  /** The sort strategy changed: the draw's auto follows (a host sort draws quads; back to a GPU sort, its pick or tiles). */
+  private sortChanged(): void {
+    if (this.settings.draw === AUTO_DRAW && !this.drawTrial) this.applyDrawSetting();
+  }
+
+  /** The panel's draw control. An explicit draw wins and is remembered (panel save); auto measures again unless this scene was measured. */
+  private chooseDraw(name: string): boolean {
+    // Tiles under a host sort is refused, saying why (the panel shows the previous value).
+    if (name === 'tiles' && !strategyByName(this.renderer.strategy).sorter && !this.tryChange(() => this.renderer.setDraw(name))) return false;
+    this.drawSource = name === AUTO_DRAW ? 'default' : 'panel';
+    return this.applyDrawSetting();
+  }
+
+  /**
+   * Draws what the draw setting asks for now (auto-draw.ts decideDraw): an explicit
+   * draw, auto's pick for this scene's splat count, or auto's start (tiles; quads
+   * under a host sort), and a trial once the scene is on screen. Stops a trial in flight.
+   */
+  private applyDrawSetting(): boolean {
+    this.drawTrial = null;
+    const count = this.renderer.cloud?.count;
+    const host = !strategyByName(this.renderer.strategy).sorter;
+    const d = decideDraw(this.settings.draw, this.drawSource, { name: this.renderer.strategy, host }, count === undefined ? null : (this.drawPicks.get(count) ?? null));
+    this.drawWanted = d.measure;
+    if (this.useDraw(d.draw)) {
+      this.sayDraw(d.note);
+      return true;
+    }
+    // Auto's start did not fit (e.g. the tiles draw's buffers over a binding limit): the other draw, unmeasured.
+    this.drawWanted = false;
+    if (this.settings.draw === AUTO_DRAW) this.sayDraw(`auto: ${this.renderer.draw}, as ${d.draw} cannot draw this scene here`);
+    return this.settings.draw === AUTO_DRAW;
+  }
+
+  /** Switches the renderer's draw; false (and a message) when the renderer refused it. */
+  private useDraw(name: DrawName): boolean {
+    if (this.renderer.draw === name) return true;
+    return this.tryChange(() => {
+      this.renderer.setDraw(name);
+      // The window's medians would mix the two draws' stages.
+      this.profiler.stats.clear();
+      this.graph.setLegendStages(drawByName(name).stages);
+      this.changed(true);
+    });
+  }
+
+  private sayDraw(text: string): void {
+    this.drawNote = text;
+    this.panel?.setDrawNote(text);
+    this.refresh.invalidate();
+  }
+
+  /**
+   * The draw trial's part of a frame (before it is encoded): the draw and whether it
+   * is timed (then submitted alone), 'skip' for no frame now, or null for a frame
+   * that is no trial's. Ends the trial once every timed frame has its GPU reading.
+   */
+  private drawTrialFrame(now: number): TrialFrame | 'skip' | null {
+    const t = this.drawTrial;
+    if (!t) return null;
+    const f = t.trial.next();
+    if (f === 'wait') return 'skip';
+    if (f === null) {
+      // The GPU readings come a few frames late; without them in 1 s, the wall clock.
+      t.finishedAt ??= now;
+      if (t.trial.reportsIn || now - t.finishedAt > 1000) this.finishDrawTrial();
+      return null;
+    }
+    // A timed frame runs alone on the queue: its wall clock is its own.
+    if (f.timed && this.gpuInFlight > 0) return 'skip';
+    if (!this.useDraw(f.draw)) {
+      this.applyDrawSetting();
+      this.drawWanted = false;
+      return null;
+    }
+    // The whole frame's work (the sort too), whatever the sort mode.
+    this.dirty = true;
+    return f;
+  }
+
+  private startDrawTrial(count: number): void {
+    this.drawWanted = false;
+    const trial = new DrawTrial(DRAW_NAMES, this.renderer.draw);
+    this.drawTrial = { trial, count, finishedAt: null };
+    this.sayDraw(`auto: drawing with ${this.renderer.draw}; measuring ${trial.draws.join(', ')} at ${count.toLocaleString('en-US')} splats in this view…`);
+  }
+
+  private finishDrawTrial(): void {
+    const t = this.drawTrial;
+    if (!t) return;
+    this.drawTrial = null;
+    const { timings, method } = t.trial.result();
+    const choice = chooseDraw(timings, t.count, method);
+    if (!choice) {
+      this.applyDrawSetting();
+      this.drawWanted = false;
+      this.sayDraw(`auto: could not time the draws here; drawing with ${this.renderer.draw}`);
+      return;
+    }
+    this.drawPicks.set(t.count, choice);
+    this.applyDrawSetting();
   }
 
   private frameWaiters: (() => void)[] = [];
@@ -785,10 +915,17 @@ export class ViewerApp {
       // The new scene is on screen (a frame of it completed): measure now, off its first frame's path.
       void this.auto.measure(this.sceneId, cloud0.count, this.settings.keyBits, this.renderer.strategy);
     }
+    // The draw's auto, after the sort's (it times frames sorted by the strategy auto picks).
+    if (this.drawWanted && cloud0 && this.figures.fps.count > 0 && !this.bench && !this.auto.wanted && !this.auto.busy && !this.drawTrial) {
+      this.startDrawTrial(cloud0.count);
+    }
     // Frame pacing: a GPU slower than the display (a software adapter, a huge scene)
     // must not collect a queue of frames, which would grow latency without bound.
     // While auto times a sort, it runs alone.
     if (this.gpuInFlight >= MAX_FRAMES_IN_FLIGHT || this.auto.holding) return;
+    const trial = this.drawTrial;
+    const trialFrame = this.bench ? null : this.drawTrialFrame(now);
+    if (trialFrame === 'skip') return;
     // Time between frames actually drawn (FPS, damping), not between animation callbacks.
     const frameSeconds = this.lastTime ? (now - this.lastTime) / 1000 : 1 / 60;
     const dt = Math.min(0.1, frameSeconds);
@@ -848,6 +985,7 @@ export class ViewerApp {
     const readCount = !this.countPending && now - this.lastCountRead > 250 && debug && this.renderer.draw === 'quads';
     if (readCount && debug) encoder.copyBufferToBuffer(debug.drawArgs, 0, this.countReadback, 0, DrawArgs.size);
     if (probeThisFrame && debug && this.probe) this.probe.capture(encoder, debug);
+    const submitAt = performance.now();
     this.device.queue.submit([encoder.finish()]);
     this.renderer.submitted();
     if (this.shotRequest && cloud) {
@@ -861,6 +999,7 @@ export class ViewerApp {
     }
     const frameId = this.submittedFrames++;
     this.figures.submitted(frameId);
+    if (trialFrame && trial) trial.trial.submitted(trialFrame, frameId);
     if (cloud && this.sceneFirstFrameAt === null) {
       this.sceneFirstFrameAt = performance.now();
       this.sceneFirstFrameId = frameId;
@@ -871,6 +1010,7 @@ export class ViewerApp {
         this.gpuInFlight--;
         this.framesCompleted++;
         const done = performance.now();
+        if (trialFrame?.timed && trial) trial.trial.completed(frameId, done - submitAt);
         if (frameId === this.sceneFirstFrameId) this.sceneFirstFrameDoneAt = done;
         this.figures.completed(frameId, done);
         const waiters = this.frameWaiters;
@@ -957,10 +1097,10 @@ export class ViewerApp {
       sanitized: sanitizedLine(cloud?.sanitized),
       visible: this.figures.visible,
       fps,
+      // The draw in use now (the draw's auto switches it during its trial and after).
       drawName:
-        this.renderer.draw === 'quads'
-          ? `quads ${this.renderer.drawOrder.order}${this.settings.drawOrder === 'auto' ? ' (auto)' : ''}`
-          : this.renderer.draw,
+        `${this.renderer.draw}${this.settings.draw === AUTO_DRAW ? ' (auto)' : ''}` +
+        (this.renderer.draw === 'quads' ? ` ${this.renderer.drawOrder.order}${this.settings.drawOrder === 'auto' ? ' (auto)' : ''}` : ''),
       strategy: this.renderer.strategy,
       auto,
       project: med(sum.project),
@@ -970,19 +1110,24 @@ export class ViewerApp {
       gpuNote: reason ? (this.profiler.supported ? 'unavailable (timestamps read 0 on this adapter)' : 'unavailable (no timestamp-query)') : null,
     });
     this.panel.setStrategyNote(this.auto.note);
+    this.panel.setDrawNote(this.drawNote);
   }
 
   private onProfiledFrame(sample: FrameSample, frameId: number): void {
     if (this.figures.current(frameId)) this.graph.push(sample);
     this.figures.reported(frameId, sample);
+    this.drawTrial?.trial.reported(frameId, sample.total);
     this.bench?.run.profiled(frameId, sample);
   }
 
   private startBenchmark(all: string[]): void {
+    if (this.bench) return;
+    // A draw trial stops (back to the draw auto starts with, or its pick) and runs again after the benchmark.
+    if (this.drawTrial) this.applyDrawSetting();
     // The tiles draw benchmarks the GPU sorters only (a host sort cannot serve it).
     const strategies = this.renderer.draw === 'tiles' ? all.filter((n) => strategyByName(n).sorter) : all;
     const cloud = this.renderer.cloud;
-    if (!cloud || strategies.length === 0 || this.bench) return;
+    if (!cloud || strategies.length === 0) return;
     const { width, height } = this.el.canvas;
     const path = benchmarkPath(robustBounds(cloud.positions), upVector(this.settings.upAxis), this.settings.fovyDeg, width / height, this.settings.benchFrames);
     // The raster floor (the draw of the same quads with a trivial fragment shader) is flown first.

@@ -1,16 +1,17 @@
 import GUI, { type Controller } from 'lil-gui';
 import type { UpAxis } from '../camera/camera';
 import type { StrategyInfo } from '../pipeline/strategies';
-import { DRAW_NAMES, type DrawName } from '../pipeline/draw-strategies';
+import { DRAW_NAMES } from '../pipeline/draw-strategies';
 import { DRAW_ORDERS, type DrawOrder } from '../pipeline/draw-pass';
 import { AUTO_STRATEGY } from '../profile/auto-strategy';
+import { AUTO_DRAW, type DrawSetting } from '../profile/auto-draw';
 
 /** Everything the panel edits; the app reads it every frame. */
 export interface ViewerSettings {
   scene: string;
   sorter: string;
-  /** Draw strategy: instanced quads or the compute tile rasteriser. */
-  draw: DrawName;
+  /** Draw strategy: instanced quads, the compute tile rasteriser, or auto (the faster measured, profile/auto-draw.ts). */
+  draw: DrawSetting;
   keyBits: number;
   sortMode: 'every frame' | 'when the camera moves';
   shDegree: number;
@@ -61,7 +62,7 @@ export interface PanelActions {
   /** Returns false when the renderer refused it (the panel then shows the previous value). */
   onStrategyChange(name: string): boolean;
   /** Returns false when the renderer refused it (the panel then shows the previous value). */
-  onDrawChange(name: DrawName): boolean;
+  onDrawChange(name: DrawSetting): boolean;
   onUpAxisChange(axis: UpAxis): void;
   /** Any setting that changes the sorted order or the picture. */
   onSettingsChange(): void;
@@ -126,6 +127,8 @@ export class ViewerPanel {
   private readonly strategyController: Controller;
   /** A line under the strategy: what `auto` picked and why, or that the user chose. */
   readonly strategyNote: HTMLElement;
+  /** A line under the draw: what the draw's `auto` picked and why, or that the user chose. */
+  readonly drawNote: HTMLElement;
   private readonly exportControllers: Controller[];
   readonly benchSelection: Record<string, boolean>;
   private readonly openScene: (name: string) => void;
@@ -169,8 +172,12 @@ export class ViewerPanel {
 
     const render = gui.addFolder('Render');
     let draw = settings.draw;
-    const drawController = render.add(settings, 'draw', [...DRAW_NAMES]).name('draw');
-    drawController.onChange((v: DrawName) => {
+    const drawOptions = { 'auto (fastest measured)': AUTO_DRAW, ...Object.fromEntries(DRAW_NAMES.map((n) => [n, n])) };
+    const drawController = render.add(settings, 'draw', drawOptions).name('draw');
+    this.drawNote = document.createElement('div');
+    this.drawNote.className = 'sv-draw-note';
+    render.$children.appendChild(this.drawNote);
+    drawController.onChange((v: DrawSetting) => {
       if (actions.onDrawChange(v)) draw = v;
       else {
         settings.draw = draw;
@@ -243,6 +250,11 @@ export class ViewerPanel {
   /** The line under the strategy control. */
   setStrategyNote(text: string): void {
     if (this.strategyNote.textContent !== text) this.strategyNote.textContent = text;
+  }
+
+  /** The line under the draw control. */
+  setDrawNote(text: string): void {
+    if (this.drawNote.textContent !== text) this.drawNote.textContent = text;
   }
 
   /** The strategy control's value as the settings hold it. */

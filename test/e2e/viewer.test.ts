@@ -102,6 +102,10 @@ interface AppView {
   sceneFirstFrameAt: number | null;
   strategy: string;
   strategyNote: string;
+  /** The draw in use, the line under the panel's draw control, and the draw's auto pick once measured. */
+  draw: string;
+  drawNote: string;
+  drawChoice: { name: string; ms: number; ranked: { name: string; ms: number }[] } | null;
   view: { eye: number[]; target: number[]; up: number[]; fovyDeg: number };
 }
 
@@ -328,8 +332,14 @@ describe('viewer page: figures, views, auto, conveniences (issue 11)', () => {
     await page.close();
   });
 
-  it('on SwiftShader, auto measures and does not pick radix4, and says which and why', async () => {
-    const { page, log } = await openViewer('?splats=2000');
+  it('the page without parameters: auto measures the sorts (not radix4) and then the draws, and says which and why', async () => {
+    // No parameters at all: the default scene (60,000 splats), the default sort and draw (both auto).
+    // A small window: the draw trial's frames on SwiftShader cost by the pixel.
+    const { page, log } = await openViewer('', { width: 320, height: 240 });
+    // Until measured the draw is tiles (a GPU sort: the sort's auto starts with one), said so under the draw control.
+    await waitFrames(page, 1);
+    expect(await app(page, (a) => a.draw)).toBe('tiles');
+    expect(await page.locator('.sv-draw-note').textContent()).toMatch(/^auto: (tiles until measured|drawing with tiles; measuring)/);
     await page.waitForFunction(() => /fastest exact sort/.test((window as unknown as { splatview?: AppView }).splatview?.strategyNote ?? ''), undefined, {
       timeout: 280_000,
     });
@@ -340,6 +350,16 @@ describe('viewer page: figures, views, auto, conveniences (issue 11)', () => {
     expect(note).toMatch(new RegExp(`^${strategy}: fastest exact sort`));
     expect(await page.locator('#hud').textContent()).toMatch(new RegExp(`sort ${strategy} \\(auto\\)`));
     expect(await page.locator('#hud').textContent()).toMatch(/Software GPU/);
+    // Then the draws, over the page's own frames, with the sort auto picked.
+    await page.waitForFunction(() => (window as unknown as { splatview?: AppView }).splatview?.drawChoice != null, undefined, { timeout: 280_000 });
+    const choice = (await app(page, (a) => a.drawChoice))!;
+    const drawNote = await page.locator('.sv-draw-note').textContent();
+    console.log(`draw auto on SwiftShader: ${drawNote}`);
+    expect(choice.ranked.map((r) => r.name).sort()).toEqual(['quads', 'tiles']);
+    expect(drawNote).toMatch(new RegExp(`^auto: ${choice.name}, [\\d.,]+ ms vs ${choice.name === 'tiles' ? 'quads' : 'tiles'} [\\d.,]+ ms measured on this adapter \\((GPU timestamps|wall clock of lone frames), 60,000 splats\\)$`));
+    expect(await app(page, (a) => a.draw)).toBe(choice.name);
+    // The HUD names the draw in use.
+    expect(await page.locator('#hud').textContent()).toMatch(new RegExp(`draw ${choice.name} \\(auto\\)`));
     expect(log.errors).toEqual([]);
     await page.close();
   });
@@ -372,7 +392,8 @@ describe('viewer page (headless Chromium, SwiftShader WebGPU)', () => {
   });
 
   it('benchmark mode flies every strategy and exports JSON with every stage', async () => {
-    const { page, log } = await openViewer('?splats=2000');
+    // The quads draw: the benchmark flies every strategy, the cpu one too (tiles needs a GPU sort).
+    const { page, log } = await openViewer('?splats=2000&draw=quads');
     await waitFrames(page, 3);
     // 480 px wide is a narrow screen: the panel starts collapsed; open it as a user would.
     if (await page.locator('.lil-gui.lil-root.lil-closed').count()) await page.locator('.lil-gui.lil-root > .lil-title').click();
@@ -453,6 +474,9 @@ describe('viewer page (headless Chromium, SwiftShader WebGPU)', () => {
     await waitFrames(page, 3);
     const hud = () => page.locator('#hud').textContent();
     await page.waitForFunction(() => document.getElementById('hud')!.textContent!.includes('draw quads'), undefined, { timeout: 60_000 });
+    // ?draw=quads wins over the draw's auto: no trial, the panel says so.
+    expect(await page.locator('.sv-draw-note').textContent()).toBe('quads: chosen by the link (?draw=)');
+    expect(await page.locator('#hud').textContent()).not.toMatch(/draw quads \(auto\)/);
     const quads = await canvasPixels(page, 'e2e-draw-quads.png');
     const drawSelect = page.locator('.lil-controller.lil-option', { has: page.locator('.lil-name', { hasText: /^draw$/ }) }).locator('select');
     // At 320 px the panel starts collapsed (narrow screens); the control still works.
@@ -468,6 +492,10 @@ describe('viewer page (headless Chromium, SwiftShader WebGPU)', () => {
     await page.goto(base + '?splats=1000');
     await page.waitForFunction(() => document.getElementById('hud')?.textContent?.includes('draw tiles'), undefined, { timeout: 60_000 });
     expect(await drawSelect.inputValue()).toBe('tiles'); // the panel shows the remembered choice
+    expect(await page.locator('.sv-draw-note').textContent()).toMatch(/^tiles: your choice \(remembered/);
+    // The panel's auto goes back to measuring.
+    await drawSelect.selectOption({ label: 'auto (fastest measured)' }, { force: true });
+    await page.waitForFunction(() => /^auto: /.test(document.querySelector('.sv-draw-note')?.textContent ?? ''), undefined, { timeout: 60_000 });
     expect(log.errors).toEqual([]);
     await page.close();
   });
@@ -519,7 +547,8 @@ describe('scene loading in a worker (issue 10)', () => {
   let log: PageLog;
   beforeAll(async () => {
     // A chosen sort: auto would time every sort once a scene is up (minutes on SwiftShader for 1M splats).
-    ({ page, log } = await openViewer('?splats=2000&sort=onesweep', { width: 320, height: 240 }, async (p) => {
+    // draw=quads: the loads' figures were taken under quads, without the draw's auto trial at each new splat count.
+    ({ page, log } = await openViewer('?splats=2000&sort=onesweep&draw=quads', { width: 320, height: 240 }, async (p) => {
       await p.route((url) => url.pathname.startsWith('/e2e-missing/'), (route) => void route.fulfill({ status: 404, body: 'no such scene' }));
     }));
     await waitFrames(page, 3);
