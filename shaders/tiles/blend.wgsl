@@ -1,15 +1,22 @@
-// tiles/blend: one workgroup per 16x16 tile with pairs, one thread per pixel. The tile's
-// pairs (front to back after the sort) are walked in batches of 256: each thread
-// loads one splat record into workgroup memory, then every pixel blends the batch
+// tiles/blend: one workgroup per 16x16 tile with pairs, one thread per pixel. The
+// tile's pairs (front to back after the sort) are walked in batches of 256: each
+// thread loads one splat record into workgroup memory, then every pixel blends the
+// batch
 //   C += T alpha rgb,  T *= 1 - alpha
 // with alpha = opacity exp(-power / 2), skipped where power > 9 or alpha < 1/255
 // (the forward model's fragment; power > P = min(9, 2 ln(255 opacity)), computed
-// once a batch, is tested first: the same test without an exp per pixel). A pixel stops once T < 1e-4; the workgroup stops
-// when every pixel has. Front to back gives the model's back-to-front "over" image.
+// once a batch, is tested first: the same test without an exp per pixel). A pixel
+// stops once T < 1e-4; the workgroup stops when every pixel has. Front to back
+// gives the model's back-to-front "over" image.
 // Output: straight colour C + T background, clamped, alpha 1, to a storage texture
 // of OUTPUT_FORMAT (the frame's target itself where it can be one, else an rgba8unorm
 // image presented onto it). Only tiles with pairs are dispatched (activeTiles, a
 // workgroup each): the rest of the output was cleared to the background.
+//
+// The entry point is appended by tile-pipelines.ts: blend_plain.wgsl (every pixel
+// tests every splat of the batch) or, where the device has subgroups,
+// blend_subgroups.wgsl (each subgroup first keeps the batch's splats whose bounding
+// box reaches its pixels: the same picture, bit for bit, with less work).
 
 @group(0) @binding(0) var<uniform> tiles: Tiles;
 @group(0) @binding(1) var<storage, read> ranges: array<vec2u>;
@@ -28,75 +35,43 @@ var<workgroup> batchC: array<vec2f, 256>;   // g, b
 var<workgroup> doneCount: atomic<u32>;
 var<workgroup> allDone: u32;
 
-@compute @workgroup_size(16, 16)
-fn main(@builtin(local_invocation_id) local: vec3u, @builtin(workgroup_id) wid: vec3u,
-        @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
-  let slot = wid.x + wid.y * nwg.x;
-  if (slot >= counters[5]) {
-    return;  // the grid's spare workgroups (uniform: the whole workgroup leaves)
+// Pair `start + l` of the tile into batch slot l.
+fn loadSplat(start: u32, l: u32) {
+  let id = values[start + l];
+  let a = records[2u * id];
+  let b = records[2u * id + 1u];
+  batchA[l] = bitcast<vec4f>(a);
+  let opacity = bitcast<f32>(b.y);
+  let rg = unpack2x16float(b.z);
+  batchB[l] = vec4f(bitcast<f32>(b.x), opacity, min(9.0, 2.0 * log(255.0 * opacity)), rg.x);
+  batchC[l] = vec2f(rg.y, unpack2x16float(b.w).x);
+}
+
+// Splat k of the batch over the pixel centred at `pixel`: true when the pixel is
+// then done (T < 1e-4).
+fn blendSplat(k: u32, pixel: vec2f, C: ptr<function, vec3f>, T: ptr<function, f32>) -> bool {
+  let sa = batchA[k];
+  let sb = batchB[k];
+  let dx = pixel - sa.xy;
+  let power = sa.z * dx.x * dx.x + 2.0 * sa.w * dx.x * dx.y + sb.x * dx.y * dx.y;
+  if (power > sb.z) {
+    return false;
   }
-  let tile = activeTiles[slot];
-  let ty = tile / tiles.tilesX;
-  let gid = vec2u(tile - ty * tiles.tilesX, ty) * TILE + local.xy;
-  if (lid == 0u) {
-    atomicStore(&doneCount, 0u);
+  let alpha = sb.y * exp(-0.5 * power);
+  if (alpha < MIN_ALPHA) {
+    return false;
   }
-  workgroupBarrier();
-  let inside = gid.x < tiles.width && gid.y < tiles.height;
-  let pixel = vec2f(gid.xy) + 0.5;
-  var done = !inside;
-  if (done) {
-    atomicAdd(&doneCount, 1u);
-  }
-  var T = 1.0;
-  var C = vec3f(0.0);
-  let range = ranges[tile];
-  var start = range.x;
-  loop {
-    workgroupBarrier();
-    if (lid == 0u) {
-      allDone = select(0u, 1u, start >= range.y || atomicLoad(&doneCount) == 256u);
-    }
-    if (workgroupUniformLoad(&allDone) != 0u) {
-      break;
-    }
-    let n = min(BATCH, range.y - start);
-    if (lid < n) {
-      let id = values[start + lid];
-      let a = records[2u * id];
-      let b = records[2u * id + 1u];
-      batchA[lid] = bitcast<vec4f>(a);
-      let opacity = bitcast<f32>(b.y);
-      let rg = unpack2x16float(b.z);
-      batchB[lid] = vec4f(bitcast<f32>(b.x), opacity, min(9.0, 2.0 * log(255.0 * opacity)), rg.x);
-      batchC[lid] = vec2f(rg.y, unpack2x16float(b.w).x);
-    }
-    workgroupBarrier();
-    if (!done) {
-      for (var k = 0u; k < n; k++) {
-        let sa = batchA[k];
-        let sb = batchB[k];
-        let dx = pixel - sa.xy;
-        let power = sa.z * dx.x * dx.x + 2.0 * sa.w * dx.x * dx.y + sb.x * dx.y * dx.y;
-        if (power > sb.z) {
-          continue;
-        }
-        let alpha = sb.y * exp(-0.5 * power);
-        if (alpha < MIN_ALPHA) {
-          continue;
-        }
-        C += (T * alpha) * vec3f(sb.w, batchC[k]);
-        T *= 1.0 - alpha;
-        if (T < MIN_TRANSMITTANCE) {
-          done = true;
-          atomicAdd(&doneCount, 1u);
-          break;
-        }
-      }
-    }
-    start += n;
-  }
-  if (inside) {
-    textureStore(output, gid.xy, vec4f(clamp(C + T * tiles.background, vec3f(0.0), vec3f(1.0)), 1.0));
-  }
+  *C += (*T * alpha) * vec3f(sb.w, batchC[k]);
+  *T *= 1.0 - alpha;
+  return *T < MIN_TRANSMITTANCE;
+}
+
+// The workgroup's tile (from the active list) and this thread's pixel; false for the
+// grid's spare workgroups.
+fn tileOf(wid: vec3u, nwg: vec3u) -> u32 {
+  return activeTiles[wid.x + wid.y * nwg.x];
+}
+
+fn writePixel(gid: vec2u, C: vec3f, T: f32) {
+  textureStore(output, gid, vec4f(clamp(C + T * tiles.background, vec3f(0.0), vec3f(1.0)), 1.0));
 }

@@ -149,6 +149,35 @@ describe('tile rasteriser vs CPU reference', () => {
     expect(Buffer.from(bgra).equals(Buffer.from(rgba))).toBe(true);
   });
 
+  it('the subgroup-culled blend draws the plain blend\'s picture, bit for bit (real scene, and the edge cases)', async () => {
+    const { device } = ctx.gpu;
+    expect(device.features.has('subgroups'), 'the test adapter has subgroups').toBe(true);
+    const scenes: [SplatCloud, CameraPose, number, number, TileSettings][] = [[edgeCaseCloud(), EDGE_POSE, 100, 70, EDGE_SETTINGS]];
+    if (haveSharedScenes()) {
+      const cloud = await loadScene(fs.readFileSync(sharedScene('inria_sh3_tile_1971.ply')), 'inria_sh3_tile_1971.ply');
+      scenes.push([cloud, fitPose(robustBounds(cloud.positions), upVector('-y'), 60, 4 / 3), 160, 120, { shDegree: 3, splatScale: 1, background: [0.1, 0, 0.2] }]);
+    }
+    const saved = process.env.SPLAT_BLEND_SUBGROUPS;
+    try {
+      for (const [cloud, pose, w, h, s] of scenes) {
+        const images = await withValidation(device, async () => {
+          const out: Uint8Array[] = [];
+          for (const flag of ['1', '0']) {
+            process.env.SPLAT_BLEND_SUBGROUPS = flag;
+            const harness = new TileHarness(device, cloud, getSorterFactory('radix4'));
+            out.push(await harness.render(pose, w, h, s, 'rgba8unorm', true));
+            harness.destroy();
+          }
+          return out;
+        });
+        expect(Buffer.from(images[0]).equals(Buffer.from(images[1])), cloud.source.name).toBe(true);
+      }
+    } finally {
+      if (saved === undefined) delete process.env.SPLAT_BLEND_SUBGROUPS;
+      else process.env.SPLAT_BLEND_SUBGROUPS = saved;
+    }
+  });
+
   it('an empty scene draws the background', async () => {
     const { device } = ctx.gpu;
     const empty: SplatCloud = {

@@ -6,6 +6,8 @@ import projectWgsl from '../../../shaders/tiles/project.wgsl?raw';
 import keysWgsl from '../../../shaders/tiles/keys.wgsl?raw';
 import rangesWgsl from '../../../shaders/tiles/ranges.wgsl?raw';
 import blendWgsl from '../../../shaders/tiles/blend.wgsl?raw';
+import blendPlainWgsl from '../../../shaders/tiles/blend_plain.wgsl?raw';
+import blendSubgroupsWgsl from '../../../shaders/tiles/blend_subgroups.wgsl?raw';
 import fullscreenWgsl from '../../../shaders/fullscreen.wgsl?raw';
 import fallbackWgsl from '../../../shaders/tiles/fallback.wgsl?raw';
 import { SH_WGSL } from '../sh-wgsl';
@@ -21,8 +23,8 @@ export interface TilePipelines {
     clampFallback: GPUComputePipeline;
   };
   ranges: { layout: GPUBindGroupLayout; pipeline: GPUComputePipeline; finish: GPUComputePipeline };
-  /** By output format (the blend writes a storage texture of the target's format). */
-  blend: Map<GPUTextureFormat, { layout: GPUBindGroupLayout; pipeline: GPUComputePipeline }>;
+  /** By output format and variant (the blend writes a storage texture of the target's format). */
+  blend: Map<string, { layout: GPUBindGroupLayout; pipeline: GPUComputePipeline }>;
   fallback: { layout: GPUBindGroupLayout; pipelines?: { fill: GPURenderPipeline; quads: GPURenderPipeline } };
   present: { layout: GPUBindGroupLayout; byFormat: Map<GPUTextureFormat, GPURenderPipeline> };
 }
@@ -126,17 +128,31 @@ export function presentPipeline(device: GPUDevice, format: GPUTextureFormat): { 
   return { layout: p.layout, pipeline };
 }
 
+/**
+ * Whether the blend culls each batch per subgroup (blend_subgroups.wgsl): where the
+ * device has 'subgroups', unless SPLAT_BLEND_SUBGROUPS=0 in Node (measurements).
+ */
+export function blendUsesSubgroups(device: GPUDevice): boolean {
+  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
+  return device.features.has('subgroups') && env?.SPLAT_BLEND_SUBGROUPS !== '0';
+}
+
 /** The blend pipeline writing a storage texture of `format` (canBlendInto). */
 export function blendPipeline(device: GPUDevice, format: GPUTextureFormat): { layout: GPUBindGroupLayout; pipeline: GPUComputePipeline } {
   const p = tilePipelines(device);
-  let b = p.blend.get(format);
+  const sg = blendUsesSubgroups(device);
+  const key = `${format}${sg ? '+subgroups' : ''}`;
+  let b = p.blend.get(key);
   if (!b) {
     const layout = layoutOf(device, `tiles.blend.layout(${format})`, ['uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage'], [
       { binding: 6, visibility: GPUShaderStage.COMPUTE, storageTexture: { access: 'write-only', format } },
     ]);
-    const code = `${tilesCommonWgsl}\n${blendWgsl.replaceAll('OUTPUT_FORMAT', format)}`;
+    // `enable` directives come first in a module.
+    const code = `${sg ? 'enable subgroups;\n' : ''}${tilesCommonWgsl}\n${blendWgsl.replaceAll('OUTPUT_FORMAT', format)}\n${
+      sg ? blendSubgroupsWgsl.replace(/^\s*enable\s+subgroups;\s*$/m, '') : blendPlainWgsl
+    }`;
     b = { layout, pipeline: compute(device, `tiles.blend(${format})`, layout, code) };
-    p.blend.set(format, b);
+    p.blend.set(key, b);
   }
   return b;
 }

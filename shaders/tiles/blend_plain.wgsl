@@ -1,0 +1,53 @@
+// tiles/blend's entry point without subgroups: every pixel tests every splat of a batch.
+
+@compute @workgroup_size(16, 16)
+fn main(@builtin(local_invocation_id) local: vec3u, @builtin(workgroup_id) wid: vec3u,
+        @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
+  if (wid.x + wid.y * nwg.x >= counters[5]) {
+    return;  // the grid's spare workgroups (uniform: the whole workgroup leaves)
+  }
+  let tile = tileOf(wid, nwg);
+  let ty = tile / tiles.tilesX;
+  let gid = vec2u(tile - ty * tiles.tilesX, ty) * TILE + local.xy;
+  if (lid == 0u) {
+    atomicStore(&doneCount, 0u);
+  }
+  workgroupBarrier();
+  let inside = gid.x < tiles.width && gid.y < tiles.height;
+  let pixel = vec2f(gid) + 0.5;
+  var done = !inside;
+  if (done) {
+    atomicAdd(&doneCount, 1u);
+  }
+  var T = 1.0;
+  var C = vec3f(0.0);
+  let range = ranges[tile];
+  var start = range.x;
+  loop {
+    workgroupBarrier();
+    if (lid == 0u) {
+      allDone = select(0u, 1u, start >= range.y || atomicLoad(&doneCount) == 256u);
+    }
+    if (workgroupUniformLoad(&allDone) != 0u) {
+      break;
+    }
+    let n = min(BATCH, range.y - start);
+    if (lid < n) {
+      loadSplat(start, lid);
+    }
+    workgroupBarrier();
+    if (!done) {
+      for (var k = 0u; k < n; k++) {
+        if (blendSplat(k, pixel, &C, &T)) {
+          done = true;
+          atomicAdd(&doneCount, 1u);
+          break;
+        }
+      }
+    }
+    start += n;
+  }
+  if (inside) {
+    writePixel(gid, C, T);
+  }
+}

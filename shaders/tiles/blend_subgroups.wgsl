@@ -1,0 +1,87 @@
+// tiles/blend's entry point with subgroups. After a batch is loaded, each subgroup
+// finds the batch's splats whose bounding box (of the power <= P ellipse, a hair
+// wider) reaches the rectangle of its own pixel centres: each lane tests a splat,
+// subgroupBallot gathers the answers, and the lanes then walk only the splats set,
+// in order. A splat outside the box cannot reach any of the subgroup's pixels, so
+// the picture is the plain entry point's, bit for bit; most of the batch is not
+// touched per pixel (a subgroup covers a strip of the tile, a splat often not).
+// The rectangle comes from the lanes' own pixels (subgroupMin/Max), so no mapping of
+// invocations to subgroups is assumed. Ballots of up to 128 lanes.
+enable subgroups;
+
+var<workgroup> batchBox: array<vec4f, 256>;  // bounding box of the ellipse: x0, y0, x1, y1 (pixels)
+
+@compute @workgroup_size(16, 16)
+fn main(@builtin(local_invocation_id) local: vec3u, @builtin(workgroup_id) wid: vec3u,
+        @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32,
+        @builtin(subgroup_invocation_id) lane: u32, @builtin(subgroup_size) sgSize: u32) {
+  if (wid.x + wid.y * nwg.x >= counters[5]) {
+    return;  // the grid's spare workgroups (uniform: the whole workgroup leaves)
+  }
+  let tile = tileOf(wid, nwg);
+  let ty = tile / tiles.tilesX;
+  let gid = vec2u(tile - ty * tiles.tilesX, ty) * TILE + local.xy;
+  if (lid == 0u) {
+    atomicStore(&doneCount, 0u);
+  }
+  workgroupBarrier();
+  let inside = gid.x < tiles.width && gid.y < tiles.height;
+  let pixel = vec2f(gid) + 0.5;
+  // The subgroup's rectangle of pixel centres.
+  let rectLo = vec2f(f32(subgroupMin(gid.x)), f32(subgroupMin(gid.y))) + 0.5;
+  let rectHi = vec2f(f32(subgroupMax(gid.x)), f32(subgroupMax(gid.y))) + 0.5;
+  var done = !inside;
+  if (done) {
+    atomicAdd(&doneCount, 1u);
+  }
+  var T = 1.0;
+  var C = vec3f(0.0);
+  let range = ranges[tile];
+  var start = range.x;
+  loop {
+    workgroupBarrier();
+    if (lid == 0u) {
+      allDone = select(0u, 1u, start >= range.y || atomicLoad(&doneCount) == 256u);
+    }
+    if (workgroupUniformLoad(&allDone) != 0u) {
+      break;
+    }
+    let n = min(BATCH, range.y - start);
+    if (lid < n) {
+      loadSplat(start, lid);
+      // Half-widths of the power <= P ellipse: sqrt(P cov.xx), sqrt(P cov.yy), cov = conic^-1.
+      let sa = batchA[lid];
+      let sb = batchB[lid];
+      let det = sa.z * sb.x - sa.w * sa.w;
+      let half = sqrt(max(sb.z * vec2f(sb.x, sa.z) / det, vec2f(0.0))) * 1.001 + 0.01;
+      batchBox[lid] = vec4f(sa.xy - half, sa.xy + half);
+    }
+    workgroupBarrier();
+    for (var j = 0u; j * sgSize < n; j++) {
+      let k = j * sgSize + lane;
+      var hit = false;
+      if (k < n) {
+        let box = batchBox[k];
+        hit = all(box.xy <= rectHi) && all(box.zw >= rectLo);
+      }
+      let mask = subgroupBallot(hit);
+      if (!done) {
+        for (var w = 0u; w < 4u; w++) {
+          var m = mask[w];
+          while (m != 0u && !done) {
+            let bit = firstTrailingBit(m);
+            m &= m - 1u;
+            if (blendSplat(j * sgSize + w * 32u + bit, pixel, &C, &T)) {
+              done = true;
+              atomicAdd(&doneCount, 1u);
+            }
+          }
+        }
+      }
+    }
+    start += n;
+  }
+  if (inside) {
+    writePixel(gid, C, T);
+  }
+}
