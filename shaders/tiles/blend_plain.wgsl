@@ -3,12 +3,13 @@
 @compute @workgroup_size(16, 16)
 fn main(@builtin(local_invocation_id) local: vec3u, @builtin(workgroup_id) wid: vec3u,
         @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
-  if (wid.x + wid.y * nwg.x >= counters[5]) {
-    return;  // the grid's spare workgroups (uniform: the whole workgroup leaves)
+  // One workgroup per tile, (tilesX, tilesY) of them.
+  let tile = wid.y * tiles.tilesX + wid.x;
+  let gid = wid.xy * TILE + local.xy;
+  if (counters[4] != 0u) {
+    copyFallback(gid);  // a fallback frame (uniform: the whole workgroup leaves)
+    return;
   }
-  let tile = tileOf(wid, nwg);
-  let ty = tile / tiles.tilesX;
-  let gid = vec2u(tile - ty * tiles.tilesX, ty) * TILE + local.xy;
   if (lid == 0u) {
     atomicStore(&doneCount, 0u);
   }

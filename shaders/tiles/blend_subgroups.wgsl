@@ -2,7 +2,8 @@
 // finds the batch's splats whose bounding box (of the power <= P ellipse, a hair
 // wider) reaches the rectangle of its own pixel centres: each lane tests a splat,
 // subgroupBallot gathers the answers, and the lanes then walk only the splats set,
-// in order. A splat outside the box cannot reach any of the subgroup's pixels, so
+// in order (a round where most splats hit walks all of its splats). A splat outside
+// the box cannot reach any of the subgroup's pixels, so
 // the picture is the plain entry point's, bit for bit; most of the batch is not
 // touched per pixel (a subgroup covers a strip of the tile, a splat often not).
 // The rectangle comes from the lanes' own pixels (subgroupMin/Max), so no mapping of
@@ -15,12 +16,13 @@ var<workgroup> batchBox: array<vec4f, 256>;  // bounding box of the ellipse: x0,
 fn main(@builtin(local_invocation_id) local: vec3u, @builtin(workgroup_id) wid: vec3u,
         @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32,
         @builtin(subgroup_invocation_id) lane: u32, @builtin(subgroup_size) sgSize: u32) {
-  if (wid.x + wid.y * nwg.x >= counters[5]) {
-    return;  // the grid's spare workgroups (uniform: the whole workgroup leaves)
+  // One workgroup per tile, (tilesX, tilesY) of them.
+  let tile = wid.y * tiles.tilesX + wid.x;
+  let gid = wid.xy * TILE + local.xy;
+  if (counters[4] != 0u) {
+    copyFallback(gid);  // a fallback frame (uniform: the whole workgroup leaves)
+    return;
   }
-  let tile = tileOf(wid, nwg);
-  let ty = tile / tiles.tilesX;
-  let gid = vec2u(tile - ty * tiles.tilesX, ty) * TILE + local.xy;
   if (lid == 0u) {
     atomicStore(&doneCount, 0u);
   }
@@ -65,7 +67,18 @@ fn main(@builtin(local_invocation_id) local: vec3u, @builtin(workgroup_id) wid: 
         hit = all(box.xy <= rectHi) && all(box.zw >= rectLo);
       }
       let mask = subgroupBallot(hit);
-      if (!done) {
+      let hits = countOneBits(mask.x) + countOneBits(mask.y) + countOneBits(mask.z) + countOneBits(mask.w);
+      if (!done && 2u * hits > sgSize) {
+        // Most of these splats reach the subgroup (large splats): walk them all, in
+        // order (the splats' own test skips the rest), without the bit scan.
+        let end = min(n, (j + 1u) * sgSize);
+        for (var k = j * sgSize; k < end && !done; k++) {
+          if (blendSplat(k, pixel, &C, &T)) {
+            done = true;
+            atomicAdd(&doneCount, 1u);
+          }
+        }
+      } else if (!done) {
         for (var w = 0u; w < 4u; w++) {
           var m = mask[w];
           while (m != 0u && !done) {

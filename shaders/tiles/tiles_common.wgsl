@@ -18,18 +18,18 @@
 //   [3] splats that touch at least one tile, [4] 1 in a fallback frame (the pairs did
 //   not fit: the frame is drawn as depth-sorted quads instead, fallback.wgsl),
 //   [5] tiles with at least one pair (counted by ranges.wgsl in control word 7 of
-//   controlB, copied here after it),
+//   controlB, copied here after it, for the read-back),
 //   [6] the pair capacity the frame ran with (for the read-back).
 // control (u32, CONTROL_WORDS): the frame's indirect arguments, written on the GPU:
-//   [0, 3) the ranges pass's dispatch, [4, 7) fallbackKeys' dispatch, [8, 11) the
-//   blend's dispatch (one workgroup per active tile), [12, 16) the fallback quads'
-//   drawIndirect, [16, 20) the fallback image's background fill, [20, 24) its copy
-//   onto the output (instanceCount 0 in these three unless a fallback frame).
+//   [0, 3) the ranges pass's dispatch, [4, 7) fallbackKeys' dispatch (controlA,
+//   keys.wgsl finalize); [7] the count of tiles with pairs, [12, 16) the fallback
+//   quads' drawIndirect, [16, 20) the fallback image's background fill (controlB,
+//   ranges.wgsl; instanceCount 0 in both unless a fallback frame).
 
 const TILE: u32 = 16u;
 const MIN_ALPHA: f32 = 1.0 / 255.0;
 const COUNTER_WORDS: u32 = 8u;
-const CONTROL_WORDS: u32 = 24u;
+const CONTROL_WORDS: u32 = 20u;
 const MAX_GROUPS: u32 = 65535u;
 
 // A 2D grid of at least `groups` workgroups (x <= MAX_GROUPS), written at control[at..at+3).

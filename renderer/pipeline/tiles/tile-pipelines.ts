@@ -70,7 +70,7 @@ export function tilePipelines(device: GPUDevice): TilePipelines {
     'uniform', 'uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage',
   ]);
   const keysLayout = layoutOf(device, 'tiles.keys.layout', ['uniform', 'read-only-storage', 'storage', 'storage', 'storage', 'storage', 'read-only-storage']);
-  const rangesLayout = layoutOf(device, 'tiles.ranges.layout', ['uniform', 'read-only-storage', 'read-only-storage', 'storage', 'storage', 'storage']);
+  const rangesLayout = layoutOf(device, 'tiles.ranges.layout', ['uniform', 'read-only-storage', 'read-only-storage', 'storage', 'storage']);
   const fallbackLayout = device.createBindGroupLayout({
     label: 'tiles.fallback.layout',
     entries: [
@@ -144,9 +144,19 @@ export function blendPipeline(device: GPUDevice, format: GPUTextureFormat): { la
   const key = `${format}${sg ? '+subgroups' : ''}`;
   let b = p.blend.get(key);
   if (!b) {
-    const layout = layoutOf(device, `tiles.blend.layout(${format})`, ['uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage'], [
-      { binding: 6, visibility: GPUShaderStage.COMPUTE, storageTexture: { access: 'write-only', format } },
-    ]);
+    const layout = device.createBindGroupLayout({
+      label: `tiles.blend.layout(${format})`,
+      entries: [
+        ...(['uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage'] as const).map((type, binding) => ({
+          binding,
+          visibility: GPUShaderStage.COMPUTE,
+          buffer: { type },
+        })),
+        { binding: 4, visibility: GPUShaderStage.COMPUTE, texture: { sampleType: 'float' } },
+        { binding: 5, visibility: GPUShaderStage.COMPUTE, buffer: { type: 'read-only-storage' } },
+        { binding: 6, visibility: GPUShaderStage.COMPUTE, storageTexture: { access: 'write-only', format } },
+      ],
+    });
     // `enable` directives come first in a module.
     const code = `${sg ? 'enable subgroups;\n' : ''}${tilesCommonWgsl}\n${blendWgsl.replaceAll('OUTPUT_FORMAT', format)}\n${
       sg ? blendSubgroupsWgsl.replace(/^\s*enable\s+subgroups;\s*$/m, '') : blendPlainWgsl

@@ -58,7 +58,7 @@ export interface TileFrame {
 }
 
 /** Byte offsets of the indirect arguments in the control buffer (tiles_common.wgsl `control`). */
-const CONTROL = { ranges: 0, fallbackKeys: 16, blend: 32, fallbackDraw: 48, fallbackFill: 64, fallbackCopy: 80, bytes: 96 } as const;
+const CONTROL = { ranges: 0, fallbackKeys: 16, activeTiles: 28, fallbackDraw: 48, fallbackFill: 64, bytes: 80 } as const;
 
 const WG = 256;
 const MAX_GROUPS = 65535;
@@ -76,8 +76,6 @@ interface BindGroups {
   keysB: GPUBindGroup;
   ranges: GPUBindGroup;
   fallback: GPUBindGroup;
-  /** The fallback image as the copy's source (fullscreen.wgsl). */
-  fallbackCopy: GPUBindGroup;
   /** By the blend's output: 'image' or the target's view. */
   blend: Map<GPUTextureView | 'image', GPUBindGroup>;
   present: GPUBindGroup;
@@ -132,7 +130,6 @@ export class TileRasterizer {
   /** Entries the key/value buffers hold: max(pair capacity, splats) (a fallback frame sorts a key per splat). */
   private slots = 0;
   private ranges: GPUBuffer | null = null;
-  private activeTiles: GPUBuffer | null = null;
   private image: GPUTexture | null = null;
   /** A fallback frame's picture (fallback.wgsl), FALLBACK_FORMAT, the frame's size. */
   private fallbackImage: GPUTexture | null = null;
@@ -247,7 +244,6 @@ export class TileRasterizer {
     if (key !== this.layoutKey) {
       this.image?.destroy();
       this.ranges?.destroy();
-      this.activeTiles?.destroy();
       this.fallbackImage?.destroy();
       this.fallbackImage = this.device.createTexture({
         label: 'TileRasterizer.fallbackImage',
@@ -260,8 +256,11 @@ export class TileRasterizer {
       this.image = null;
       this.imageView = null;
       const tileCount = layout.tilesX * layout.tilesY;
-      this.ranges = this.device.createBuffer({ label: 'TileRasterizer.ranges', size: tileCount * 8, usage: GPUBufferUsage.STORAGE });
-      this.activeTiles = this.device.createBuffer({ label: 'TileRasterizer.activeTiles', size: tileCount * 4, usage: GPUBufferUsage.STORAGE });
+      this.ranges = this.device.createBuffer({
+        label: 'TileRasterizer.ranges',
+        size: tileCount * 8,
+        usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST,
+      });
       this.layoutKey = key;
       this.bindGroups = null;
     }
@@ -275,7 +274,7 @@ export class TileRasterizer {
         label: 'TileRasterizer.image',
         size: { width: frame.width, height: frame.height },
         format: 'rgba8unorm',
-        usage: GPUTextureUsage.STORAGE_BINDING | GPUTextureUsage.TEXTURE_BINDING | GPUTextureUsage.RENDER_ATTACHMENT,
+        usage: GPUTextureUsage.STORAGE_BINDING | GPUTextureUsage.TEXTURE_BINDING,
       });
       this.imageView = this.image.createView();
       this.bindGroups = null;
@@ -293,13 +292,8 @@ export class TileRasterizer {
       project: this.projectBindGroup,
       keys: bg('TileRasterizer.keys', p.keys.layout, [this.params.buffer, this.footprints, keys, values, this.counters, this.controlA, this.records]),
       keysB: bg('TileRasterizer.keysB', p.keys.layout, [this.params.buffer, this.footprints, keys, values, this.counters, this.controlB, this.records]),
-      ranges: bg('TileRasterizer.ranges', p.ranges.layout, [this.params.buffer, keys, this.counters, ranges, this.activeTiles!, this.controlB]),
+      ranges: bg('TileRasterizer.ranges', p.ranges.layout, [this.params.buffer, keys, this.counters, ranges, this.controlB]),
       fallback: bg('TileRasterizer.fallback', p.fallback.layout, [this.params.buffer, values, this.records]),
-      fallbackCopy: this.device.createBindGroup({
-        label: 'TileRasterizer.fallbackCopy',
-        layout: p.present.layout,
-        entries: [{ binding: 0, resource: this.fallbackView! }],
-      }),
       blend: new Map(),
       present: this.imageView
         ? this.device.createBindGroup({ label: 'TileRasterizer.present', layout: p.present.layout, entries: [{ binding: 0, resource: this.imageView }] })
@@ -313,11 +307,16 @@ export class TileRasterizer {
     let g = groups.blend.get(key);
     if (!g) {
       const { layout } = blendPipeline(this.device, format);
-      const buffers = [this.params.buffer, this.ranges!, this.values!, this.records, this.activeTiles!, this.counters];
+      const buffers = [this.params.buffer, this.ranges!, this.values!, this.records];
       g = this.device.createBindGroup({
         label: 'TileRasterizer.blend',
         layout,
-        entries: [...buffers.map((buffer, binding) => ({ binding, resource: { buffer } })), { binding: 6, resource: output }],
+        entries: [
+          ...buffers.map((buffer, binding) => ({ binding, resource: { buffer } })),
+          { binding: 4, resource: this.fallbackView! },
+          { binding: 5, resource: { buffer: this.counters } },
+          { binding: 6, resource: output },
+        ],
       });
       // A target view is the canvas's texture of this frame only: keep one at most.
       if (key !== 'image') for (const k of groups.blend.keys()) if (k !== 'image') groups.blend.delete(k);
@@ -356,6 +355,7 @@ export class TileRasterizer {
 
     encoder.clearBuffer(this.counters);
     encoder.clearBuffer(this.controlB);
+    encoder.clearBuffer(this.ranges!);
     const splatGroups = grid(Math.ceil(this.scene.count / WG));
 
     let pass = encoder.beginComputePass({ label: 'tiles.project', timestampWrites: tsw('project') });
@@ -405,14 +405,14 @@ export class TileRasterizer {
     pass.setPipeline(p.ranges.finish);
     pass.dispatchWorkgroups(1);
     pass.end();
-    encoder.copyBufferToBuffer(this.controlB, 28, this.counters, 20, 4); // active tiles -> counters[5]
+    encoder.copyBufferToBuffer(this.controlB, CONTROL.activeTiles, this.counters, 20, 4); // -> counters[5]
     this.readback.capture(encoder, this.counters);
 
-    // A fallback frame's picture (all its draws have 0 instances in a normal frame,
-    // and 'load' reads nothing back on a desktop GPU: a normal frame costs nothing here).
+    // A fallback frame's picture (its draws have 0 instances in a normal frame, and
+    // 'load' reads nothing back on a desktop GPU: a normal frame costs ~nothing here).
     const blendTs = tsw('blend');
     const fb = fallbackPipelines(this.device);
-    let rp = encoder.beginRenderPass({
+    const rp = encoder.beginRenderPass({
       label: 'tiles.fallback',
       colorAttachments: [{ view: this.fallbackView!, loadOp: 'load', storeOp: 'store' }],
       timestampWrites: blendTs && { querySet: blendTs.querySet, beginningOfPassWriteIndex: blendTs.beginningOfPassWriteIndex },
@@ -424,24 +424,14 @@ export class TileRasterizer {
     rp.drawIndirect(this.controlB, CONTROL.fallbackDraw);
     rp.end();
 
-    // The output: cleared to the background (a fallback frame's picture copied onto
-    // it), then the blend writes the tiles that have pairs.
+    // Every pixel of the output once: the tiles' blend, the background where a tile
+    // has no pairs, or the fallback's picture in a fallback frame.
     const outFormat: GPUTextureFormat = direct ? targetFormat : 'rgba8unorm';
     const output = direct ? target : this.imageView!;
-    const bg = frame.background;
-    rp = encoder.beginRenderPass({
-      label: 'tiles.background',
-      colorAttachments: [{ view: output, loadOp: 'clear', clearValue: { r: bg[0], g: bg[1], b: bg[2], a: 1 }, storeOp: 'store' }],
-    });
-    rp.setPipeline(presentPipeline(this.device, outFormat).pipeline);
-    rp.setBindGroup(0, groups.fallbackCopy);
-    rp.drawIndirect(this.controlB, CONTROL.fallbackCopy);
-    rp.end();
-
     pass = encoder.beginComputePass({ label: 'tiles.blend', timestampWrites: direct ? only(blendTs, 'end') : undefined });
     pass.setPipeline(blendPipeline(this.device, outFormat).pipeline);
     pass.setBindGroup(0, this.blendGroup(groups, direct ? target : 'image', output, outFormat));
-    pass.dispatchWorkgroupsIndirect(this.controlB, CONTROL.blend);
+    pass.dispatchWorkgroups(layout.tilesX, layout.tilesY);
     pass.end();
     if (direct) return;
 
@@ -491,7 +481,6 @@ export class TileRasterizer {
     this.keys?.destroy();
     this.values?.destroy();
     this.ranges?.destroy();
-    this.activeTiles?.destroy();
     this.image?.destroy();
     this.fallbackImage?.destroy();
     this.records.destroy();
@@ -501,7 +490,7 @@ export class TileRasterizer {
     this.controlB.destroy();
     this.params.destroy();
     this.sorter = null;
-    this.keys = this.values = this.ranges = this.activeTiles = null;
+    this.keys = this.values = this.ranges = null;
     this.image = null;
     this.imageView = null;
     this.fallbackImage = null;
