@@ -41,8 +41,11 @@ var<workgroup> allDone: u32;
 // Pair `start + l` of the tile into batch slot l.
 fn loadSplat(start: u32, l: u32) {
   let id = values[start + l];
-  let a = records[2u * id];
-  let b = records[2u * id + 1u];
+  storeSplat(l, records[2u * id], records[2u * id + 1u]);
+}
+
+// A splat's record (a, b: records[2 id], records[2 id + 1]) into batch slot l.
+fn storeSplat(l: u32, a: vec4u, b: vec4u) {
   batchA[l] = bitcast<vec4f>(a);
   let opacity = bitcast<f32>(b.y);
   let rg = unpack2x16float(b.z);

@@ -8,11 +8,12 @@
 // splat: bright SH colours over 1 would lose their excess). The fragment test is the
 // blend's (and the forward model's): power > P or alpha < 1/255 contributes nothing.
 // Every draw here is indirect, with instanceCount 0 unless the frame is a fallback
-// frame (ranges.wgsl `finish`), so a normal frame costs nothing here.
+// frame (keys.wgsl `finalize`), so a normal frame costs nothing here.
 
 @group(0) @binding(0) var<uniform> tiles: Tiles;
 @group(0) @binding(1) var<storage, read> values: array<u32>;
 @group(0) @binding(2) var<storage, read> records: array<vec4u>;
+@group(0) @binding(3) var<storage, read> counters: array<u32, COUNTER_WORDS>;
 
 struct VOut {
   @builtin(position) pos: vec4f,
@@ -23,6 +24,12 @@ struct VOut {
 
 @vertex
 fn vs(@builtin(vertex_index) vi: u32, @builtin(instance_index) j: u32) -> VOut {
+  var out: VOut;
+  if (j >= counters[1]) {
+    // Past the visible splats sorted (the draw has a quad per splat of the scene).
+    out.pos = vec4f(2.0, 2.0, 2.0, 1.0);
+    return out;
+  }
   let id = values[j];
   let ra = records[2u * id];
   let rb = records[2u * id + 1u];
@@ -35,7 +42,6 @@ fn vs(@builtin(vertex_index) vi: u32, @builtin(instance_index) j: u32) -> VOut {
   let half = sqrt(max(limit * vec2f(conic.z, conic.x) / det, vec2f(0.0))) + 1.0;
   let corner = vec2f(f32(vi & 1u), f32(vi >> 1u)) * 2.0 - 1.0;
   let px = centre + corner * half;
-  var out: VOut;
   out.pos = vec4f(px.x / f32(tiles.width) * 2.0 - 1.0, 1.0 - px.y / f32(tiles.height) * 2.0, 0.0, 1.0);
   out.centre = centre;
   out.conic = vec4f(conic, limit);

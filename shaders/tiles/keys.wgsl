@@ -18,7 +18,8 @@
 //      the capacity are not written (counted, never out of bounds).
 //
 // `finalize` (one thread): when the pairs fit the capacity, the sort reads their
-// count and the ranges pass runs over them. When they do not (a camera jump into
+// count and the ranges pass runs over them; it writes every indirect argument of the
+// frame (tiles_common.wgsl `control`). When they do not (a camera jump into
 // the scene, or a view past the device's cap), the frame is a fallback frame: no
 // pair is sorted, `fallbackKeys` appends one depth key per visible splat instead
 // (far first), the same sorter orders them and fallback.wgsl draws them as quads,
@@ -42,26 +43,6 @@ var<workgroup> ellipseB: array<vec2f, 256>;  // conic c, power limit P
 var<workgroup> roundCount: atomic<u32>;
 var<workgroup> roundBase: u32;
 var<workgroup> wgVisible: atomic<u32>;
-
-// Least of q(x, y) = a x^2 + 2 b x y + c y^2 over the box [lo, hi] (offsets from
-// the centre); a, c > 0.
-fn boxMinPower(lo: vec2f, hi: vec2f, a: f32, b: f32, c: f32) -> f32 {
-  if (all(lo <= vec2f(0.0)) && all(hi >= vec2f(0.0))) {
-    return 0.0;
-  }
-  var m = 3.4e38;
-  for (var e = 0u; e < 2u; e++) {
-    // vertical edge x = X: y* = -b X / c
-    let X = select(lo.x, hi.x, e == 1u);
-    let y = clamp(-b * X / c, lo.y, hi.y);
-    m = min(m, a * X * X + 2.0 * b * X * y + c * y * y);
-    // horizontal edge y = Y: x* = -b Y / a
-    let Y = select(lo.y, hi.y, e == 1u);
-    let x = clamp(-b * Y / a, lo.x, hi.x);
-    m = min(m, a * x * x + 2.0 * b * x * Y + c * Y * Y);
-  }
-  return m;
-}
 
 @compute @workgroup_size(256)
 fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3u,
@@ -192,10 +173,23 @@ fn finalize() {
   control[0] = r.x;
   control[1] = r.y;
   control[2] = r.z;
+  control[3] = sortCount;
   let f = gridArgs(fallbackGroups);
   control[4] = f.x;
   control[5] = f.y;
   control[6] = f.z;
+  control[7] = 0u;
+  // The fallback's draws (fallback.wgsl), none in a normal frame: a quad per splat
+  // (those past the visible ones fallbackKeys appends are dropped by the vertex
+  // shader), and the background fill under them.
+  control[8] = 4u;
+  control[9] = select(0u, tiles.splatCount, fallback);
+  control[10] = 0u;
+  control[11] = 0u;
+  control[12] = 3u;
+  control[13] = select(0u, 1u, fallback);
+  control[14] = 0u;
+  control[15] = 0u;
 }
 
 // A fallback frame's sort keys: one per splat with a footprint, (2^depthBits - 1 -

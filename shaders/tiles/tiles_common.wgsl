@@ -17,19 +17,17 @@
 //   keys.wgsl `fallbackKeys`, [2] 1 when the needed count wrapped around 2^32,
 //   [3] splats that touch at least one tile, [4] 1 in a fallback frame (the pairs did
 //   not fit: the frame is drawn as depth-sorted quads instead, fallback.wgsl),
-//   [5] tiles with at least one pair (counted by ranges.wgsl in control word 7 of
-//   controlB, copied here after it, for the read-back),
+//   [5] tiles with at least one pair (ranges.wgsl),
 //   [6] the pair capacity the frame ran with (for the read-back).
-// control (u32, CONTROL_WORDS): the frame's indirect arguments, written on the GPU:
-//   [0, 3) the ranges pass's dispatch, [4, 7) fallbackKeys' dispatch (controlA,
-//   keys.wgsl finalize); [7] the count of tiles with pairs, [12, 16) the fallback
-//   quads' drawIndirect, [16, 20) the fallback image's background fill (controlB,
-//   ranges.wgsl; instanceCount 0 in both unless a fallback frame).
-
+// control (u32, CONTROL_WORDS): the frame's indirect arguments, written on the GPU by
+//   keys.wgsl `finalize`: [0, 3) the ranges pass's dispatch and [3] the count it
+//   reads, [4, 7) fallbackKeys' dispatch, [8, 12) the fallback quads' drawIndirect,
+//   [12, 16) the fallback image's background fill (instanceCount 0 in both unless a
+//   fallback frame).
 const TILE: u32 = 16u;
 const MIN_ALPHA: f32 = 1.0 / 255.0;
 const COUNTER_WORDS: u32 = 8u;
-const CONTROL_WORDS: u32 = 20u;
+const CONTROL_WORDS: u32 = 16u;
 const MAX_GROUPS: u32 = 65535u;
 
 // A 2D grid of at least `groups` workgroups (x <= MAX_GROUPS), written at control[at..at+3).
@@ -54,3 +52,23 @@ struct Tiles {
   background: vec3f,    // straight colour behind the splats
   slots: u32,           // entries the key/value buffers hold: >= capacity and >= splatCount
 };
+
+// Least of q(x, y) = a x^2 + 2 b x y + c y^2 over the box [lo, hi] (offsets from
+// the centre); a, c > 0.
+fn boxMinPower(lo: vec2f, hi: vec2f, a: f32, b: f32, c: f32) -> f32 {
+  if (all(lo <= vec2f(0.0)) && all(hi >= vec2f(0.0))) {
+    return 0.0;
+  }
+  var m = 3.4e38;
+  for (var e = 0u; e < 2u; e++) {
+    // vertical edge x = X: y* = -b X / c
+    let X = select(lo.x, hi.x, e == 1u);
+    let y = clamp(-b * X / c, lo.y, hi.y);
+    m = min(m, a * X * X + 2.0 * b * X * y + c * y * y);
+    // horizontal edge y = Y: x* = -b Y / a
+    let Y = select(lo.y, hi.y, e == 1u);
+    let x = clamp(-b * Y / a, lo.x, hi.x);
+    m = min(m, a * x * x + 2.0 * b * x * Y + c * Y * Y);
+  }
+  return m;
+}

@@ -22,7 +22,7 @@ export interface TilePipelines {
     fallbackKeys: GPUComputePipeline;
     clampFallback: GPUComputePipeline;
   };
-  ranges: { layout: GPUBindGroupLayout; pipeline: GPUComputePipeline; finish: GPUComputePipeline };
+  ranges: { layout: GPUBindGroupLayout; pipeline: GPUComputePipeline };
   /** By output format and variant (the blend writes a storage texture of the target's format). */
   blend: Map<string, { layout: GPUBindGroupLayout; pipeline: GPUComputePipeline }>;
   fallback: { layout: GPUBindGroupLayout; pipelines?: { fill: GPURenderPipeline; quads: GPURenderPipeline } };
@@ -70,13 +70,14 @@ export function tilePipelines(device: GPUDevice): TilePipelines {
     'uniform', 'uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage',
   ]);
   const keysLayout = layoutOf(device, 'tiles.keys.layout', ['uniform', 'read-only-storage', 'storage', 'storage', 'storage', 'storage', 'read-only-storage']);
-  const rangesLayout = layoutOf(device, 'tiles.ranges.layout', ['uniform', 'read-only-storage', 'read-only-storage', 'storage', 'storage']);
+  const rangesLayout = layoutOf(device, 'tiles.ranges.layout', ['uniform', 'read-only-storage', 'storage', 'storage', 'read-only-storage']);
   const fallbackLayout = device.createBindGroupLayout({
     label: 'tiles.fallback.layout',
     entries: [
       { binding: 0, visibility: GPUShaderStage.VERTEX | GPUShaderStage.FRAGMENT, buffer: { type: 'uniform' } },
       { binding: 1, visibility: GPUShaderStage.VERTEX, buffer: { type: 'read-only-storage' } },
       { binding: 2, visibility: GPUShaderStage.VERTEX, buffer: { type: 'read-only-storage' } },
+      { binding: 3, visibility: GPUShaderStage.VERTEX, buffer: { type: 'read-only-storage' } },
     ],
   });
   const presentLayout = device.createBindGroupLayout({
@@ -100,7 +101,6 @@ export function tilePipelines(device: GPUDevice): TilePipelines {
     ranges: {
       layout: rangesLayout,
       pipeline: compute(device, 'tiles.ranges', rangesLayout, rangesCode),
-      finish: compute(device, 'tiles.ranges', rangesLayout, rangesCode, 'finish'),
     },
     blend: new Map(),
     fallback: { layout: fallbackLayout },

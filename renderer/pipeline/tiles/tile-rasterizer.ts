@@ -58,7 +58,7 @@ export interface TileFrame {
 }
 
 /** Byte offsets of the indirect arguments in the control buffer (tiles_common.wgsl `control`). */
-const CONTROL = { ranges: 0, fallbackKeys: 16, activeTiles: 28, fallbackDraw: 48, fallbackFill: 64, bytes: 80 } as const;
+const CONTROL = { ranges: 0, fallbackKeys: 16, fallbackDraw: 32, fallbackFill: 48, bytes: 64 } as const;
 
 const WG = 256;
 const MAX_GROUPS = 65535;
@@ -115,10 +115,9 @@ export class TileRasterizer {
   /** [needed, sorted, wrapped, visible, fallback, active tiles, -, -] (tiles_common.wgsl). */
   private readonly counters: GPUBuffer;
   /**
-   * The GPU-written indirect arguments (CONTROL), in two buffers so that a pass never
-   * binds for writing the buffer it dispatches from: keys.wgsl finalize writes the
-   * ranges' and fallbackKeys' (controlA), ranges.wgsl finish the blend's and the
-   * fallback draw's (controlB).
+   * The GPU-written indirect arguments (CONTROL; keys.wgsl finalize). The passes
+   * dispatched from it bind controlB in its slot instead (a pass may not bind for
+   * writing the buffer it dispatches from); controlB holds nothing else.
    */
   private readonly controlA: GPUBuffer;
   private readonly controlB: GPUBuffer;
@@ -162,7 +161,7 @@ export class TileRasterizer {
       usage: storage | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST,
     });
     this.controlA = device.createBuffer({ label: 'TileRasterizer.controlA', size: CONTROL.bytes, usage: storage | GPUBufferUsage.INDIRECT });
-    this.controlB = device.createBuffer({ label: 'TileRasterizer.controlB', size: CONTROL.bytes, usage: storage | GPUBufferUsage.INDIRECT | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST });
+    this.controlB = device.createBuffer({ label: 'TileRasterizer.controlB', size: CONTROL.bytes, usage: storage });
     this.readback = new CounterReadback(device, (w) => this.onCounters(w));
     const p = tilePipelines(device);
     this.projectBindGroup = device.createBindGroup({
@@ -292,8 +291,8 @@ export class TileRasterizer {
       project: this.projectBindGroup,
       keys: bg('TileRasterizer.keys', p.keys.layout, [this.params.buffer, this.footprints, keys, values, this.counters, this.controlA, this.records]),
       keysB: bg('TileRasterizer.keysB', p.keys.layout, [this.params.buffer, this.footprints, keys, values, this.counters, this.controlB, this.records]),
-      ranges: bg('TileRasterizer.ranges', p.ranges.layout, [this.params.buffer, keys, this.counters, ranges, this.controlB]),
-      fallback: bg('TileRasterizer.fallback', p.fallback.layout, [this.params.buffer, values, this.records]),
+      ranges: bg('TileRasterizer.ranges', p.ranges.layout, [this.params.buffer, keys, this.counters, ranges, this.controlA]),
+      fallback: bg('TileRasterizer.fallback', p.fallback.layout, [this.params.buffer, values, this.records, this.counters]),
       blend: new Map(),
       present: this.imageView
         ? this.device.createBindGroup({ label: 'TileRasterizer.present', layout: p.present.layout, entries: [{ binding: 0, resource: this.imageView }] })
@@ -354,7 +353,6 @@ export class TileRasterizer {
       w && (which === 'begin' ? { querySet: w.querySet, beginningOfPassWriteIndex: w.beginningOfPassWriteIndex } : { querySet: w.querySet, endOfPassWriteIndex: w.endOfPassWriteIndex });
 
     encoder.clearBuffer(this.counters);
-    encoder.clearBuffer(this.controlB);
     encoder.clearBuffer(this.ranges!);
     const splatGroups = grid(Math.ceil(this.scene.count / WG));
 
@@ -381,11 +379,14 @@ export class TileRasterizer {
     pass.setPipeline(p.keys.fallbackKeys);
     pass.dispatchWorkgroupsIndirect(this.controlA, CONTROL.fallbackKeys);
     pass.end();
-    pass = encoder.beginComputePass({ label: 'tiles.clampFallback' });
-    pass.setBindGroup(0, groups.keysB);
-    pass.setPipeline(p.keys.clampFallback);
-    pass.dispatchWorkgroups(1);
-    pass.end();
+    if (this.slots < this.scene.count) {
+      // Only where a sorter could not hold a key per splat (the buffers hold them all otherwise).
+      pass = encoder.beginComputePass({ label: 'tiles.clampFallback' });
+      pass.setBindGroup(0, groups.keysB);
+      pass.setPipeline(p.keys.clampFallback);
+      pass.dispatchWorkgroups(1);
+      pass.end();
+    }
 
     const sortTs = tsw('sort');
     this.sorter!.encode(
@@ -395,17 +396,11 @@ export class TileRasterizer {
     );
 
     const rangesTs = tsw('ranges');
-    pass = encoder.beginComputePass({ label: 'tiles.ranges', timestampWrites: only(rangesTs, 'begin') });
+    pass = encoder.beginComputePass({ label: 'tiles.ranges', timestampWrites: rangesTs });
     pass.setBindGroup(0, groups.ranges);
     pass.setPipeline(p.ranges.pipeline);
     pass.dispatchWorkgroupsIndirect(this.controlA, CONTROL.ranges);
     pass.end();
-    pass = encoder.beginComputePass({ label: 'tiles.rangesFinish', timestampWrites: only(rangesTs, 'end') });
-    pass.setBindGroup(0, groups.ranges);
-    pass.setPipeline(p.ranges.finish);
-    pass.dispatchWorkgroups(1);
-    pass.end();
-    encoder.copyBufferToBuffer(this.controlB, CONTROL.activeTiles, this.counters, 20, 4); // -> counters[5]
     this.readback.capture(encoder, this.counters);
 
     // A fallback frame's picture (its draws have 0 instances in a normal frame, and
@@ -419,9 +414,9 @@ export class TileRasterizer {
     });
     rp.setBindGroup(0, groups.fallback);
     rp.setPipeline(fb.fill);
-    rp.drawIndirect(this.controlB, CONTROL.fallbackFill);
+    rp.drawIndirect(this.controlA, CONTROL.fallbackFill);
     rp.setPipeline(fb.quads);
-    rp.drawIndirect(this.controlB, CONTROL.fallbackDraw);
+    rp.drawIndirect(this.controlA, CONTROL.fallbackDraw);
     rp.end();
 
     // Every pixel of the output once: the tiles' blend, the background where a tile
