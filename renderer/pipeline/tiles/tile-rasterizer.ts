@@ -94,16 +94,18 @@ interface BindGroups {
  *               the count read on the GPU
  *   ranges      each tile's run of pairs, and the list of tiles that have one
  *               (shaders/tiles/ranges.wgsl)
- *   blend       the output cleared to the background (a fallback frame's quads
- *               drawn onto it: shaders/tiles/fallback.wgsl), then one workgroup
- *               per tile with pairs, per pixel front to back in workgroup memory,
- *               early stop at T < 1e-4 (shaders/tiles/blend.wgsl), into the target
- *               itself where it can be a storage texture (canBlendInto), else into
- *               an rgba8unorm image drawn onto it (shaders/fullscreen.wgsl)
+ *   blend       a fallback frame's quads drawn into a half-float image
+ *               (shaders/tiles/fallback.wgsl; no instances in a normal frame), then
+ *               one workgroup per tile writing each of its pixels once: per pixel
+ *               front to back in workgroup memory, early stop at T < 1e-4
+ *               (shaders/tiles/blend*.wgsl), the background where the tile has no
+ *               pairs, or the fallback's picture in a fallback frame; into the
+ *               target itself where it can be a storage texture (canBlendInto),
+ *               else into an rgba8unorm image drawn onto it (shaders/fullscreen.wgsl)
  *
  * Every dispatch and draw count after the project pass is written by the GPU
- * (indirect), so empty tiles cost nothing and an overflowing frame is still drawn
- * whole, in that frame. The frame uniforms (shaders/splat_common.wgsl `Frame`) are
+ * (indirect, keys.wgsl finalize), so an overflowing frame is still drawn whole, in
+ * that frame, with no CPU wait. The frame uniforms (shaders/splat_common.wgsl `Frame`) are
  * the caller's, written before encode(). Nothing is read back inside a frame: the
  * pair count comes back a few frames late (CounterReadback) and the buffers grow or
  * shrink for later frames (PairBudget); `status` says whether a frame was a fallback.
