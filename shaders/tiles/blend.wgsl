@@ -28,7 +28,6 @@
 @group(0) @binding(4) var fallbackImage: texture_2d<f32>;
 @group(0) @binding(5) var<storage, read> counters: array<u32, COUNTER_WORDS>;
 @group(0) @binding(6) var output: texture_storage_2d<OUTPUT_FORMAT, write>;
-@group(0) @binding(7) var<storage, read> keys: array<u32>;
 
 const BATCH: u32 = 256u;
 const MIN_TRANSMITTANCE: f32 = 1e-4;
@@ -71,18 +70,6 @@ fn blendSplat(k: u32, pixel: vec2f, C: ptr<function, vec3f>, T: ptr<function, f3
   *C += (*T * alpha) * vec3f(sb.w, batchC[k]);
   *T *= 1.0 - alpha;
   return *T < MIN_TRANSMITTANCE;
-}
-
-// The tile's run of sorted pairs, (0, 0) when it has none this frame. The ranges
-// buffer is not cleared between frames (one pass less): a stale entry is told apart
-// by its first key, which is this tile's only if the tile has pairs this frame,
-// and then ranges.wgsl wrote both ends of the run this frame.
-fn tileRange(tile: u32) -> vec2u {
-  let r = ranges[tile];
-  if (r.x < r.y && r.y <= counters[1] && (keys[r.x] >> tiles.depthBits) == tile) {
-    return r;
-  }
-  return vec2u(0u);
 }
 
 // A fallback frame's pixel: its picture, clamped as the blend clamps.

@@ -22,7 +22,7 @@ fn main(@builtin(local_invocation_id) local: vec3u, @builtin(workgroup_id) wid: 
   }
   var T = 1.0;
   var C = vec3f(0.0);
-  let range = tileRange(tile);
+  let range = ranges[tile];
   var start = range.x;
   loop {
     workgroupBarrier();

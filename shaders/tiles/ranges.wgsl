@@ -1,7 +1,6 @@
 // tiles/ranges: after the sort, each tile's pairs are one run of the key buffer;
-// ranges[tile] = (first, end) of that run (not cleared between frames: the blend
-// tells a stale entry by its first key, blend.wgsl tileRange), and the tiles with a
-// run are counted (counters[5], for
+// ranges[tile] = (first, end) of that run (the buffer is cleared each frame: a tile
+// without pairs keeps (0, 0)), and the tiles with a run are counted (counters[5], for
 // the read-back). One thread per sorted pair (indirect dispatch from tiles/keys'
 // finalize, which also left the count in control[3]; none in a fallback frame).
 

@@ -237,15 +237,7 @@ describe('tile rasteriser pair buffers', () => {
       expect(s2.last!.fallback).toBe(false);
       expect(s2.grows).toBe(1);
       expect(Buffer.from(next).equals(Buffer.from(unconstrained))).toBe(true);
-      // And back: most tiles that had pairs have none now (their ranges are stale, not
-      // cleared): the picture of a rasteriser that never drew the scene's view.
-      const back = await h.render(away, 100, 70, EDGE_SETTINGS);
       h.destroy();
-      const fresh = new TileHarness(device, cloud, getSorterFactory('radix4'));
-      const backFresh = await fresh.render(away, 100, 70, EDGE_SETTINGS, 'rgba8unorm', true);
-      expect(fresh.tiles.status.last!.needed).toBeLessThan(s1.last!.needed / 10);
-      fresh.destroy();
-      expect(Buffer.from(back).equals(Buffer.from(backFresh))).toBe(true);
     });
   });
 

@@ -155,7 +155,6 @@ export function blendPipeline(device: GPUDevice, format: GPUTextureFormat): { la
         { binding: 4, visibility: GPUShaderStage.COMPUTE, texture: { sampleType: 'float' } },
         { binding: 5, visibility: GPUShaderStage.COMPUTE, buffer: { type: 'read-only-storage' } },
         { binding: 6, visibility: GPUShaderStage.COMPUTE, storageTexture: { access: 'write-only', format } },
-        { binding: 7, visibility: GPUShaderStage.COMPUTE, buffer: { type: 'read-only-storage' } },
       ],
     });
     // `enable` directives come first in a module.

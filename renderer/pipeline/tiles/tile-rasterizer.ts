@@ -260,7 +260,7 @@ export class TileRasterizer {
       this.ranges = this.device.createBuffer({
         label: 'TileRasterizer.ranges',
         size: tileCount * 8,
-        usage: GPUBufferUsage.STORAGE,
+        usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST,
       });
       this.layoutKey = key;
       this.bindGroups = null;
@@ -317,7 +317,6 @@ export class TileRasterizer {
           { binding: 4, resource: this.fallbackView! },
           { binding: 5, resource: { buffer: this.counters } },
           { binding: 6, resource: output },
-          { binding: 7, resource: { buffer: this.keys! } },
         ],
       });
       // A target view is the canvas's texture of this frame only: keep one at most.
@@ -356,6 +355,7 @@ export class TileRasterizer {
       w && (which === 'begin' ? { querySet: w.querySet, beginningOfPassWriteIndex: w.beginningOfPassWriteIndex } : { querySet: w.querySet, endOfPassWriteIndex: w.endOfPassWriteIndex });
 
     encoder.clearBuffer(this.counters);
+    encoder.clearBuffer(this.ranges!);
     const splatGroups = grid(Math.ceil(this.scene.count / WG));
 
     let pass = encoder.beginComputePass({ label: 'tiles.project', timestampWrites: tsw('project') });
@@ -366,23 +366,29 @@ export class TileRasterizer {
 
     // Pairs; then finalize picks the frame's kind; a fallback frame's keys (none otherwise).
     const keysTs = tsw('tileKeys');
-    // One pass, four dispatches (each its own synchronization scope: finalize writes
-    // the indirect arguments fallbackKeys is dispatched from).
-    pass = encoder.beginComputePass({ label: 'tiles.keys', timestampWrites: keysTs });
+    pass = encoder.beginComputePass({ label: 'tiles.keys', timestampWrites: only(keysTs, 'begin') });
     pass.setBindGroup(0, groups.keys);
     pass.setPipeline(p.keys.pipeline);
     pass.dispatchWorkgroups(splatGroups[0], splatGroups[1]);
+    pass.end();
+    pass = encoder.beginComputePass({ label: 'tiles.finalize' });
+    pass.setBindGroup(0, groups.keys);
     pass.setPipeline(p.keys.finalize);
     pass.dispatchWorkgroups(1);
+    pass.end();
+    pass = encoder.beginComputePass({ label: 'tiles.fallbackKeys', timestampWrites: only(keysTs, 'end') });
     pass.setBindGroup(0, groups.keysB);
     pass.setPipeline(p.keys.fallbackKeys);
     pass.dispatchWorkgroupsIndirect(this.controlA, CONTROL.fallbackKeys);
+    pass.end();
     if (this.slots < this.scene.count) {
       // Only where a sorter could not hold a key per splat (the buffers hold them all otherwise).
+      pass = encoder.beginComputePass({ label: 'tiles.clampFallback' });
+      pass.setBindGroup(0, groups.keysB);
       pass.setPipeline(p.keys.clampFallback);
       pass.dispatchWorkgroups(1);
+      pass.end();
     }
-    pass.end();
 
     const sortTs = tsw('sort');
     this.sorter!.encode(
