@@ -78,7 +78,8 @@ interface BindGroups {
   fallback: GPUBindGroup;
   /** By the blend's output: 'image' or the target's view. */
   blend: Map<GPUTextureView | 'image', GPUBindGroup>;
-  present: GPUBindGroup;
+  /** The image onto the target (null when the blend writes the target itself). */
+  present: GPUBindGroup | null;
 }
 
 /**
@@ -92,7 +93,7 @@ interface BindGroups {
  *               key per visible splat instead
  *   sort        the pairs (or the fallback's keys) with any GpuSorter of sort/,
  *               the count read on the GPU
- *   ranges      each tile's run of pairs, and the list of tiles that have one
+ *   ranges      each tile's run of pairs, and the count of tiles that have one
  *               (shaders/tiles/ranges.wgsl)
  *   blend       a fallback frame's quads drawn into a half-float image
  *               (shaders/tiles/fallback.wgsl; no instances in a normal frame), then
@@ -298,7 +299,7 @@ export class TileRasterizer {
       blend: new Map(),
       present: this.imageView
         ? this.device.createBindGroup({ label: 'TileRasterizer.present', layout: p.present.layout, entries: [{ binding: 0, resource: this.imageView }] })
-        : (null as unknown as GPUBindGroup),
+        : null,
     };
     return this.bindGroups;
   }
@@ -439,7 +440,7 @@ export class TileRasterizer {
       timestampWrites: blendTs && { querySet: blendTs.querySet, endOfPassWriteIndex: blendTs.endOfPassWriteIndex },
     });
     pp.setPipeline(present.pipeline);
-    pp.setBindGroup(0, groups.present);
+    pp.setBindGroup(0, groups.present!);
     pp.draw(3);
     pp.end();
   }
