@@ -130,11 +130,17 @@ export function presentPipeline(device: GPUDevice, format: GPUTextureFormat): { 
 
 /**
  * Whether the blend culls each batch per subgroup (blend_subgroups.wgsl): where the
- * device has 'subgroups', unless SPLAT_BLEND_SUBGROUPS=0 in Node (measurements).
+ * device has 'subgroups' of at least 16 lanes (GPUs). With 4- or 8-lane subgroups
+ * (SwiftShader, lavapipe: CPU adapters) a subgroup covers a few pixels and the
+ * ballots cost more than they save: 2x the plain blend's time on SwiftShader.
+ * SPLAT_BLEND_SUBGROUPS=1 / 0 in Node forces either (tests, measurements).
  */
 export function blendUsesSubgroups(device: GPUDevice): boolean {
-  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
-  return device.features.has('subgroups') && env?.SPLAT_BLEND_SUBGROUPS !== '0';
+  if (!device.features.has('subgroups')) return false;
+  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.SPLAT_BLEND_SUBGROUPS;
+  if (env === '1' || env === '0') return env === '1';
+  const info = (device as GPUDevice & { adapterInfo?: { subgroupMinSize?: number } }).adapterInfo;
+  return (info?.subgroupMinSize ?? 0) >= 16;
 }
 
 /** The blend pipeline writing a storage texture of `format` (canBlendInto). */
