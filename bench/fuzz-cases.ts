@@ -16,11 +16,13 @@
  *  - `hang`: decided by the runner's watchdog.
  */
 import * as fflate from 'fflate';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { SceneLoadError } from '../scenes/errors';
 import { generateSynthetic } from '../scenes/generate';
-import { loadSceneSync } from '../scenes/load';
+import { loadScene } from '../scenes/load';
 import { MAX_ABS_POSITION, MAX_ABS_SH, MAX_SCALE } from '../scenes/sanitize';
 import { computeBounds, shCoeffCount, type SplatCloud } from '../scenes/splat-cloud';
 import { loadSceneStream } from '../scenes/stream';
@@ -32,7 +34,7 @@ export type Outcome = 'consistent' | 'typed' | 'garbage' | 'untyped' | 'hang';
 
 export const FAMILIES = [
   'truncation', 'bitflip-header', 'bitflip-body', 'special-floats', 'lying-count', 'property-edit', 'type-swap',
-  'benign-edit', 'format-swap', 'extra-element', 'giant-header', 'random-bytes', 'container', 'spz-header', 'chunking',
+  'benign-edit', 'format-swap', 'extra-element', 'giant-header', 'random-bytes', 'container', 'spz-header', 'chunking', 'sog-glb',
 ] as const;
 export type Family = (typeof FAMILIES)[number];
 
@@ -64,7 +66,7 @@ export function familyOf(seed: number, index: number): Family {
 export interface BaseFile {
   name: string;
   bytes: Uint8Array;
-  kind: 'ply' | 'splat' | 'spz';
+  kind: 'ply' | 'splat' | 'spz' | 'sog' | 'glb';
 }
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
@@ -136,8 +138,59 @@ export function buildCorpus(sharedDir: string | null): BaseFile[] {
   out.push({ name: 'hand-points-le.ply', bytes: plyFile('binary_little_endian', ptsProps, pts), kind: 'ply' });
   out.push({ name: 'hand-points-be.ply', bytes: plyFile('binary_big_endian', ptsProps, pts), kind: 'ply' });
   out.push({ name: 'hand-points-ascii-float.ply', bytes: plyFile('ascii', [['x', 'float'], ['y', 'float'], ['z', 'float'], ['red', 'float'], ['green', 'float'], ['blue', 'float']], pts.map((p) => [...p.slice(0, 3), p[3]! / 255, p[4]! / 255, p[5]! / 255])), kind: 'ply' });
+  out.push(...splatTransformSeeds(sharedDir));
   out.push({ name: 'hand-mixed-types.ply', bytes: plyFile('binary_little_endian', inriaProps(0).map(([n], j) => [n, j % 3 === 0 ? 'double' : 'float']), splatRows(9, 0)), kind: 'ply' });
   return out;
+}
+
+/**
+ * A .sog and a .glb written by splat-transform (the devDependency) from the
+ * smallest shared PLY, into a temp dir that is removed at once; none when the
+ * shared scenes or the CLI are missing.
+ */
+function splatTransformSeeds(sharedDir: string | null): BaseFile[] {
+  const cli = path.resolve('node_modules', '.bin', 'splat-transform');
+  const src = sharedDir === null ? '' : path.join(sharedDir, 'inria_sh3_tile_111.ply');
+  if (!fs.existsSync(cli) || !fs.existsSync(src)) return [];
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'splatview-fuzz-'));
+  try {
+    execFileSync(cli, ['-q', '-w', '-g', 'cpu', src, 'seed.sog'], { cwd: dir, stdio: 'pipe' });
+    execFileSync(cli, ['-q', '-w', '-g', 'cpu', src, 'seed.glb'], { cwd: dir, stdio: 'pipe' });
+    return [
+      { name: 'st-sh3.sog', bytes: new Uint8Array(fs.readFileSync(path.join(dir, 'seed.sog'))), kind: 'sog' },
+      { name: 'st-sh3.glb', bytes: new Uint8Array(fs.readFileSync(path.join(dir, 'seed.glb'))), kind: 'glb' },
+    ];
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** A value to put in a JSON field: right and wrong types, huge and negative sizes. */
+const JSON_VALUES: unknown[] = [null, 0, 1, -1, 2, 3, 7, 255, 256, 65536, 2 ** 31, 2 ** 32 + 5, 2 ** 53, 1e300, 1.5, '', 'x', 'meta.json', [], [0, 1], {}, true];
+
+/** Every path to a leaf or container in a JSON value (arrays: a few entries). */
+function jsonPaths(v: unknown, at: (string | number)[] = [], out: (string | number)[][] = []): (string | number)[][] {
+  out.push(at);
+  if (Array.isArray(v)) v.slice(0, 4).forEach((x, i) => jsonPaths(x, [...at, i], out));
+  else if (typeof v === 'object' && v !== null) for (const [k, x] of Object.entries(v)) jsonPaths(x, [...at, k], out);
+  return out;
+}
+
+/** One edit of a JSON document: a field deleted, retyped or resized. */
+function editJson(doc: unknown, rng: Rng): string {
+  const paths = jsonPaths(doc).filter((p) => p.length > 0);
+  const p = rng.pick(paths);
+  let parent = doc as Record<string | number, unknown>;
+  for (const k of p.slice(0, -1)) parent = parent[k] as Record<string | number, unknown>;
+  const key = p[p.length - 1]!;
+  if (rng.next() < 0.3) {
+    if (Array.isArray(parent)) parent.splice(key as number, 1);
+    else delete parent[key];
+    return `deleted ${p.join('.')}`;
+  }
+  const value = rng.pick(JSON_VALUES);
+  parent[key] = structuredClone(value);
+  return `${p.join('.')} = ${JSON.stringify(value)}`;
 }
 
 /** Where a PLY's body starts by a plain search (the mutator's own reading, not the loader's). */
@@ -347,6 +400,55 @@ export function makeCase(seed: number, index: number, corpus: BaseFile[]): FuzzC
     }
     case 'chunking':
       return c(`stream chunks ${chunks.join('/')}`, b, b);
+    case 'sog-glb': {
+      // Structured edits that keep the container valid, so they reach the readers' checks.
+      const seeds = corpus.filter((x) => x.kind === 'sog' || x.kind === 'glb');
+      if (seeds.length === 0) return c('no splat-transform seeds', b);
+      base = rng.pick(seeds);
+      if (base.kind === 'sog') {
+        const files = fflate.unzipSync(base.bytes);
+        const op = rng.int(4);
+        if (op === 0) {
+          const meta = JSON.parse(new TextDecoder().decode(files['meta.json']));
+          const what = editJson(meta, rng);
+          return c(`meta.json ${what}`, fflate.zipSync({ ...files, 'meta.json': enc(JSON.stringify(meta)) }, { level: rng.int(2) === 0 ? 0 : 6 }));
+        }
+        const names = Object.keys(files).filter((n) => n.endsWith('.webp'));
+        const target = rng.pick(names);
+        const img = files[target]!.slice();
+        if (op === 1) {
+          const n = 1 + rng.int(6);
+          for (let k = 0; k < n; k++) img[rng.int(img.length)]! ^= 1 << rng.int(8);
+          return c(`${n} bit flips in ${target}`, fflate.zipSync({ ...files, [target]: img }, { level: 0 }));
+        }
+        if (op === 2) return c(`${target} cut`, fflate.zipSync({ ...files, [target]: img.subarray(0, rng.int(img.length)) }, { level: 0 }));
+        // The other entry, or nothing, under the name.
+        const other = rng.pick(names);
+        const edited: Record<string, Uint8Array> = { ...files, [target]: files[other]! };
+        if (rng.next() < 0.3) delete edited[target];
+        return c(`${target} replaced by ${other} or removed`, fflate.zipSync(edited, { level: 0 }));
+      }
+      const v = new DataView(base.bytes.buffer, base.bytes.byteOffset);
+      const jl = v.getUint32(12, true);
+      const json = JSON.parse(new TextDecoder().decode(base.bytes.subarray(20, 20 + jl)));
+      const bin = base.bytes.subarray(28 + jl);
+      const what = editJson(json, rng);
+      const j = enc(JSON.stringify(json));
+      const jp = (j.length + 3) & ~3;
+      const out = new Uint8Array(20 + jp + 8 + bin.length);
+      const ov = new DataView(out.buffer);
+      ov.setUint32(0, 0x46546c67, true);
+      ov.setUint32(4, 2, true);
+      ov.setUint32(8, out.length, true);
+      ov.setUint32(12, jp, true);
+      ov.setUint32(16, 0x4e4f534a, true);
+      out.fill(0x20, 20, 20 + jp);
+      out.set(j, 20);
+      ov.setUint32(20 + jp, bin.length, true);
+      ov.setUint32(24 + jp, 0x004e4942, true);
+      out.set(bin, 28 + jp);
+      return c(`glb JSON ${what}`, out);
+    }
   }
 }
 
@@ -373,7 +475,7 @@ async function classify(k: FuzzCase): Promise<CaseResult> {
   const r = (outcome: Outcome, detail: string): CaseResult => ({ index: k.index, family: k.family, outcome, base: k.base, what: k.what, detail });
   let cloud: SplatCloud;
   try {
-    cloud = loadSceneSync(k.bytes, name);
+    cloud = await loadScene(k.bytes, name);
   } catch (e) {
     if (!(e instanceof SceneLoadError)) return r('untyped', e instanceof Error ? `${e.name}: ${e.message}` : String(e));
     if (!e.message.startsWith(`${name}: ${e.code}: `) || /[\r\n]/.test(e.message)) return r('untyped', `badly formed message: ${e.message}`);
@@ -403,7 +505,7 @@ async function classify(k: FuzzCase): Promise<CaseResult> {
 
 async function wholeResult(bytes: Uint8Array, name: string): Promise<SplatCloud | Error> {
   try {
-    return loadSceneSync(bytes, name);
+    return await loadScene(bytes, name);
   } catch (e) {
     return e as Error;
   }

@@ -2,7 +2,8 @@
  * npm run fuzz -- [--cases N] [--seed S] [--timeout-ms T] [--case I] [--json]
  *
  * Mutates the shared real scenes (../shared/scenes), generated files and
- * hand-made ASCII / big-endian / point-cloud / .splat / .spz files (families
+ * hand-made ASCII / big-endian / point-cloud / .splat / .spz files, a .sog and
+ * a .glb splat-transform writes from the smallest shared PLY (families
  * and oracle in bench/fuzz-cases.ts), loads each case whole and as a stream,
  * and counts the outcomes per family: consistent cloud, typed error,
  * garbage, untyped error, hang. Cases run in a worker thread; a watchdog on

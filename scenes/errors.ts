@@ -28,6 +28,11 @@
  * - `empty-scene`: the file holds no splat that can be drawn.
  * - `bad-spz`: an SPZ header or table of contents is inconsistent.
  * - `decompress`: gzip or ZSTD data is corrupt or larger than declared.
+ * - `bad-zip`: a zip container (.sog) whose directory or entries are malformed.
+ * - `bad-image`: an image inside a scene (SOG's WebP textures) that does not decode
+ *   or has the wrong size.
+ * - `bad-sog`: a SOG meta.json that is not JSON, or a field of the wrong type or range.
+ * - `bad-gltf`: a glTF / GLB container, JSON, accessor or buffer view that is malformed.
  * - `too-large`: the scene needs more memory than one array can hold.
  * - `aborted`: the caller cancelled the load (AbortSignal).
  * - `read-failed`: the byte source (file stream, fetch body) failed.
@@ -50,6 +55,10 @@ export type SceneLoadErrorCode =
   | 'empty-scene'
   | 'bad-spz'
   | 'decompress'
+  | 'bad-zip'
+  | 'bad-image'
+  | 'bad-sog'
+  | 'bad-gltf'
   | 'too-large'
   | 'aborted'
   | 'read-failed';
@@ -234,6 +243,38 @@ export class DecompressError extends SceneLoadError {
   override name = 'DecompressError';
   constructor(file: string, detail: string, details: SceneLoadErrorDetails = {}) {
     super(file, 'decompress', detail, details);
+  }
+}
+
+/** A zip container (.sog) whose end record, central directory or local headers are malformed. */
+export class ZipFormatError extends SceneLoadError {
+  override name = 'ZipFormatError';
+  constructor(file: string, detail: string, details: SceneLoadErrorDetails = {}) {
+    super(file, 'bad-zip', detail, details);
+  }
+}
+
+/** An image in a scene (a SOG WebP texture) that does not decode, or whose size does not fit the scene. */
+export class ImageDecodeError extends SceneLoadError {
+  override name = 'ImageDecodeError';
+  constructor(file: string, detail: string, details: SceneLoadErrorDetails = {}) {
+    super(file, 'bad-image', detail, details);
+  }
+}
+
+/** A SOG meta.json that is not JSON, or has a field of the wrong type or range (`property`: the field's path). */
+export class SogFormatError extends SceneLoadError {
+  override name = 'SogFormatError';
+  constructor(file: string, detail: string, details: SceneLoadErrorDetails = {}) {
+    super(file, 'bad-sog', detail, details);
+  }
+}
+
+/** A malformed glTF / GLB: container, JSON, accessor, buffer view or buffer (`property`: the JSON path). */
+export class GltfFormatError extends SceneLoadError {
+  override name = 'GltfFormatError';
+  constructor(file: string, detail: string, details: SceneLoadErrorDetails = {}) {
+    super(file, 'bad-gltf', detail, details);
   }
 }
 

@@ -6,18 +6,25 @@
  * - starts with "ply": PLY (a malformed magic line is a PLY error);
  * - starts with 1f 8b (gzip): SPZ versions 2 and 3;
  * - starts with "NGSP": SPZ version 4;
+ * - starts with "PK\x03\x04" (a zip): a bundled SOG (the zip must hold meta.json);
+ * - starts with "glTF": a GLB (glTF 2.0 binary) with KHR_gaussian_splatting;
+ * - starts with "{" and holds "asset" and "KHR_gaussian_splatting": a .gltf
+ *   JSON (its buffers as data: URIs here; loadGltfFiles fetches other files);
  * - otherwise, a size that is a positive multiple of 32: .splat (it has no
  *   magic; 32 bytes a splat);
  * - anything else: UnknownFormatError.
  */
 import { isCompressedPlyHeader, parseCompressedPly } from './compressed-ply';
-import { MissingElementError, UnknownFormatError } from './errors';
+import { MissingElementError, UnknownFormatError, UnsupportedError } from './errors';
 import { looksLikeSplats } from './ply-decode';
 import { parseGeneralPly } from './ply-general';
 import { asBytes, parsePlyHeader, type PlyHeader } from './ply-header';
 import { parseSplatPly } from './ply';
+import { hasGlbMagic, looksLikeGltfJson, parseGlb, parseGltfJson } from './gltf';
+import { parseSog } from './sog';
 import { parseSplatFile, SPLAT_ROW_BYTES } from './splat-format';
 import { hasGzipMagic, hasNgspMagic, parseSpz } from './spz';
+import { hasZipMagic } from './zip';
 import type { LoadOptions } from './load-options';
 import type { SplatCloud } from './splat-cloud';
 
@@ -34,6 +41,8 @@ export { SceneLoadError } from './errors';
  *   cloud (x, y, z and optionally red, green, blue) shown as small splats
  * - `splat`: the 32-byte-a-splat .splat format
  * - `spz-v2`, `spz-v3`, `spz-v4`: Niantic's .spz
+ * - `sog`: PlayCanvas SOG (bundled .sog, or meta.json and its WebP files)
+ * - `glb`, `gltf`: glTF 2.0 with KHR_gaussian_splatting
  */
 export type SceneFormat =
   | 'ply'
@@ -46,19 +55,27 @@ export type SceneFormat =
   | 'splat'
   | 'spz-v2'
   | 'spz-v3'
-  | 'spz-v4';
+  | 'spz-v4'
+  | 'sog'
+  | 'glb'
+  | 'gltf';
 
 /** The container a file's first bytes announce. */
-export type DetectedKind = 'ply' | 'spz' | 'splat' | 'unknown';
+export type DetectedKind = 'ply' | 'spz' | 'sog' | 'glb' | 'json' | 'splat' | 'unknown';
 
 /**
  * What the first bytes say the file is (see the module comment). `size` is
  * the whole file's size when known; without it a file with no signature is
- * 'splat' (the caller checks the size when it has all bytes).
+ * 'splat' (the caller checks the size when it has all bytes). 'json': it
+ * starts with "{", a .gltf when the content says so (looksLikeGltfJson), else
+ * judged as bytes without a signature; all three of sog, glb and json are read whole.
  */
 export function detectKind(head: Uint8Array, size?: number): DetectedKind {
   if (head.length >= 3 && head[0] === 0x70 && head[1] === 0x6c && head[2] === 0x79) return 'ply';
   if (hasGzipMagic(head) || hasNgspMagic(head)) return 'spz';
+  if (hasZipMagic(head)) return 'sog';
+  if (hasGlbMagic(head)) return 'glb';
+  if (startsWithBrace(head)) return 'json';
   if (size === undefined) return 'splat';
   return size > 0 && size % SPLAT_ROW_BYTES === 0 ? 'splat' : 'unknown';
 }
@@ -73,12 +90,26 @@ export function detectKind(head: Uint8Array, size?: number): DetectedKind {
  *   file) for any problem with the file; other errors are bugs
  */
 export async function loadScene(bytes: ArrayBuffer | Uint8Array, name: string, options?: LoadOptions): Promise<SplatCloud> {
-  return loadSceneSync(asBytes(bytes), name, options);
+  const data = asBytes(bytes);
+  // SOG's WebP textures decode asynchronously (scenes/webp.ts); every other format is read synchronously.
+  if (detectKind(data, data.length) === 'sog') return parseSog(data, name, options);
+  return loadSceneSync(data, name, options);
 }
 
-/** loadScene without the promise (the fuzz program and the stream fallback use it). */
+/**
+ * loadScene without the promise, for every format but SOG (whose WebP
+ * decoding is asynchronous: it throws UnsupportedError for one).
+ */
 export function loadSceneSync(data: Uint8Array, name: string, options?: LoadOptions): SplatCloud {
   switch (detectKind(data, data.length)) {
+    case 'sog':
+      throw new UnsupportedError(name, 'a SOG (zip) decodes its WebP textures asynchronously: load it with loadScene or loadSceneStream', { byteOffset: 0 });
+    case 'glb':
+      return parseGlb(data, name, options);
+    case 'json':
+      if (looksLikeGltfJson(data)) return parseGltfJson(data, name, options);
+      if (data.length > 0 && data.length % SPLAT_ROW_BYTES === 0) return parseSplatFile(data, name, options);
+      throw unknownFormatError(name, data.length, data);
     case 'ply':
       return loadPly(data, name, parsePlyHeader(data, name), options);
     case 'spz':
@@ -94,7 +125,7 @@ export function loadSceneSync(data: Uint8Array, name: string, options?: LoadOpti
 export function unknownFormatError(name: string, size: number, head: Uint8Array): UnknownFormatError {
   return new UnknownFormatError(
     name,
-    `not a scene file we read: no PLY ("ply"), gzip SPZ (1f 8b) or NGSP signature, and ${size} bytes is not a positive multiple of 32 for .splat (first bytes ${hex(head.subarray(0, 4))})`,
+    `not a scene file we read: no PLY ("ply"), gzip SPZ (1f 8b), NGSP, zip (SOG), "glTF" signature or glTF JSON with KHR_gaussian_splatting, and ${size} bytes is not a positive multiple of 32 for .splat (first bytes ${hex(head.subarray(0, 4))})`,
     { byteOffset: 0 },
   );
 }
@@ -108,6 +139,16 @@ export function loadPly(data: Uint8Array, name: string, header: PlyHeader, optio
     if (looksLikeSplats(vertex.properties.map((p) => p.name))) return parseSplatPly(data, name, header, options);
   }
   return parseGeneralPly(data, name, header, options);
+}
+
+/** Whether the first byte that is not JSON whitespace is "{". */
+function startsWithBrace(b: Uint8Array): boolean {
+  for (let i = 0; i < b.length && i < 256; i++) {
+    const c = b[i]!;
+    if (c === 0x7b) return true;
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) return false;
+  }
+  return false;
 }
 
 function hex(b: Uint8Array): string {

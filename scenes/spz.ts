@@ -32,6 +32,7 @@
  */
 import { Decompress as ZstdDecompress } from 'fzstd';
 import { Gunzip } from 'fflate';
+import { crc32Update } from './crc32';
 import { DecompressError, SpzFormatError, TruncatedError, UnsupportedError } from './errors';
 import { canonicalRowIndex, decodeSplatRows } from './ply-decode';
 import { keptShDegree, type LoadOptions } from './load-options';
@@ -371,23 +372,6 @@ function unzstd(src: Uint8Array, size: number, name: string, stream: number, at:
     throw new TruncatedError(name, `ZSTD stream ${stream} at byte ${at} gives ${filled} bytes, its table of contents declares ${size}`, { byteOffset: at });
   }
   return out;
-}
-
-const CRC_TABLE = (() => {
-  const t = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    t[n] = c >>> 0;
-  }
-  return t;
-})();
-
-/** CRC-32 (IEEE, as gzip uses it) of `data` continued from `crc` (start with 0xffffffff, finish with ^ 0xffffffff). */
-function crc32Update(crc: number, data: Uint8Array): number {
-  let c = crc;
-  for (let i = 0; i < data.length; i++) c = CRC_TABLE[(c ^ data[i]!) & 0xff]! ^ (c >>> 8);
-  return c >>> 0;
 }
 
 function concat(chunks: Uint8Array[], length: number): Uint8Array {

@@ -16,13 +16,14 @@
  *   NGSP (.spz v4: one ZSTD stream per attribute; no splat is whole before
  *   the last stream, so streaming them would only save the compressed copy,
  *   about a tenth of the output), compressed PLY, ASCII and big-endian PLY,
- *   point clouds, PLYs with list elements before the vertices.
+ *   point clouds, PLYs with list elements before the vertices, SOG (a zip
+ *   of WebP images) and glTF / GLB (attributes one after another).
  * Progress (bytes, splats) is reported after every chunk; splats stay 0
  * until the end for the formats decoded at the end.
  */
 import { isCompressedPlyHeader } from './compressed-ply';
 import { LoadAbortedError, ReadFailedError, SceneLoadError, TruncatedError } from './errors';
-import { detectKind, loadPly, loadSceneSync, unknownFormatError } from './load';
+import { detectKind, loadPly, loadScene, unknownFormatError } from './load';
 import { decodeSplatRows, looksLikeSplats, resolveSplatProperties, type SplatPropertyIndex } from './ply-decode';
 import { locateElements, MAX_HEADER_BYTES, rowsNoun, tryParsePlyHeader, type PlyElement, type PlyHeader } from './ply-header';
 import { rejectVertexLists, rowsAsFloats } from './ply';
@@ -133,7 +134,7 @@ export async function loadSceneStream(name: string, source: ByteSource, options:
       if (header !== null || headBytes >= MAX_HEADER_BYTES) break;
     }
     const first = concat(head, headBytes);
-    if (ended) return done(loadSceneSync(first, name, load));
+    if (ended) return done(await loadScene(first, name, load));
     const kind = header === null ? detectKind(first) : 'ply';
     const body: BodyStream | null =
       header !== null ? (streamable(header) ? new RowStream(name, header, totalBytes, load) : null)
@@ -142,7 +143,12 @@ export async function loadSceneStream(name: string, source: ByteSource, options:
       : null;
     if (body === null) {
       // Formats read whole (NGSP, compressed PLY, ASCII, PLYs with list
-      // elements before the vertices, a PLY head without end_header): collect the rest.
+      // elements before the vertices, a PLY head without end_header, SOG,
+      // glTF): collect the rest. SOG is a zip whose directory is at its end and
+      // whose textures are whole images (WebP decodes a whole image at once);
+      // a GLB's or .gltf's JSON says where each attribute lies, and the
+      // attributes are stored one after another, so no splat is whole before
+      // the last one arrives: streaming them would save only the file's copy.
       const all = [first];
       let total = first.length;
       for (let r = await chunks.next(); !r.done; r = await chunks.next()) {
@@ -152,7 +158,7 @@ export async function loadSceneStream(name: string, source: ByteSource, options:
         progress(0);
       }
       const bytes = concat(all, total);
-      return done(header === null ? loadSceneSync(bytes, name, load) : loadPly(bytes, name, header, load));
+      return done(header === null ? await loadScene(bytes, name, load) : loadPly(bytes, name, header, load));
     }
 
     declared = body.declared;
