@@ -30,7 +30,7 @@ export class AutoRun {
   private pick: { scene: string; choice: AutoChoice } | null = null;
 
   constructor(
-    private readonly device: GPUDevice,
+    private device: GPUDevice,
     private readonly strategies: readonly StrategyTraits[],
     private readonly hooks: AutoRunHooks,
   ) {}
@@ -44,6 +44,29 @@ export class AutoRun {
   cancel(): void {
     this.token++;
     this.busy = false;
+  }
+
+  /** Measure again on the new device (a measurement was wanted or in flight when the device was lost). */
+  private again = false;
+
+  /**
+   * The device was lost: a measurement in flight stops (its timings would be of a
+   * dead device) and its hold on the page's frames ends.
+   */
+  deviceLost(): void {
+    this.again ||= this.busy || this.wanted;
+    this.cancel();
+    this.wanted = false;
+    this.holding = false;
+  }
+
+  /** The viewer draws on a new device: a measurement stopped by the loss runs again; the pick made so far stays (same adapter, same scene). */
+  deviceChanged(device: GPUDevice): void {
+    this.cancel();
+    this.device = device;
+    this.holding = false;
+    this.wanted = this.again && this.hooks.active();
+    this.again = false;
   }
 
   /** A new scene: measure once it is on screen. */
