@@ -34,6 +34,8 @@ import { SceneList, sceneIdOf, type SceneSource } from './scene-list';
 import { LoadProgressView } from './load-progress';
 import { sceneNameOfUrl, type LoadSource } from './scene-load-protocol';
 import { SceneLoadCancelled, SceneLoader } from './scene-loader';
+import { createBrowserDevice } from '../gpu/browser-device';
+import { LossWindow, MAX_RECOVERIES, retryWithBackoff } from '../gpu/device-recovery';
 import { canvasToPng, downloadBlob, imageToPng, screenshotName, toggleFullscreen } from './screenshot';
 import { decodeViewState, encodeViewHash, readSceneParam, sceneIdIsUrl, viewAppliesTo, type ViewState } from './view-url';
 
@@ -117,6 +119,11 @@ function builtInScene(name: string): SplatCloud {
   return cloud;
 }
 
+/** A load that a lost GPU device ended (the scene on screen stays; the page recovers). */
+class DeviceLostDuringLoad extends Error {
+  override name = 'DeviceLostDuringLoad';
+}
+
 /** A benchmark in progress (renderer/profile/benchmark-run.ts) and what to restore after it. */
 interface Benchmark {
   run: BenchmarkRun;
@@ -132,19 +139,23 @@ interface Benchmark {
  */
 export class ViewerApp {
   private readonly context: GPUCanvasContext;
-  private readonly renderer: SplatRenderer;
+  private readonly format: GPUTextureFormat;
+  /** The device drawing now; replaced when it is lost (recover). */
+  private gpu!: GPUDevice;
+  /** Everything below made on `gpu` is made again on a new device after a loss (recover). */
+  private renderer: SplatRenderer;
   private readonly controller: CameraController;
   private readonly panel: ViewerPanel;
   private readonly settings: ViewerSettings;
-  private readonly profiler: GpuProfiler;
+  private profiler!: GpuProfiler;
   private readonly graph: FrameGraph;
-  private readonly countReadback: GPUBuffer;
+  private countReadback!: GPUBuffer;
   private probe: DrawnOrderProbe | null = null;
   private readonly scenes = new SceneList(BUILT_IN_SCENES);
   /** Figures of the scene and configuration on screen now (a change starts a new epoch). */
   private readonly figures = new LiveFigures();
   private readonly refresh = new RefreshGate(200);
-  private readonly softwareNote: string | null;
+  private softwareNote: string | null;
   /** Identity of the scene on screen (scene-list.ts), written into the view hash. */
   private sceneId: string | null = null;
   /** A view from the hash waiting for the scene it was saved for. */
@@ -158,6 +169,19 @@ export class ViewerApp {
   private readonly progress: LoadProgressView;
   /** The `auto` strategy: when and what to measure, its pick and the panel's line (profile/auto-run.ts). */
   private readonly auto: AutoRun;
+  /** Devices the page destroys itself: their loss is no accident and is not recovered from. */
+  private readonly ownDestroy = new WeakSet<GPUDevice>();
+  /** The device is lost and not replaced yet: no frames are drawn. */
+  private gpuLost = false;
+  /** Recent losses: too many within a minute and the page stops trying (gpu/device-recovery.ts). */
+  private readonly losses = new LossWindow();
+  /** A recovery in progress; a newer loss supersedes it. */
+  private recoveryToken = 0;
+  /**
+   * The device the page draws with: 0 for the first, one more each time a lost device
+   * has been replaced and the scene is on the new one (read by the end-to-end test).
+   */
+  deviceGeneration = 0;
   private lastCamera: ReturnType<typeof frameCamera> | null = null;
   private shotRequest = false;
   private lastTime = 0;
@@ -222,7 +246,12 @@ export class ViewerApp {
   }
 
   /** The binding limits scenes are checked against: the device's, or lowered by ?bindlimit= (read by the browser benchmark). */
-  readonly budgetLimits: BudgetLimits;
+  budgetLimits!: BudgetLimits;
+
+  /** The device drawing now (a new one after a loss; the end-to-end test destroys it to simulate one). */
+  get device(): GPUDevice {
+    return this.gpu;
+  }
 
   /** The camera pose on screen now. */
   get view(): CameraPose {
@@ -236,25 +265,18 @@ export class ViewerApp {
   /** The last benchmark's rows (also offered as CSV / JSON downloads). */
   lastBenchmark: BenchmarkRow[] | null = null;
   /** The canvas is configured as a storage texture the tiles draw writes directly. */
-  private readonly canvasStorage: boolean;
+  private canvasStorage!: boolean;
 
   constructor(
-    readonly device: GPUDevice,
+    device: GPUDevice,
     private readonly el: AppElements,
   ) {
     const format = navigator.gpu.getPreferredCanvasFormat();
+    this.format = format;
     const context = el.canvas.getContext('webgpu');
     if (!context) throw new Error('The canvas has no WebGPU context.');
     this.context = context;
-    // The tiles draw writes the canvas directly where its format can be a storage
-    // texture (no image copied onto it each frame: tiles/tile-pipelines.ts canBlendInto).
-    this.canvasStorage = canBlendInto(device, format);
-    context.configure({
-      device,
-      format,
-      alphaMode: 'opaque',
-      usage: GPUTextureUsage.RENDER_ATTACHMENT | (this.canvasStorage ? GPUTextureUsage.STORAGE_BINDING : 0),
-    });
+    this.attachDevice(device);
 
     const strategies = listStrategies(device);
     const names = [AUTO_STRATEGY, ...strategies.map((s) => s.name)];
@@ -313,7 +335,6 @@ export class ViewerApp {
     const firstDraw = decideDraw(this.settings.draw, this.drawSource, { name: first, host: !strategyByName(first).sorter });
     this.drawNote = firstDraw.note;
     this.drawWanted = firstDraw.measure;
-    this.budgetLimits = budgetLimitsFor(device.limits, location.search);
     this.renderer = new SplatRenderer(device, format, first, firstDraw.draw, {}, this.budgetLimits);
     this.auto = new AutoRun(device, strategies, {
       frameDone: () => this.nextFrameDone(),
@@ -350,15 +371,10 @@ export class ViewerApp {
       exportJson: () => this.download('splatview-benchmark.json', 'application/json', toJson(this.lastBenchmark ?? [])),
     });
     this.progress = new LoadProgressView(el.load, () => this.loader.cancel());
-    this.profiler = new GpuProfiler(device, { onFrame: (sample, meta) => this.onProfiledFrame(sample, meta.frame) });
+    this.makeFrameHelpers(device);
     this.graph = new FrameGraph(el.graph);
     this.graph.setVisible(this.settings.graph);
     this.graph.setLegendStages(drawByName(this.renderer.draw).stages);
-    this.countReadback = device.createBuffer({
-      label: 'ViewerApp.countReadback',
-      size: DrawArgs.size,
-      usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ,
-    });
     this.panel.setStrategyNote(this.auto.note);
     this.panel.setDrawNote(this.drawNote);
     if (shParam.error) this.showMessage(shParam.error);
@@ -375,14 +391,181 @@ export class ViewerApp {
     // Editing the hash, or back / forward between hashes, moves the camera.
     window.addEventListener('hashchange', (e) => this.applyHash(new URL(e.newURL).hash));
     this.wireInputs();
+  }
+
+  /**
+   * Draws with `device` from now on: the canvas configured for it, the binding limits
+   * scenes are checked against, its errors shown, and its loss noticed (recover).
+   */
+  private attachDevice(device: GPUDevice): void {
+    this.gpu = device;
+    // The tiles draw writes the canvas directly where its format can be a storage
+    // texture (no image copied onto it each frame: tiles/tile-pipelines.ts canBlendInto).
+    this.canvasStorage = canBlendInto(device, this.format);
+    this.context.configure({
+      device,
+      format: this.format,
+      alphaMode: 'opaque',
+      usage: GPUTextureUsage.RENDER_ATTACHMENT | (this.canvasStorage ? GPUTextureUsage.STORAGE_BINDING : 0),
+    });
+    this.budgetLimits = budgetLimitsFor(device.limits, location.search);
     device.addEventListener('uncapturederror', (e) => {
+      if (device !== this.gpu) return;
       const err = (e as GPUUncapturedErrorEvent).error;
       console.error('WebGPU error:', err.message);
       this.showMessage(`GPU error: ${err.message}`);
     });
+    // Any loss but the page's own destroy (a driver reset, the GPU process gone, a
+    // destroy() from elsewhere: the end-to-end test's) is recovered from.
     void device.lost.then((info) => {
-      if (info.reason !== 'destroyed') this.showMessage(`The GPU device was lost: ${info.message}. Reload the page.`);
+      if (device === this.gpu && !this.ownDestroy.has(device)) void this.recover(info);
     });
+  }
+
+  /** The profiler and the visible-count read-back of `device`. */
+  private makeFrameHelpers(device: GPUDevice): void {
+    this.profiler = new GpuProfiler(device, { onFrame: (sample, meta) => this.onProfiledFrame(sample, meta.frame) });
+    this.countReadback = device.createBuffer({
+      label: 'ViewerApp.countReadback',
+      size: DrawArgs.size,
+      usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ,
+    });
+  }
+
+  /**
+   * The device was lost (not by the page's own destroy): stops drawing, says so,
+   * ends a scene load in flight, asks for a new adapter and device (same
+   * requirements: gpu/browser-device.ts; a few attempts with growing pauses), makes
+   * everything GPU-side again on it (canvas, renderer with the same sort and draw,
+   * profiler, read-backs, auto's state), uploads the scene from the SplatCloud the
+   * renderer kept on the CPU (or reopens its source when there is none) and draws on
+   * with the same settings and camera (the controller and settings are CPU-side and
+   * untouched). Losses that come too often, or a device that cannot be made, are
+   * said once and the page stops trying (gpu/device-recovery.ts).
+   */
+  private async recover(info: GPUDeviceLostInfo): Promise<void> {
+    const token = ++this.recoveryToken;
+    const lost = this.gpu;
+    const message = info.message.trim().replace(/\.$/, '');
+    const lead = `The GPU device was lost (${info.reason}${message ? `: ${message}` : ''})`;
+    console.warn(`${lead}: recovering`);
+    this.gpuLost = true;
+    // A load in flight ends (its line says why); the scene on screen stays.
+    this.loader.stop((name) => new DeviceLostDuringLoad(this.lostLoadLine(name)));
+    this.abortGpuWork();
+    if (!this.losses.allow(performance.now())) {
+      this.showMessage(`${lead}, ${MAX_RECOVERIES + 1} times within a minute: not trying again; reload the page`);
+      return;
+    }
+    this.showMessage(`${lead}: recovering…`, 'info');
+    let device: GPUDevice;
+    try {
+      ({ device } = await retryWithBackoff(() => createBrowserDevice(), { stopped: () => token !== this.recoveryToken }));
+    } catch (err) {
+      if (token !== this.recoveryToken) return;
+      // Said once; no more attempts (gpuLost stays: no frames on a lost device).
+      this.showMessage(`${lead}; ${err instanceof Error ? err.message : String(err)}: reload the page`);
+      return;
+    }
+    if (token !== this.recoveryToken) {
+      this.ownDestroy.add(device);
+      device.destroy();
+      return;
+    }
+    // From here a loss of the new device is a loss like any other (a new recovery supersedes this one).
+    this.attachDevice(device);
+    this.softwareNote = softwareAdapterNote(device.adapterInfo ?? {});
+    const old = this.renderer;
+    const cloud = old.cloud;
+    let renderer: SplatRenderer;
+    try {
+      renderer = new SplatRenderer(device, this.format, old.strategy, old.draw, {}, this.budgetLimits);
+    } catch {
+      // The old strategy or draw is not available on this device: the adapter's default.
+      const first = startingStrategy(device.adapterInfo ?? {}, device.features, listStrategies(device));
+      renderer = new SplatRenderer(device, this.format, first, 'quads', {}, this.budgetLimits);
+    }
+    let prepared: PreparedScene | null = null;
+    let uploadError: unknown = null;
+    if (cloud) {
+      try {
+        prepared = await renderer.prepareScene(cloud, yieldToPage);
+      } catch (err) {
+        uploadError = err;
+      }
+    }
+    if (token !== this.recoveryToken) {
+      prepared?.destroy();
+      renderer.destroy();
+      return;
+    }
+    // The switch: the new renderer takes the scene; what the user changed meanwhile follows.
+    if (prepared) renderer.adoptScene(prepared);
+    this.renderer = renderer;
+    if (old.strategy !== renderer.strategy) this.tryChange(() => renderer.setStrategy(old.strategy));
+    if (old.draw !== renderer.draw) this.tryChange(() => renderer.setDraw(old.draw));
+    old.destroy();
+    this.profiler.destroy();
+    this.countReadback.destroy();
+    this.probe?.destroy();
+    this.makeFrameHelpers(device);
+    this.probe = prepared && cloud ? new DrawnOrderProbe(device, cloud.count) : null;
+    this.auto.deviceChanged(device);
+    // The draw's auto: a trial in flight runs again; its picks so far stay.
+    this.applyDrawSetting();
+    this.gpuInFlight = 0;
+    this.countPending = false;
+    const waiters = this.frameWaiters;
+    this.frameWaiters = [];
+    for (const w of waiters) w();
+    this.deviceGeneration++;
+    this.gpuLost = false;
+    this.ownDestroy.add(lost);
+    lost.destroy(); // lost already: frees what it may still hold
+    this.graph.setLegendStages(drawByName(renderer.draw).stages);
+    this.changed(true);
+    const lostLoad = this.lostLoad;
+    this.lostLoad = null;
+    if (uploadError) {
+      const why = uploadError instanceof GpuBudgetError ? budgetLine(uploadError) : uploadError instanceof Error ? uploadError.message : String(uploadError);
+      this.showMessage(`${lead}: a new device is drawing, but the scene could not be put on it: ${why}`);
+    } else {
+      const line = `${lead}: recovered${lostLoad ? `; ${lostLoad}` : ''}`;
+      this.showMessage(line, 'info');
+      // Gone after a while, unless another line replaced it.
+      setTimeout(() => {
+        if (this.el.message.textContent === line && !this.el.message.hidden) this.hideMessage();
+      }, 6000);
+    }
+    // The page kept no cloud (none on screen when the device went): the scene list reopens
+    // the scene's source, in the same view.
+    const source = !cloud && this.sceneId ? this.scenes.get(this.sceneId)?.source : undefined;
+    if (source) {
+      this.pendingView = { pose: this.controller.pose, scene: this.sceneId };
+      void this.openSource(source);
+    }
+  }
+
+  /** The line of a load the device loss ended. */
+  private lostLoadLine(name: string): string {
+    const kept = this.renderer.cloud ? `${this.renderer.cloud.source.name} stays on screen` : 'nothing else is open';
+    return `${name}: not loaded: the GPU device was lost during the load; ${kept}`;
+  }
+
+  /** A load the loss ended, said again in the recovered line. */
+  private lostLoad: string | null = null;
+
+  /** Work on the lost device that would wait for it: a benchmark (its camera and strategy restored), a sort or draw trial. */
+  private abortGpuWork(): void {
+    const bench = this.bench;
+    if (bench) {
+      this.bench = null;
+      this.renderer.setStrategy(bench.restore.strategy);
+      this.controller.setPose(bench.restore.pose);
+      this.panel.setExportEnabled(this.lastBenchmark !== null);
+    }
+    this.drawTrial = null;
+    this.auto.deviceLost();
   }
 
   /** Applies a strategy change; a refused one (e.g. tiles with a host sort) shows why and changes nothing. */
@@ -477,6 +660,12 @@ export class ViewerApp {
   private async openSource(source: SceneSource): Promise<boolean> {
     const token = ++this.loadToken;
     const id = sceneIdOf(source);
+    // A device lost while this load runs ends it (recover keeps the scene on screen).
+    const generation = this.deviceGeneration;
+    const lostSince = () => this.gpuLost || generation !== this.deviceGeneration;
+    const endIfLost = (name: string) => {
+      if (lostSince()) throw new DeviceLostDuringLoad(this.lostLoadLine(name));
+    };
     // A newer choice replaces a load in flight (its worker stops at once).
     this.loader.cancel();
     let record: ViewerApp['loads'][number] | null = null;
@@ -492,6 +681,7 @@ export class ViewerApp {
         this.showMessage(`Generating ${source.spec}…`, 'info');
         // Let the message paint before the (synchronous) generation.
         await new Promise((r) => setTimeout(r, 20));
+        endIfLost(source.spec);
         cloud = withShDegree(builtInScene(source.spec), this.loadOptions());
       } else {
         const load: LoadSource =
@@ -503,6 +693,7 @@ export class ViewerApp {
         setLoading(this.progress.text);
         record = { name: load.name, startedAt: performance.now(), readyAt: null, shownAt: null, switchMs: null, outcome: 'loading' };
         this.loads.push(record);
+        endIfLost(load.name); // opened while the page is replacing its device
         let checked = false;
         cloud = await this.loader.load(load, (p) => {
           if (token !== this.loadToken) return;
@@ -533,6 +724,7 @@ export class ViewerApp {
         if (record) record.outcome = 'superseded';
         return false; // a newer load superseded this one
       }
+      endIfLost(cloud.source.name);
       // Everything the new scene needs before it is shown is made here, a task at a time,
       // while the scene on screen keeps drawing; the switch then only swaps references.
       const prepared = await this.renderer.prepareScene(cloud, yieldToPage, (uploaded) => {
@@ -548,7 +740,7 @@ export class ViewerApp {
         ready = { prepared, probe, view: await stepsInTasks(this.bodyViewSteps(cloud)) };
         await yieldToPage();
       } finally {
-        if (!ready || token !== this.loadToken) {
+        if (!ready || token !== this.loadToken || lostSince()) {
           probe?.destroy();
           prepared.destroy();
         }
@@ -557,6 +749,8 @@ export class ViewerApp {
         if (record) record.outcome = 'superseded';
         return false;
       }
+      // Made on a device lost since: the new device has none of it.
+      endIfLost(cloud.source.name);
       const switchAt = performance.now();
       this.progress.hide();
       this.scenes.add(source);
@@ -575,6 +769,8 @@ export class ViewerApp {
       // Too big for the GPU (the scene on screen stays): the load SH control retries this one.
       this.refused = err instanceof GpuBudgetError ? source : null;
       const msg = err instanceof GpuBudgetError ? budgetLine(err) : err instanceof Error ? err.message : String(err);
+      // Said again in the recovered line (recover) should it come after this one.
+      if (err instanceof DeviceLostDuringLoad && this.gpuLost) this.lostLoad = msg;
       if (err instanceof SceneLoadCancelled) {
         this.showMessage(`${msg}; ${this.renderer.cloud ? `${this.renderer.cloud.source.name} stays on screen` : 'nothing else is open'}`, 'info');
       } else {
@@ -910,10 +1106,13 @@ export class ViewerApp {
     // Figures refresh here, before the pacing: a frame in flight for seconds must not
     // freeze what the page says (at once after a change, else every 200 ms).
     if (this.refresh.due(now)) this.updateFigures();
+    // No frames on a lost device (recover draws on the new one).
+    if (this.gpuLost) return;
     const cloud0 = this.renderer.cloud;
     if (this.auto.wanted && cloud0 && this.figures.fps.count > 0 && !this.bench) {
       // The new scene is on screen (a frame of it completed): measure now, off its first frame's path.
-      void this.auto.measure(this.sceneId, cloud0.count, this.settings.keyBits, this.renderer.strategy);
+      // Rejects when the device is lost mid-measurement (recover measures again).
+      this.auto.measure(this.sceneId, cloud0.count, this.settings.keyBits, this.renderer.strategy).catch((e) => console.warn('auto: the sort trial stopped:', e));
     }
     // The draw's auto, after the sort's (it times frames sorted by the strategy auto picks).
     if (this.drawWanted && cloud0 && this.figures.fps.count > 0 && !this.bench && !this.auto.wanted && !this.auto.busy && !this.drawTrial) {
@@ -1005,8 +1204,11 @@ export class ViewerApp {
       this.sceneFirstFrameId = frameId;
     }
     this.gpuInFlight++;
-    void this.device.queue.onSubmittedWorkDone().then(
+    const device = this.gpu;
+    void device.queue.onSubmittedWorkDone().then(
       () => {
+        // A frame of a lost device (recover starts the count over on the new one).
+        if (device !== this.gpu) return;
         this.gpuInFlight--;
         this.framesCompleted++;
         const done = performance.now();
@@ -1017,7 +1219,9 @@ export class ViewerApp {
         this.frameWaiters = [];
         for (const w of waiters) w();
       },
-      () => this.gpuInFlight--,
+      () => {
+        if (device === this.gpu) this.gpuInFlight--;
+      },
     );
     const cpuMs = performance.now() - t0;
     this.profiler.submitted({ cpuMs, frameMs: frameSeconds * 1000 });
