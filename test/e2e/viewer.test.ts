@@ -107,6 +107,8 @@ interface AppView {
   drawNote: string;
   drawChoice: { name: string; ms: number; ranked: { name: string; ms: number }[] } | null;
   view: { eye: number[]; target: number[]; up: number[]; fovyDeg: number };
+  /** 0 for the first device, one more for each lost device replaced. */
+  deviceGeneration: number;
 }
 
 async function app<T>(page: Page, fn: (a: AppView) => T): Promise<T> {
@@ -496,6 +498,54 @@ describe('viewer page (headless Chromium, SwiftShader WebGPU)', () => {
     // The panel's auto goes back to measuring.
     await drawSelect.selectOption({ label: 'auto (fastest measured)' }, { force: true });
     await page.waitForFunction(() => /^auto: /.test(document.querySelector('.sv-draw-note')?.textContent ?? ''), undefined, { timeout: 60_000 });
+    expect(log.errors).toEqual([]);
+    await page.close();
+  });
+
+  it('survives a lost GPU device: a new device draws the same scene, settings and view (issue 17)', async () => {
+    // Explicit sort and draw: no auto trial (seconds on SwiftShader) to wait for.
+    const hash = '#cam=0.6,-1.2,-5,0.1,0,0,0,-1,0,50&scene=default%3A2000';
+    const { page, log } = await openViewer(`?splats=2000&sort=radix4&draw=quads${hash}`, { width: 320, height: 240 });
+    await waitFrames(page, 3);
+    await page.waitForFunction(() => (window as unknown as { splatview: AppView }).splatview.framesCompleted >= 3, undefined, { timeout: 60_000 });
+    // The page writes the hash from the pose (every 500 ms): wait for its own spelling of it.
+    await page.waitForFunction((h) => location.hash !== h && location.hash.startsWith('#cam='), hash, { timeout: 30_000 }).catch(() => undefined);
+    const before = await app(page, (a) => ({ generation: a.deviceGeneration, view: a.view, strategy: a.strategy, draw: a.draw }));
+    const hashBefore = await page.evaluate(() => location.hash);
+    expect(before.generation).toBe(0);
+    expect(near(before.view.eye, [0.6, -1.2, -5])).toBe(true);
+    const shotBefore = await canvasPixels(page, 'e2e-device-lost-before.png');
+    // Every line the message box shows from now on.
+    await page.evaluate(() => {
+      const w = window as unknown as { messageLog: string[] };
+      w.messageLog = [];
+      const el = document.getElementById('message')!;
+      new MutationObserver(() => w.messageLog.push(el.textContent ?? '')).observe(el, { childList: true, characterData: true, subtree: true });
+    });
+    // A loss the page did not cause: destroy() from outside, as a driver reset would end it.
+    await page.evaluate(() => (window as unknown as { splatview: { device: GPUDevice } }).splatview.device.destroy());
+    await page.waitForFunction(() => (window as unknown as { splatview: AppView }).splatview.deviceGeneration === 1, undefined, { timeout: 60_000 });
+    const completed = await app(page, (a) => a.framesCompleted);
+    await page.waitForFunction((n) => (window as unknown as { splatview: AppView }).splatview.framesCompleted >= n + 3, completed, { timeout: 60_000 });
+    const messages = await page.evaluate(() => (window as unknown as { messageLog: string[] }).messageLog);
+    console.log(`e2e: device loss messages: ${JSON.stringify(messages)}`);
+    expect(messages[0]).toMatch(/^The GPU device was lost \(destroyed.*\): recovering…$/);
+    expect(messages.at(-1)).toMatch(/^The GPU device was lost \(destroyed.*\): recovered$/);
+    const after = await app(page, (a) => ({ generation: a.deviceGeneration, view: a.view, strategy: a.strategy, draw: a.draw, scenes: a.scenesShown }));
+    expect(after.strategy).toBe(before.strategy);
+    expect(after.draw).toBe(before.draw);
+    expect(after.view).toEqual(before.view);
+    expect(after.scenes).toEqual(['default:2000']); // the kept cloud, not a reload
+    // The hash stays (written again after 500 ms: still the same view).
+    await page.waitForTimeout(700);
+    expect(await page.evaluate(() => location.hash)).toBe(hashBefore);
+    // The canvas alone: the message box (the recovered line) lies over it.
+    await page.addStyleTag({ content: '#message { visibility: hidden !important; }' });
+    const shotAfter = await canvasPixels(page, 'e2e-device-lost-after.png');
+    const p = psnr(shotAfter, shotBefore);
+    console.log(`e2e: after the device loss vs before ${p.toFixed(1)} dB`);
+    expect(p).toBeGreaterThan(50);
+    expect(await app(page, (a) => a.deviceGeneration)).toBe(1);
     expect(log.errors).toEqual([]);
     await page.close();
   });
