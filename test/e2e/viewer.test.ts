@@ -505,7 +505,12 @@ describe('viewer page (headless Chromium, SwiftShader WebGPU)', () => {
   it('survives a lost GPU device: a new device draws the same scene, settings and view (issue 17)', async () => {
     // Explicit sort and draw: no auto trial (seconds on SwiftShader) to wait for.
     const hash = '#cam=0.6,-1.2,-5,0.1,0,0,0,-1,0,50&scene=default%3A2000';
-    const { page, log } = await openViewer(`?splats=2000&sort=radix4&draw=quads${hash}`, { width: 320, height: 240 });
+    // A URL that never answers: a load in flight when the device is lost (second part).
+    let stalled!: () => void;
+    const hit = new Promise<void>((resolve) => (stalled = resolve));
+    const { page, log } = await openViewer(`?splats=2000&sort=radix4&draw=quads${hash}`, { width: 320, height: 240 }, async (p) => {
+      await p.route((url) => url.pathname.startsWith('/e2e-stall/'), () => stalled());
+    });
     await waitFrames(page, 3);
     await page.waitForFunction(() => (window as unknown as { splatview: AppView }).splatview.framesCompleted >= 3, undefined, { timeout: 60_000 });
     // The page writes the hash from the pose (every 500 ms): wait for its own spelling of it.
@@ -546,6 +551,25 @@ describe('viewer page (headless Chromium, SwiftShader WebGPU)', () => {
     console.log(`e2e: after the device loss vs before ${p.toFixed(1)} dB`);
     expect(p).toBeGreaterThan(50);
     expect(await app(page, (a) => a.deviceGeneration)).toBe(1);
+
+    // Lost again while a scene loads: the load ends saying why, the page recovers with the scene it had.
+    await page.evaluate(() => void (window as unknown as { splatview: { openUrl(u: string): Promise<boolean> } }).splatview.openUrl('/e2e-stall/stalled.ply'));
+    await hit;
+    await page.evaluate(() => (window as unknown as { splatview: { device: GPUDevice } }).splatview.device.destroy());
+    await page.waitForFunction(() => (window as unknown as { splatview: AppView }).splatview.deviceGeneration === 2, undefined, { timeout: 60_000 });
+    const loads = await page.evaluate(() => (window as unknown as { splatview: { loads: LoadRecord[] } }).splatview.loads.map((l) => `${l.name} ${l.outcome}`));
+    expect(loads).toEqual(['stalled.ply failed']);
+    const lines = await page.evaluate(() => (window as unknown as { messageLog: string[] }).messageLog);
+    console.log(`e2e: device lost during a load: ${JSON.stringify(lines.slice(2))}`);
+    expect(lines.at(-1)).toBe(
+      'The GPU device was lost (destroyed: Device was destroyed): recovered; stalled.ply: not loaded: the GPU device was lost during the load; default:2000 stays on screen',
+    );
+    const done = await app(page, (a) => a.framesCompleted);
+    await page.waitForFunction((n) => (window as unknown as { splatview: AppView }).splatview.framesCompleted >= n + 3, done, { timeout: 60_000 });
+    expect(await app(page, (a) => a.scenesShown)).toEqual(['default:2000']);
+    expect(await app(page, (a) => a.view)).toEqual(before.view);
+    const shotAgain = await canvasPixels(page, 'e2e-device-lost-during-load.png');
+    expect(psnr(shotAgain, shotBefore)).toBeGreaterThan(50);
     expect(log.errors).toEqual([]);
     await page.close();
   });
