@@ -464,7 +464,7 @@ export class ViewerApp {
     } catch (err) {
       if (token !== this.recoveryToken) return;
       // Said once; no more attempts (gpuLost stays: no frames on a lost device).
-      this.showMessage(`${lead}; ${err instanceof Error ? err.message : String(err)}: reload the page`);
+      this.showMessage(`${lead}; ${(err instanceof Error ? err.message : String(err)).replace(/\.$/, '')}: reload the page`);
       return;
     }
     if (token !== this.recoveryToken) {

@@ -570,6 +570,22 @@ describe('viewer page (headless Chromium, SwiftShader WebGPU)', () => {
     expect(await app(page, (a) => a.view)).toEqual(before.view);
     const shotAgain = await canvasPixels(page, 'e2e-device-lost-during-load.png');
     expect(psnr(shotAgain, shotBefore)).toBeGreaterThan(50);
+
+    // Lost once more, and no adapter comes: said once, a bounded number of tries, no more frames.
+    const seen = lines.length;
+    await page.evaluate(() => {
+      navigator.gpu.requestAdapter = async () => null;
+      (window as unknown as { splatview: { device: GPUDevice } }).splatview.device.destroy();
+    });
+    await page.waitForFunction(() => /: reload the page$/.test(document.getElementById('message')!.textContent ?? ''), undefined, { timeout: 30_000 });
+    const rendered = await app(page, (a) => a.framesRendered);
+    await page.waitForTimeout(3000);
+    const last = (await page.evaluate(() => (window as unknown as { messageLog: string[] }).messageLog)).slice(seen);
+    console.log(`e2e: no new device: ${JSON.stringify(last)}`);
+    expect(last).toHaveLength(2);
+    expect(last[0]).toMatch(/: recovering…$/);
+    expect(last[1]).toMatch(/^The GPU device was lost \(destroyed: Device was destroyed\); no new GPU device after 3 attempts: WebGPU is present but no GPU adapter is available .*: reload the page$/);
+    expect(await app(page, (a) => [a.deviceGeneration, a.framesRendered])).toEqual([2, rendered]);
     expect(log.errors).toEqual([]);
     await page.close();
   });
