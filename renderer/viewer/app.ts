@@ -1413,11 +1413,13 @@ export class ViewerApp {
   private readVisibleCount(now: number, frameId: number): void {
     this.countPending = true;
     this.lastCountRead = now;
-    this.countReadback
+    // This buffer, not the field: a lost device's is replaced by recover.
+    const readback = this.countReadback;
+    readback
       .mapAsync(GPUMapMode.READ)
       .then(() => {
-        const v = DrawArgs.count(this.countReadback.getMappedRange());
-        this.countReadback.unmap();
+        const v = DrawArgs.count(readback.getMappedRange());
+        readback.unmap();
         this.figures.counted(frameId, v);
       })
       .catch(() => undefined)

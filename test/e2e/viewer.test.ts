@@ -515,6 +515,8 @@ describe('viewer page (headless Chromium, SwiftShader WebGPU)', () => {
     await page.waitForFunction(() => (window as unknown as { splatview: AppView }).splatview.framesCompleted >= 3, undefined, { timeout: 60_000 });
     // The page writes the hash from the pose (every 500 ms): wait for its own spelling of it.
     await page.waitForFunction((h) => location.hash !== h && location.hash.startsWith('#cam='), hash, { timeout: 30_000 }).catch(() => undefined);
+    const t0 = performance.now();
+    const step = (what: string) => console.log(`e2e: device loss: ${what} at ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     const before = await app(page, (a) => ({ generation: a.deviceGeneration, view: a.view, strategy: a.strategy, draw: a.draw }));
     const hashBefore = await page.evaluate(() => location.hash);
     expect(before.generation).toBe(0);
@@ -530,6 +532,7 @@ describe('viewer page (headless Chromium, SwiftShader WebGPU)', () => {
     // A loss the page did not cause: destroy() from outside, as a driver reset would end it.
     await page.evaluate(() => (window as unknown as { splatview: { device: GPUDevice } }).splatview.device.destroy());
     await page.waitForFunction(() => (window as unknown as { splatview: AppView }).splatview.deviceGeneration === 1, undefined, { timeout: 60_000 });
+    step('recovered');
     const completed = await app(page, (a) => a.framesCompleted);
     await page.waitForFunction((n) => (window as unknown as { splatview: AppView }).splatview.framesCompleted >= n + 3, completed, { timeout: 60_000 });
     const messages = await page.evaluate(() => (window as unknown as { messageLog: string[] }).messageLog);
@@ -554,9 +557,11 @@ describe('viewer page (headless Chromium, SwiftShader WebGPU)', () => {
 
     // Lost again while a scene loads: the load ends saying why, the page recovers with the scene it had.
     await page.evaluate(() => void (window as unknown as { splatview: { openUrl(u: string): Promise<boolean> } }).splatview.openUrl('/e2e-stall/stalled.ply'));
-    await hit;
+    // The worker's request reached the route (bounded: a hang here would only show as the test's timeout).
+    await Promise.race([hit, new Promise((_, reject) => setTimeout(() => reject(new Error('the stalled URL was never requested')), 60_000))]);
     await page.evaluate(() => (window as unknown as { splatview: { device: GPUDevice } }).splatview.device.destroy());
     await page.waitForFunction(() => (window as unknown as { splatview: AppView }).splatview.deviceGeneration === 2, undefined, { timeout: 60_000 });
+    step('recovered during a load');
     const loads = await page.evaluate(() => (window as unknown as { splatview: { loads: LoadRecord[] } }).splatview.loads.map((l) => `${l.name} ${l.outcome}`));
     expect(loads).toEqual(['stalled.ply failed']);
     const lines = await page.evaluate(() => (window as unknown as { messageLog: string[] }).messageLog);
@@ -578,6 +583,7 @@ describe('viewer page (headless Chromium, SwiftShader WebGPU)', () => {
       (window as unknown as { splatview: { device: GPUDevice } }).splatview.device.destroy();
     });
     await page.waitForFunction(() => /: reload the page$/.test(document.getElementById('message')!.textContent ?? ''), undefined, { timeout: 30_000 });
+    step('gave up');
     const rendered = await app(page, (a) => a.framesRendered);
     await page.waitForTimeout(3000);
     const last = (await page.evaluate(() => (window as unknown as { messageLog: string[] }).messageLog)).slice(seen);
