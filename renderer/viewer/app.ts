@@ -9,7 +9,7 @@ import { pickSplat } from '../camera/pick';
 import { CameraController } from '../camera/controller';
 import { attachControls } from './input';
 import { frameCamera } from '../camera/frame-camera';
-import { FrameGraph } from './frame-graph';
+import { formatMs, FrameGraph } from './frame-graph';
 import type { FrameSample } from '../profile/frame-stats';
 import { ViewerPanel, type ViewerSettings } from './gui';
 import { GpuProfiler } from '../profile/profiler';
@@ -1056,7 +1056,7 @@ export class ViewerApp {
     const hostSortMs = this.renderer.hostSortMs;
     const sortMs = hostSortMs !== null ? hostSortMs : med(sum.sort);
     const fps = this.figures.fps.rate(performance.now());
-    const fmt = (v: number | null) => (v === null ? '-' : v.toFixed(2));
+    const fmt = (v: number | null) => formatMs(v);
     s.splats = cloud ? cloud.count.toLocaleString('en-US') : '-';
     s.visible = this.figures.visible === null ? '-' : this.figures.visible.toLocaleString('en-US');
     s.fps = fps === null ? '-' : fps < 1 ? fps.toFixed(2) : fps.toFixed(1);
@@ -1095,7 +1095,8 @@ export class ViewerApp {
       scene: cloud?.source.name ?? null,
       splats: cloud?.count ?? null,
       sanitized: sanitizedLine(cloud?.sanitized),
-      visible: this.figures.visible,
+      // The tiles draw counts its own visible splats (splats touching a tile).
+      visible: tiles ? pairs?.last?.visible ?? null : this.figures.visible,
       fps,
       // The draw in use now (the draw's auto switches it during its trial and after).
       drawName:
@@ -1103,9 +1104,19 @@ export class ViewerApp {
         (this.renderer.draw === 'quads' ? ` ${this.renderer.drawOrder.order}${this.settings.drawOrder === 'auto' ? ' (auto)' : ''}` : ''),
       strategy: this.renderer.strategy,
       auto,
-      project: med(sum.project),
-      sort: sortMs,
-      draw: med(sum.draw),
+      stages: tiles
+        ? [
+            { name: 'project', ms: med(sum.project) },
+            { name: 'keys', ms: med(sum.tileKeys) },
+            { name: 'sort', ms: sortMs },
+            { name: 'ranges', ms: med(sum.ranges) },
+            { name: 'blend', ms: med(sum.blend) },
+          ]
+        : [
+            { name: 'project', ms: med(sum.project) },
+            { name: 'sort', ms: sortMs },
+            { name: 'draw', ms: med(sum.draw) },
+          ],
       total: med(sum.total),
       gpuNote: reason ? (this.profiler.supported ? 'unavailable (timestamps read 0 on this adapter)' : 'unavailable (no timestamp-query)') : null,
     });
