@@ -34,6 +34,8 @@ import { SceneList, sceneIdOf, type SceneSource } from './scene-list';
 import { LoadProgressView } from './load-progress';
 import { sceneNameOfUrl, type LoadSource } from './scene-load-protocol';
 import { SceneLoadCancelled, SceneLoader } from './scene-loader';
+import { droppedFiles, fromList, type PathedFile } from './dropped-files';
+import { groupSceneFiles } from './scene-files';
 import { canvasToPng, downloadBlob, imageToPng, screenshotName, toggleFullscreen } from './screenshot';
 import { decodeViewState, encodeViewHash, readSceneParam, sceneIdIsUrl, viewAppliesTo, type ViewState } from './view-url';
 
@@ -425,8 +427,7 @@ export class ViewerApp {
   private wireInputs(): void {
     const { file, drop } = this.el;
     file.addEventListener('change', () => {
-      const f = file.files?.[0];
-      if (f) void this.openFile(f);
+      void this.openFiles(fromList(file.files));
       file.value = '';
     });
     let depth = 0;
@@ -446,8 +447,7 @@ export class ViewerApp {
       e.preventDefault();
       depth = 0;
       drop.hidden = true;
-      const f = e.dataTransfer?.files?.[0];
-      if (f) void this.openFile(f);
+      if (e.dataTransfer) void droppedFiles(e.dataTransfer).then((files) => this.openFiles(files));
     });
     this.el.bench.addEventListener('click', (e) => {
       if ((e.target as HTMLElement).dataset.action === 'close') this.el.bench.hidden = true;
@@ -456,6 +456,19 @@ export class ViewerApp {
 
   async openFile(file: File): Promise<boolean> {
     return this.openSource({ kind: 'file', file });
+  }
+
+  /**
+   * Opens files chosen or dropped together: one scene file, or a scene and the files it
+   * names (a SOG's meta.json and its .webp, a .gltf and its .bin; a dropped folder).
+   */
+  async openFiles(files: readonly PathedFile[]): Promise<boolean> {
+    const group = groupSceneFiles(files.map((f) => f.path));
+    if (group === null) return false;
+    const main = files[group.main]!.file;
+    if (files.length === 1) return this.openFile(main);
+    const byPath = Object.fromEntries(group.paths.map((p, i) => [p, files[i]!.file]));
+    return this.openSource({ kind: 'file', file: main, companions: { mainPath: group.paths[group.main]!, files: byPath } });
   }
 
   async openUrl(url: string): Promise<boolean> {
@@ -496,7 +509,7 @@ export class ViewerApp {
       } else {
         const load: LoadSource =
           source.kind === 'file'
-            ? { kind: 'blob', name: source.file.name, blob: source.file, options: this.loadOptions() }
+            ? { kind: 'blob', name: source.companions?.mainPath ?? source.file.name, blob: source.file, ...(source.companions ? { companions: source.companions } : {}), options: this.loadOptions() }
             : { kind: 'url', name: sceneNameOfUrl(source.url), url: new URL(source.url, location.href).href, options: this.loadOptions() };
         this.hideMessage();
         this.progress.show(load.name, source.kind === 'file' ? source.file.size : undefined);
