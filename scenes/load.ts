@@ -9,7 +9,9 @@
  * - starts with "PK\x03\x04" (a zip): a bundled SOG (the zip must hold meta.json);
  * - starts with "glTF": a GLB (glTF 2.0 binary) with KHR_gaussian_splatting;
  * - starts with "{" and holds "asset" and "KHR_gaussian_splatting": a .gltf
- *   JSON (its buffers as data: URIs here; loadGltfFiles fetches other files);
+ *   JSON (its buffers as data: URIs, or files fetched with `getFile`);
+ * - starts with "{" and holds "means" and "quats": an unbundled SOG's
+ *   meta.json (its WebP files fetched with `getFile`);
  * - otherwise, a size that is a positive multiple of 32: .splat (it has no
  *   magic; 32 bytes a splat);
  * - anything else: UnknownFormatError.
@@ -20,8 +22,8 @@ import { looksLikeSplats } from './ply-decode';
 import { parseGeneralPly } from './ply-general';
 import { asBytes, parsePlyHeader, type PlyHeader } from './ply-header';
 import { parseSplatPly } from './ply';
-import { hasGlbMagic, looksLikeGltfJson, parseGlb, parseGltfJson } from './gltf';
-import { parseSog } from './sog';
+import { hasGlbMagic, loadGltfFiles, looksLikeGltfJson, parseGlb, parseGltfJson } from './gltf';
+import { loadSogFiles, looksLikeSogMeta, parseSog } from './sog';
 import { parseSplatFile, SPLAT_ROW_BYTES } from './splat-format';
 import { hasGzipMagic, hasNgspMagic, parseSpz } from './spz';
 import { hasZipMagic } from './zip';
@@ -81,18 +83,35 @@ export function detectKind(head: Uint8Array, size?: number): DetectedKind {
 }
 
 /**
+ * Fetches a file that a scene file names beside itself (an unbundled SOG's
+ * WebP textures, a .gltf's .bin), by the name as written there (relative to
+ * the scene file; a glTF URI already percent-decoded). Rejects when there is
+ * none: a plain Error's message is wrapped in a ReadFailedError that names
+ * the file; a SceneLoadError passes through.
+ */
+export type SceneFileGetter = (name: string) => Promise<Uint8Array>;
+
+/**
  * Loads a scene file into a SplatCloud.
  *
  * @param bytes - the whole file
  * @param name - file name, shown in `source` and in error messages
  * @param options - `maxShDegree`: the SH bands to keep (the others are dropped while parsing)
+ * @param getFile - where the files a meta.json or .gltf names come from (a
+ *   URL's folder, the files dropped with it); without it such a scene is
+ *   refused with UnsupportedError
  * @throws SceneLoadError (a subclass per cause; one-line message naming the
  *   file) for any problem with the file; other errors are bugs
  */
-export async function loadScene(bytes: ArrayBuffer | Uint8Array, name: string, options?: LoadOptions): Promise<SplatCloud> {
+export async function loadScene(bytes: ArrayBuffer | Uint8Array, name: string, options?: LoadOptions, getFile?: SceneFileGetter): Promise<SplatCloud> {
   const data = asBytes(bytes);
+  const kind = detectKind(data, data.length);
   // SOG's WebP textures decode asynchronously (scenes/webp.ts); every other format is read synchronously.
-  if (detectKind(data, data.length) === 'sog') return parseSog(data, name, options);
+  if (kind === 'sog') return parseSog(data, name, options);
+  if (kind === 'json' && getFile !== undefined) {
+    if (looksLikeSogMeta(data)) return loadSogFiles(data, getFile, name, options);
+    if (looksLikeGltfJson(data)) return loadGltfFiles(data, getFile, name, options);
+  }
   return loadSceneSync(data, name, options);
 }
 
@@ -108,6 +127,9 @@ export function loadSceneSync(data: Uint8Array, name: string, options?: LoadOpti
       return parseGlb(data, name, options);
     case 'json':
       if (looksLikeGltfJson(data)) return parseGltfJson(data, name, options);
+      if (looksLikeSogMeta(data)) {
+        throw new UnsupportedError(name, "a SOG meta.json whose WebP files lie beside it: open it together with them (its folder, or every file at once) or by URL", { byteOffset: 0 });
+      }
       if (data.length > 0 && data.length % SPLAT_ROW_BYTES === 0) return parseSplatFile(data, name, options);
       throw unknownFormatError(name, data.length, data);
     case 'ply':

@@ -61,6 +61,11 @@ async function rejects(p: Promise<unknown> | (() => unknown), cls: new (...a: ne
   return e;
 }
 
+/** A byte source of one chunk. */
+async function* once(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
+  yield bytes;
+}
+
 /** A GLB rebuilt from its JSON (edited) and BIN chunk. */
 function glb(json: unknown, bin: Uint8Array): Uint8Array {
   const j = enc(JSON.stringify(json));
@@ -157,6 +162,13 @@ describe.skipIf(!have)('SOG and glTF from splat-transform', () => {
       expect(u.shDegree).toBe(b.shDegree);
       // SOG's k-means may differ between two runs of the writer; the positions do not.
       expect(worst(u.positions, b.positions)).toBe(0);
+      // The stream loader (the page's worker) with a getFile reads the same; without one, or with a file missing, a typed line naming it.
+      const meta = new Uint8Array(fs.readFileSync(path.join(udir, 'meta.json')));
+      const get = async (n: string): Promise<Uint8Array> => new Uint8Array(fs.readFileSync(path.join(udir, n)));
+      expect(await loadSceneStream('meta.json', once(meta), { getFile: get })).toEqual(u);
+      expect((await rejects(loadScene(meta, 'meta.json'), UnsupportedError)).message).toMatch(/meta\.json: unsupported: a SOG meta\.json whose WebP files/);
+      const missing = await rejects(loadScene(meta, 'meta.json', {}, (n) => (n === 'quats.webp' ? Promise.reject(new Error('not among the files opened')) : get(n))), SceneLoadError);
+      expect(missing.message).toMatch(/'quats\.webp'.*not among the files opened/);
     });
 
     it('maxShDegree, and the stream loader reads it whole to the same cloud', async () => {
@@ -248,6 +260,10 @@ describe.skipIf(!have)('SOG and glTF from splat-transform', () => {
       expect(c.source.format).toBe('gltf');
       expect(c.positions).toEqual(full.positions);
       expect(c.sh).toEqual(full.sh);
+      json.buffers[0].uri = 'scene%20data.bin';
+      const viaStream = await loadSceneStream('scene.gltf', once(enc(JSON.stringify(json))), { getFile: async (uri) => (uri === 'scene data.bin' ? bin : Promise.reject(new Error('not found'))) });
+      expect(viaStream.positions).toEqual(full.positions);
+      expect((await rejects(loadScene(enc(JSON.stringify(json)), 'scene.gltf', {}, () => Promise.reject(new Error('HTTP 404'))), SceneLoadError)).message).toMatch(/'scene%20data\.bin'.*HTTP 404/);
       json.buffers[0].uri = `data:application/octet-stream;base64,${Buffer.from(bin).toString('base64')}`;
       const d = await loadScene(enc(JSON.stringify(json)), 'inline.gltf');
       expect(d.source.format).toBe('gltf');

@@ -77,9 +77,12 @@ export async function loadSogFiles(meta: Uint8Array, getFile: SogFileGetter, nam
   return decodeSog(meta, getFile, name, 'sog', options);
 }
 
-/** Whether these bytes look like a SOG meta.json (a JSON object with "means" and "quats"); for content detection of a lone meta.json. */
+/**
+ * Whether these bytes look like a SOG meta.json (a JSON object with "means" and "quats"); for content detection of a lone meta.json.
+ * The first 64 KB are searched: splat-transform writes the 256-entry scales codebook before "quats" (at byte 5289 of a small scene's).
+ */
 export function looksLikeSogMeta(head: Uint8Array): boolean {
-  const t = new TextDecoder('latin1').decode(head.subarray(0, 4096));
+  const t = new TextDecoder('latin1').decode(head.subarray(0, 1 << 16));
   return /^\s*\{/.test(t) && t.includes('"means"') && t.includes('"quats"');
 }
 

@@ -23,7 +23,7 @@
  */
 import { isCompressedPlyHeader } from './compressed-ply';
 import { LoadAbortedError, ReadFailedError, SceneLoadError, TruncatedError } from './errors';
-import { detectKind, loadPly, loadScene, unknownFormatError } from './load';
+import { detectKind, loadPly, loadScene, unknownFormatError, type SceneFileGetter } from './load';
 import { decodeSplatRows, looksLikeSplats, resolveSplatProperties, type SplatPropertyIndex } from './ply-decode';
 import { locateElements, MAX_HEADER_BYTES, rowsNoun, tryParsePlyHeader, type PlyElement, type PlyHeader } from './ply-header';
 import { rejectVertexLists, rowsAsFloats } from './ply';
@@ -66,6 +66,8 @@ export interface LoadStreamOptions {
   signal?: AbortSignal;
   /** The SH bands to keep (LoadOptions); the others are dropped as the rows are decoded. */
   maxShDegree?: LoadOptions['maxShDegree'];
+  /** Where the files a meta.json or .gltf names come from (loadScene's getFile). */
+  getFile?: SceneFileGetter;
 }
 
 /** Where bytes come from: a web ReadableStream or any async iterable (Node streams are). */
@@ -86,7 +88,7 @@ const INITIAL_ROWS = 1 << 16;
  *   source fails
  */
 export async function loadSceneStream(name: string, source: ByteSource, options: LoadStreamOptions = {}): Promise<SplatCloud> {
-  const { signal, onProgress, totalBytes } = options;
+  const { signal, onProgress, totalBytes, getFile } = options;
   const load: LoadOptions = options.maxShDegree === undefined ? {} : { maxShDegree: options.maxShDegree };
   let received = 0;
   const aborted = (): LoadAbortedError => new LoadAbortedError(name, `load cancelled after ${received} bytes`, { byteOffset: received });
@@ -134,7 +136,7 @@ export async function loadSceneStream(name: string, source: ByteSource, options:
       if (header !== null || headBytes >= MAX_HEADER_BYTES) break;
     }
     const first = concat(head, headBytes);
-    if (ended) return done(await loadScene(first, name, load));
+    if (ended) return done(await loadScene(first, name, load, getFile));
     const kind = header === null ? detectKind(first) : 'ply';
     const body: BodyStream | null =
       header !== null ? (streamable(header) ? new RowStream(name, header, totalBytes, load) : null)
@@ -158,7 +160,7 @@ export async function loadSceneStream(name: string, source: ByteSource, options:
         progress(0);
       }
       const bytes = concat(all, total);
-      return done(header === null ? await loadScene(bytes, name, load) : loadPly(bytes, name, header, load));
+      return done(header === null ? await loadScene(bytes, name, load, getFile) : loadPly(bytes, name, header, load));
     }
 
     declared = body.declared;

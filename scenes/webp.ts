@@ -37,10 +37,17 @@ export function setWebpDecoder(decoder: WebpDecoder | null): void {
 
 /** The decoder in use: the one set, else the default (@jsquash/webp). */
 export function webpDecoder(): WebpDecoder {
-  return (current ??= jsquashDecoder());
+  return (current ??= jsquashWebpDecoder());
 }
 
-function jsquashDecoder(): WebpDecoder {
+let jsquash: WebpDecoder | null = null;
+
+/** The default decoder (@jsquash/webp), also as the fallback of one that is set. */
+export function jsquashWebpDecoder(): WebpDecoder {
+  return (jsquash ??= makeJsquashDecoder());
+}
+
+function makeJsquashDecoder(): WebpDecoder {
   let ready: Promise<(b: ArrayBuffer) => Promise<{ width: number; height: number; data: Uint8ClampedArray }>> | null = null;
   const load = async (): Promise<(b: ArrayBuffer) => Promise<{ width: number; height: number; data: Uint8ClampedArray }>> => {
     const mod = await import('@jsquash/webp/decode.js');

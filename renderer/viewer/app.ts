@@ -9,7 +9,7 @@ import { pickSplat } from '../camera/pick';
 import { CameraController } from '../camera/controller';
 import { attachControls } from './input';
 import { frameCamera } from '../camera/frame-camera';
-import { FrameGraph } from './frame-graph';
+import { formatMs, FrameGraph } from './frame-graph';
 import type { FrameSample } from '../profile/frame-stats';
 import { ViewerPanel, type ViewerSettings } from './gui';
 import { GpuProfiler } from '../profile/profiler';
@@ -36,6 +36,8 @@ import { sceneNameOfUrl, type LoadSource } from './scene-load-protocol';
 import { SceneLoadCancelled, SceneLoader } from './scene-loader';
 import { createBrowserDevice } from '../gpu/browser-device';
 import { LossWindow, MAX_RECOVERIES, retryWithBackoff } from '../gpu/device-recovery';
+import { droppedFiles, fromList, type PathedFile } from './dropped-files';
+import { groupSceneFiles } from './scene-files';
 import { canvasToPng, downloadBlob, imageToPng, screenshotName, toggleFullscreen } from './screenshot';
 import { decodeViewState, encodeViewHash, readSceneParam, sceneIdIsUrl, viewAppliesTo, type ViewState } from './view-url';
 
@@ -608,8 +610,7 @@ export class ViewerApp {
   private wireInputs(): void {
     const { file, drop } = this.el;
     file.addEventListener('change', () => {
-      const f = file.files?.[0];
-      if (f) void this.openFile(f);
+      void this.openFiles(fromList(file.files));
       file.value = '';
     });
     let depth = 0;
@@ -629,8 +630,7 @@ export class ViewerApp {
       e.preventDefault();
       depth = 0;
       drop.hidden = true;
-      const f = e.dataTransfer?.files?.[0];
-      if (f) void this.openFile(f);
+      if (e.dataTransfer) void droppedFiles(e.dataTransfer).then((files) => this.openFiles(files));
     });
     this.el.bench.addEventListener('click', (e) => {
       if ((e.target as HTMLElement).dataset.action === 'close') this.el.bench.hidden = true;
@@ -639,6 +639,19 @@ export class ViewerApp {
 
   async openFile(file: File): Promise<boolean> {
     return this.openSource({ kind: 'file', file });
+  }
+
+  /**
+   * Opens files chosen or dropped together: one scene file, or a scene and the files it
+   * names (a SOG's meta.json and its .webp, a .gltf and its .bin; a dropped folder).
+   */
+  async openFiles(files: readonly PathedFile[]): Promise<boolean> {
+    const group = groupSceneFiles(files.map((f) => f.path));
+    if (group === null) return false;
+    const main = files[group.main]!.file;
+    if (files.length === 1) return this.openFile(main);
+    const byPath = Object.fromEntries(group.paths.map((p, i) => [p, files[i]!.file]));
+    return this.openSource({ kind: 'file', file: main, companions: { mainPath: group.paths[group.main]!, files: byPath } });
   }
 
   async openUrl(url: string): Promise<boolean> {
@@ -686,7 +699,7 @@ export class ViewerApp {
       } else {
         const load: LoadSource =
           source.kind === 'file'
-            ? { kind: 'blob', name: source.file.name, blob: source.file, options: this.loadOptions() }
+            ? { kind: 'blob', name: source.companions?.mainPath ?? source.file.name, blob: source.file, ...(source.companions ? { companions: source.companions } : {}), options: this.loadOptions() }
             : { kind: 'url', name: sceneNameOfUrl(source.url), url: new URL(source.url, location.href).href, options: this.loadOptions() };
         this.hideMessage();
         this.progress.show(load.name, source.kind === 'file' ? source.file.size : undefined);
@@ -1260,7 +1273,7 @@ export class ViewerApp {
     const hostSortMs = this.renderer.hostSortMs;
     const sortMs = hostSortMs !== null ? hostSortMs : med(sum.sort);
     const fps = this.figures.fps.rate(performance.now());
-    const fmt = (v: number | null) => (v === null ? '-' : v.toFixed(2));
+    const fmt = (v: number | null) => formatMs(v);
     s.splats = cloud ? cloud.count.toLocaleString('en-US') : '-';
     s.visible = this.figures.visible === null ? '-' : this.figures.visible.toLocaleString('en-US');
     s.fps = fps === null ? '-' : fps < 1 ? fps.toFixed(2) : fps.toFixed(1);
@@ -1299,7 +1312,8 @@ export class ViewerApp {
       scene: cloud?.source.name ?? null,
       splats: cloud?.count ?? null,
       sanitized: sanitizedLine(cloud?.sanitized),
-      visible: this.figures.visible,
+      // The tiles draw counts its own visible splats (splats touching a tile).
+      visible: tiles ? pairs?.last?.visible ?? null : this.figures.visible,
       fps,
       // The draw in use now (the draw's auto switches it during its trial and after).
       drawName:
@@ -1307,9 +1321,19 @@ export class ViewerApp {
         (this.renderer.draw === 'quads' ? ` ${this.renderer.drawOrder.order}${this.settings.drawOrder === 'auto' ? ' (auto)' : ''}` : ''),
       strategy: this.renderer.strategy,
       auto,
-      project: med(sum.project),
-      sort: sortMs,
-      draw: med(sum.draw),
+      stages: tiles
+        ? [
+            { name: 'project', ms: med(sum.project) },
+            { name: 'keys', ms: med(sum.tileKeys) },
+            { name: 'sort', ms: sortMs },
+            { name: 'ranges', ms: med(sum.ranges) },
+            { name: 'blend', ms: med(sum.blend) },
+          ]
+        : [
+            { name: 'project', ms: med(sum.project) },
+            { name: 'sort', ms: sortMs },
+            { name: 'draw', ms: med(sum.draw) },
+          ],
       total: med(sum.total),
       gpuNote: reason ? (this.profiler.supported ? 'unavailable (timestamps read 0 on this adapter)' : 'unavailable (no timestamp-query)') : null,
     });

@@ -72,6 +72,7 @@ describe('labels', () => {
   });
 
   it('ms with about 3 significant digits', () => {
+    expect(formatMs(0.0541)).toBe('0.054');
     expect(formatMs(1.234)).toBe('1.23');
     expect(formatMs(16.666)).toBe('16.7');
     expect(formatMs(123.4)).toBe('123');

@@ -88,7 +88,8 @@ export function tickLabel(value: number, step: number): string {
 export function formatMs(v: number | null | undefined): string {
   if (v === null || v === undefined || !Number.isFinite(v)) return '-';
   const a = Math.abs(v);
-  return v.toFixed(a < 10 ? 2 : a < 100 ? 1 : 0);
+  // Three significant digits (a tiles stage on a fast GPU takes hundredths of a ms).
+  return v.toFixed(a < 1 ? 3 : a < 10 ? 2 : a < 100 ? 1 : 0);
 }
 
 /** "min 1.20  med 1.35  p95 1.80 ms", or "-" without data. */

@@ -10,9 +10,11 @@ const base: HudFigures = {
   fps: 0.1818,
   strategy: 'onesweep',
   auto: true,
-  project: 1.5,
-  sort: 249,
-  draw: 3000.4,
+  stages: [
+    { name: 'project', ms: 1.5 },
+    { name: 'sort', ms: 249 },
+    { name: 'draw', ms: 3000.4 },
+  ],
   total: 3250,
   gpuNote: null,
 };
@@ -25,7 +27,7 @@ describe('hudText', () => {
   });
 
   it('shows "-" for every figure not yet measured for this scene', () => {
-    const t = hudText({ ...base, visible: null, fps: null, project: null, sort: null, draw: null, total: null, auto: false });
+    const t = hudText({ ...base, visible: null, fps: null, stages: base.stages.map((x) => ({ ...x, ms: null })), total: null, auto: false });
     expect(t).toBe('garden.ply  1,234,567 splats (- visible)\n- fps  sort onesweep\ngpu -');
   });
 
@@ -34,6 +36,27 @@ describe('hudText', () => {
     const lines = t.split('\n');
     expect(lines[0]).toMatch(/^Software GPU/);
     expect(lines[3]).toBe('gpu stage times: unavailable on this adapter');
+  });
+
+  it('under the tiles draw, its own stages and its visible splats', () => {
+    const t = hudText({
+      ...base,
+      drawName: 'tiles (auto)',
+      visible: 152_605,
+      stages: [
+        { name: 'project', ms: 0.017 },
+        { name: 'keys', ms: 0.054 },
+        { name: 'sort', ms: 0.081 },
+        { name: 'ranges', ms: 0.015 },
+        { name: 'blend', ms: 0.425 },
+      ],
+      total: 0.619,
+    });
+    expect(t.split('\n').slice(0, 3)).toEqual([
+      'garden.ply  1,234,567 splats (152,605 visible)',
+      '0.18 fps  draw tiles (auto)  sort onesweep (auto)',
+      'gpu 0.619 ms (project 0.017 / keys 0.054 / sort 0.081 / ranges 0.015 / blend 0.425)',
+    ]);
   });
 
   it('shows the loading line while a scene loads', () => {

@@ -25,10 +25,12 @@ export interface HudFigures {
   /** The strategy drawing now, and whether `auto` chose it. */
   strategy: string | null;
   auto: boolean;
-  /** Median stage times (ms) of this epoch's measured frames; null where none. */
-  project: number | null;
-  sort: number | null;
-  draw: number | null;
+  /**
+   * The draw's own stages in frame order with their median times (ms) over this
+   * epoch's measured frames (null where none): quads project / sort / draw, tiles
+   * project / keys / sort / ranges / blend.
+   */
+  stages: readonly { name: string; ms: number | null }[];
   total: number | null;
   /** Why GPU stage times are missing (shown when total is null), or null. */
   gpuNote: string | null;
@@ -48,7 +50,7 @@ export function hudText(f: HudFigures): string {
   if (f.sanitized) lines.push(f.sanitized);
   lines.push(`${formatFps(f.fps)} fps${f.drawName ? `  draw ${f.drawName}` : ''}  sort ${f.strategy ?? '-'}${f.auto ? ' (auto)' : ''}`);
   if (f.total !== null) {
-    lines.push(`gpu ${formatMs(f.total)} ms (project ${formatMs(f.project)} / sort ${formatMs(f.sort)} / draw ${formatMs(f.draw)})`);
+    lines.push(`gpu ${formatMs(f.total)} ms (${f.stages.map((s) => `${s.name} ${formatMs(s.ms)}`).join(' / ')})`);
   } else if (f.gpuNote) {
     lines.push(`gpu stage times: ${f.gpuNote}`);
   } else {

@@ -10,7 +10,11 @@
  *   file       `file:NAME` (cannot be reopened from a link, only matched)
  */
 
-export type SceneSource = { kind: 'generated'; spec: string } | { kind: 'url'; url: string } | { kind: 'file'; file: Blob & { name: string } };
+export type SceneSource =
+  | { kind: 'generated'; spec: string }
+  | { kind: 'url'; url: string }
+  // A file opened with others (a SOG's folder, a .gltf and its .bin): its path among them, and them by path (scene-files.ts).
+  | { kind: 'file'; file: Blob & { name: string }; companions?: { mainPath: string; files: Record<string, Blob> } };
 
 export interface SceneEntry {
   id: string;
@@ -27,7 +31,7 @@ export function sceneIdOf(source: SceneSource): string {
     case 'url':
       return source.url;
     case 'file':
-      return `file:${source.file.name}`;
+      return `file:${source.companions?.mainPath ?? source.file.name}`;
   }
 }
 
@@ -44,7 +48,7 @@ function baseLabel(source: SceneSource): string {
       }
     }
     case 'file':
-      return source.file.name;
+      return source.companions?.mainPath ?? source.file.name;
   }
 }
 

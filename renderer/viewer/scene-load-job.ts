@@ -3,12 +3,16 @@
  * the source (a Blob's stream, or a fetch of a URL), parses the bytes as they
  * arrive (scenes/stream.ts loadSceneStream: the binary PLY fast path decodes
  * each chunk straight into the final arrays), posts progress, and returns the
- * cloud marked for transfer. Kept apart from scene-load.worker.ts (which only
+ * cloud marked for transfer. The files a meta.json or .gltf names (an
+ * unbundled SOG's .webp, a .gltf's .bin) are fetched relative to the URL, or
+ * taken from the files opened with the Blob (fileGetter). Kept apart from scene-load.worker.ts (which only
  * exposes it) so that Node tests run it over a real MessageChannel.
  */
 import * as Comlink from 'comlink';
 import { ReadFailedError } from '../../scenes/errors';
+import type { SceneFileGetter } from '../../scenes/load';
 import { loadSceneStream } from '../../scenes/stream';
+import { companionPath, sceneFileUrl } from './scene-files';
 import type { SplatCloud } from '../../scenes/splat-cloud';
 import { announcedSize, cloudTransferables, ProgressGate, type LoadProgress, type LoadSource } from './scene-load-protocol';
 
@@ -27,6 +31,38 @@ async function open(source: LoadSource): Promise<{ stream: ReadableStream<Uint8A
   }
   const total = announcedSize(res.headers.get('content-length'), res.headers.get('content-encoding'));
   return { stream: res.body, ...(total === undefined ? {} : { total }) };
+}
+
+/**
+ * Where the files the scene file names come from: fetched beside the URL, or
+ * among the Blobs opened with it. A failure is a plain Error whose message
+ * says what is missing; the reader wraps it in a line naming the file.
+ */
+export function fileGetter(source: LoadSource): SceneFileGetter {
+  if (source.kind === 'url') {
+    return async (name) => {
+      const url = sceneFileUrl(source.url, name);
+      const res = await fetch(url);
+      if (!res.ok) {
+        void res.body?.cancel().catch(() => undefined);
+        throw new Error(`HTTP ${res.status} ${res.statusText} for ${url}`.replace(/\s+/g, ' '));
+      }
+      return new Uint8Array(await res.arrayBuffer());
+    };
+  }
+  const { companions } = source;
+  const paths = companions ? Object.keys(companions.files) : [];
+  return async (name) => {
+    const path = companions ? companionPath(companions.mainPath, name, paths) : null;
+    if (path === null || !companions) {
+      throw new Error(
+        companions
+          ? `it is not among the ${paths.length} files opened with ${source.name}`
+          : `only ${source.name} was opened: open it with the files beside it (drop its folder, or choose them all)`,
+      );
+    }
+    return new Uint8Array(await companions.files[path]!.arrayBuffer());
+  };
 }
 
 /** Where progress reports go: the page's end of a MessageChannel. */
@@ -48,6 +84,7 @@ export function sceneLoadApi() {
       const cloud = await loadSceneStream(source.name, stream, {
         ...(total === undefined ? {} : { totalBytes: total }),
         ...(source.options?.maxShDegree === undefined ? {} : { maxShDegree: source.options.maxShDegree }),
+        getFile: fileGetter(source),
         onProgress: (p) => {
           if (gate.due(performance.now(), p)) progress.postMessage(p);
         },

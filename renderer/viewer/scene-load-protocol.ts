@@ -13,9 +13,15 @@ export type { LoadProgress } from '../../scenes/stream';
 /**
  * Where the worker reads the scene from: a File (or any Blob; passing it to the
  * worker copies a handle, not the bytes) or an absolute URL the worker fetches;
- * and the loaders' options (the SH degree to keep).
+ * and the loaders' options (the SH degree to keep). The files a meta.json or
+ * .gltf names are fetched beside the URL, or, for a Blob, taken from
+ * `companions`: the files opened with it, by normalized path (scene-files.ts),
+ * `mainPath` being the scene file's own.
  */
-export type LoadSource = ({ kind: 'blob'; name: string; blob: Blob } | { kind: 'url'; name: string; url: string }) & { options?: LoadOptions };
+export type LoadSource = (
+  | { kind: 'blob'; name: string; blob: Blob; companions?: { mainPath: string; files: Record<string, Blob> } }
+  | { kind: 'url'; name: string; url: string }
+) & { options?: LoadOptions };
 
 /**
  * The buffers behind a cloud's typed arrays, each once, to transfer rather

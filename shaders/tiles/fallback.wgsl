@@ -1,6 +1,6 @@
 // tiles/fallback: a fallback frame's picture (tiles/keys.wgsl `finalize`): the
 // visible splats, sorted back to front by the frame's sorter (one depth key each),
-// drawn as screen-aligned quads around their power <= P ellipse from the records the
+// drawn as quads around their power <= P ellipse, along its axes, from the records the
 // project pass wrote, blended "over" by the graphics pipeline into an rgba16float
 // image that `vs_fill`/`fs_fill` first fill with the background; the image is then
 // copied onto the output (fullscreen.wgsl fs_copy), where it is clamped once, as the
@@ -37,11 +37,25 @@ fn vs(@builtin(vertex_index) vi: u32, @builtin(instance_index) j: u32) -> VOut {
   let conic = vec3f(bitcast<vec2f>(ra.zw), bitcast<f32>(rb.x));
   let opacity = bitcast<f32>(rb.y);
   let limit = min(9.0, 2.0 * log(255.0 * opacity));
-  // The ellipse power <= P has half-widths sqrt(P cov.xx), sqrt(P cov.yy), cov = conic^-1.
+  // The quad: the rectangle around the power <= P ellipse along its axes (the
+  // eigenvectors of cov = conic^-1, half-lengths sqrt(P lambda)), half a pixel wider
+  // so that f32 rounding (thin splats) never loses a pixel centre the fragment test keeps.
   let det = conic.x * conic.z - conic.y * conic.y;
-  let half = sqrt(max(limit * vec2f(conic.z, conic.x) / det, vec2f(0.0))) + 1.0;
+  let cov = vec3f(conic.z, -conic.y, conic.x) / det;
+  let mid = 0.5 * (cov.x + cov.z);
+  let covDet = max(cov.x * cov.z - cov.y * cov.y, 0.0);
+  let l1 = mid + sqrt(max(mid * mid - covDet, 0.0));
+  let l2 = covDet / max(l1, 1e-30);
+  var e1 = vec2f(1.0, 0.0);
+  if (abs(cov.y) > 1e-12 * l1) {
+    e1 = normalize(vec2f(cov.y, l1 - cov.x));
+  } else if (cov.z > cov.x) {
+    e1 = vec2f(0.0, 1.0);
+  }
+  let e2 = vec2f(-e1.y, e1.x);
+  let half = sqrt(limit * vec2f(l1, l2)) * 1.001 + 0.5;
   let corner = vec2f(f32(vi & 1u), f32(vi >> 1u)) * 2.0 - 1.0;
-  let px = centre + corner * half;
+  let px = centre + corner.x * half.x * e1 + corner.y * half.y * e2;
   out.pos = vec4f(px.x / f32(tiles.width) * 2.0 - 1.0, 1.0 - px.y / f32(tiles.height) * 2.0, 0.0, 1.0);
   out.centre = centre;
   out.conic = vec4f(conic, limit);

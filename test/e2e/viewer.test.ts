@@ -3,6 +3,7 @@
  * page renders the generated default scene, opens a real scene through the file
  * input, and keeps it when a bad file is opened; no WebGPU errors, no console errors.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -702,6 +703,46 @@ describe('scene loading in a worker (issue 10)', () => {
     expect(await page.locator('#hud').textContent()).toMatch(/nan\.ply\s+17 splats/);
     // The 404 is the test's own (the page logs the failed request); nothing else went wrong.
     expect(log.errors.filter((e) => !/404/.test(e))).toEqual([]);
+  });
+
+  it.skipIf(!haveSharedScenes())('SOG in the worker: an unbundled folder (meta.json + .webp chosen together), then a bundled .sog; a missing texture is named and the scene stays', async () => {
+    // Written at test time by splat-transform from the shared PLY (never committed).
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'splatview-e2e-sog-'));
+    try {
+      // The devDependency's own binary (npx from a temporary folder would look the name up in the registry).
+      const cli = path.resolve(__dirname, '../../node_modules/.bin/splat-transform');
+      const run = (out: string) => execFileSync(cli, ['-q', '-w', '-g', 'cpu', sharedScene('inria_sh3_tile_1971.ply'), out], { cwd: dir, stdio: 'pipe' });
+      run('room.sog');
+      fs.mkdirSync(path.join(dir, 'room'));
+      run(path.join('room', 'meta.json'));
+      const shown = () => app(page, (a) => a.scenesShown);
+      const webps = fs.readdirSync(path.join(dir, 'room')).filter((f) => f.endsWith('.webp')).map((f) => path.join(dir, 'room', f));
+
+      // Unbundled: every file at once through the file input (multiple); meta.json is picked as the scene.
+      await page.locator('#file').setInputFiles([...webps, path.join(dir, 'room', 'meta.json')]);
+      await page.waitForFunction(() => document.title.startsWith('meta.json'), undefined, { timeout: 60_000 });
+      await page.waitForFunction(() => /meta\.json\s+1,971 splats/.test(document.getElementById('hud')!.textContent!), undefined, { timeout: 30_000 });
+
+      // Bundled .sog: its textures decoded in the worker by the browser's decoder.
+      let frames = await app(page, (a) => a.framesRendered);
+      await page.locator('#file').setInputFiles(path.join(dir, 'room.sog'));
+      await page.waitForFunction(() => document.title.startsWith('room.sog'), undefined, { timeout: 60_000 });
+      await page.waitForFunction(() => /room\.sog\s+1,971 splats/.test(document.getElementById('hud')!.textContent!), undefined, { timeout: 30_000 });
+      await waitFrames(page, frames + 3);
+      expect(await litFraction(page, 'e2e-sog.png')).toBeGreaterThan(0.02);
+
+      // meta.json without quats.webp: one typed line naming the missing file; room.sog stays.
+      await page.locator('#file').setInputFiles([...webps.filter((f) => !f.endsWith('quats.webp')), path.join(dir, 'room', 'meta.json')]);
+      await page.waitForFunction(() => (window as unknown as { splatview: { loads: LoadRecord[] } }).splatview.loads.at(-1)?.outcome === 'failed', undefined, { timeout: 60_000 });
+      expect(await page.locator('#message').textContent()).toMatch(/^meta\.json: read-failed: reading 'quats\.webp' \(quats\.files\[0\]\) failed: it is not among the 7 files opened with meta\.json$/);
+      expect(await page.title()).toMatch(/^room\.sog/);
+      expect((await shown()).slice(-2)).toEqual(['file:meta.json', 'file:room.sog']);
+      frames = await app(page, (a) => a.framesRendered);
+      await waitFrames(page, frames + 3);
+      expect(log.errors.filter((e) => !/404/.test(e))).toEqual([]);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('a 1M-splat SH3 file loads in the worker with a progress bar while the page keeps drawing (long tasks, frames, memory measured)', async () => {
