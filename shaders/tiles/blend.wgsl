@@ -72,6 +72,28 @@ fn blendSplat(k: u32, pixel: vec2f, C: ptr<function, vec3f>, T: ptr<function, f3
   return *T < MIN_TRANSMITTANCE;
 }
 
+// The tile's start, by every thread: the done-pixel count set to the pixels outside
+// the image (done from the start: `inside` false).
+fn beginTile(lid: u32, inside: bool) {
+  if (lid == 0u) {
+    atomicStore(&doneCount, 0u);
+  }
+  workgroupBarrier();
+  if (!inside) {
+    atomicAdd(&doneCount, 1u);
+  }
+}
+
+// At the top of each batch, by every thread: whether the workgroup is done with the
+// tile (its run of pairs ended at `end`, or every pixel is done). Workgroup-uniform.
+fn tileFinished(lid: u32, start: u32, end: u32) -> bool {
+  workgroupBarrier();
+  if (lid == 0u) {
+    allDone = select(0u, 1u, start >= end || atomicLoad(&doneCount) == 256u);
+  }
+  return workgroupUniformLoad(&allDone) != 0u;
+}
+
 // A fallback frame's pixel: its picture, clamped as the blend clamps.
 fn copyFallback(gid: vec2u) {
   if (gid.x < tiles.width && gid.y < tiles.height) {

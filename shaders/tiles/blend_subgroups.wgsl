@@ -28,19 +28,13 @@ fn main(@builtin(local_invocation_id) local: vec3u, @builtin(workgroup_id) wid: 
     copyFallback(gid);  // a fallback frame (uniform: the whole workgroup leaves)
     return;
   }
-  if (lid == 0u) {
-    atomicStore(&doneCount, 0u);
-  }
-  workgroupBarrier();
   let inside = gid.x < tiles.width && gid.y < tiles.height;
+  beginTile(lid, inside);
   let pixel = vec2f(gid) + 0.5;
   // The subgroup's rectangle of pixel centres.
   let rectLo = vec2f(f32(subgroupMin(gid.x)), f32(subgroupMin(gid.y))) + 0.5;
   let rectHi = vec2f(f32(subgroupMax(gid.x)), f32(subgroupMax(gid.y))) + 0.5;
   var done = !inside;
-  if (done) {
-    atomicAdd(&doneCount, 1u);
-  }
   var T = 1.0;
   var C = vec3f(0.0);
   let range = ranges[tile];
@@ -53,11 +47,7 @@ fn main(@builtin(local_invocation_id) local: vec3u, @builtin(workgroup_id) wid: 
     preB = records[2u * id + 1u];
   }
   loop {
-    workgroupBarrier();
-    if (lid == 0u) {
-      allDone = select(0u, 1u, start >= range.y || atomicLoad(&doneCount) == 256u);
-    }
-    if (workgroupUniformLoad(&allDone) != 0u) {
+    if (tileFinished(lid, start, range.y)) {
       break;
     }
     let n = min(BATCH, range.y - start);
