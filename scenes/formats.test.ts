@@ -5,6 +5,7 @@ import { computeBounds, shCoeffCount, type ShDegree, type SplatCloud } from './s
 import { writeSplatPly } from './write-ply';
 import { writeSplatFile } from './write-splat';
 import { rawZstdFrame, writeSpz } from './write-spz';
+import { rotationError, worst } from '../test/support/cloud-compare';
 
 /** A small deterministic cloud inside every format's range (positions within +-8, |SH| < 1). */
 function cloud(n: number, degree: ShDegree): SplatCloud {
@@ -22,27 +23,6 @@ function cloud(n: number, degree: ShDegree): SplatCloud {
   const opacities = Float32Array.from({ length: n }, () => 0.05 + r() * 0.9);
   const sh = Float32Array.from({ length: n * K3 }, (_, i) => (i % K3 < 3 ? (r() - 0.5) * 3 : (r() - 0.5) * 1.6));
   return { count: n, shDegree: degree, positions, scales, rotations, opacities, sh, bounds: computeBounds(positions), source: { name: 'mem', format: 'mem' } };
-}
-
-function worst(a: Float32Array, b: Float32Array, f: (x: number, y: number) => number = (x, y) => Math.abs(x - y)): number {
-  expect(a.length).toBe(b.length);
-  let m = 0;
-  for (let i = 0; i < a.length; i++) m = Math.max(m, f(a[i]!, b[i]!));
-  return m;
-}
-
-/** Largest component error of rotations, q and -q being the same rotation. */
-function rotationError(a: Float32Array, b: Float32Array): number {
-  let m = 0;
-  for (let i = 0; i < a.length; i += 4) {
-    let plus = 0, minus = 0;
-    for (let k = 0; k < 4; k++) {
-      plus = Math.max(plus, Math.abs(a[i + k]! - b[i + k]!));
-      minus = Math.max(minus, Math.abs(a[i + k]! + b[i + k]!));
-    }
-    m = Math.max(m, Math.min(plus, minus));
-  }
-  return m;
 }
 
 describe('.splat and .spz round trips against the same scene as PLY', () => {

@@ -18,6 +18,7 @@ import { loadScene, loadSceneSync } from './load';
 import { loadSogFiles } from './sog';
 import type { SplatCloud } from './splat-cloud';
 import { loadSceneStream } from './stream';
+import { rotationError, worst } from '../test/support/cloud-compare';
 
 const SOURCE = path.resolve('..', 'shared', 'scenes', 'inria_sh3_tile_1971.ply');
 const CLI = path.resolve('node_modules', '.bin', 'splat-transform');
@@ -27,26 +28,6 @@ let dir = '';
 const file = (name: string): Uint8Array => new Uint8Array(fs.readFileSync(path.join(dir, name)));
 const info = (name: string): { numGaussians: number; shBands: number } => JSON.parse(execFileSync(CLI, ['-q', path.resolve(dir, name), '--info', 'json', 'null'], { encoding: 'utf8' }));
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
-
-function worst(a: Float32Array, b: Float32Array, f: (x: number, y: number) => number = (x, y) => Math.abs(x - y)): number {
-  expect(a.length).toBe(b.length);
-  let m = 0;
-  for (let i = 0; i < a.length; i++) m = Math.max(m, f(a[i]!, b[i]!));
-  return m;
-}
-
-function rotationError(a: Float32Array, b: Float32Array): number {
-  let m = 0;
-  for (let i = 0; i < a.length; i += 4) {
-    let plus = 0, minus = 0;
-    for (let k = 0; k < 4; k++) {
-      plus = Math.max(plus, Math.abs(a[i + k]! - b[i + k]!));
-      minus = Math.max(minus, Math.abs(a[i + k]! + b[i + k]!));
-    }
-    m = Math.max(m, Math.min(plus, minus));
-  }
-  return m;
-}
 
 async function rejects(p: Promise<unknown> | (() => unknown), cls: new (...a: never[]) => SceneLoadError): Promise<SceneLoadError> {
   let err: unknown = null;
