@@ -10,8 +10,6 @@
  * AA-off reference must be clearly further (the test can fail).
  */
 import fs from 'node:fs';
-import path from 'node:path';
-import { PNG } from 'pngjs';
 import { describe, expect, it } from 'vitest';
 import { fitPose, robustBounds, upVector, type CameraPose } from '../../renderer/camera/camera';
 import { frameCamera } from '../../renderer/camera/frame-camera';
@@ -24,17 +22,10 @@ import { psnr } from '../reference/raster';
 import { useGpu, withValidation } from '../support/gpu';
 import { haveSharedScenes, sharedScene } from '../support/shared-scenes';
 import { referenceRgb, rgbaOf, rgbOf, TileHarness } from '../support/tile-render';
+import { writeTestPng } from '../support/test-png';
 
 const ctx = useGpu();
-const OUT = path.resolve(__dirname, '../../test-output');
 const MIN_PSNR = 40;
-
-function writePng(name: string, rgba: Uint8Array, w: number, h: number): void {
-  fs.mkdirSync(OUT, { recursive: true });
-  const png = new PNG({ width: w, height: h });
-  png.data = Buffer.from(rgba);
-  fs.writeFileSync(path.join(OUT, name), PNG.sync.write(png));
-}
 
 /**
  * A slab of 3000 splats around the origin seen from (0, 0, -4) (fy ~ 83 px at 128x96):
@@ -90,10 +81,10 @@ async function check(name: string, cloud: SplatCloud, pose: CameraPose, w: numbe
   const { quads, tiles, quadsOff, settings } = await bothDraws(cloud, pose, w, h, shDegree);
   const ref = referenceRgb(cloud, pose, w, h, settings);
   const refOff = referenceRgb(cloud, pose, w, h, { ...settings, antialias: false });
-  writePng(`aa-${name}-quads.png`, quads, w, h);
-  writePng(`aa-${name}-tiles.png`, tiles, w, h);
-  writePng(`aa-${name}-reference.png`, rgbaOf(ref.rgb), w, h);
-  writePng(`aa-${name}-reference-off.png`, rgbaOf(refOff.rgb), w, h);
+  writeTestPng(`aa-${name}-quads.png`, quads, w, h);
+  writeTestPng(`aa-${name}-tiles.png`, tiles, w, h);
+  writeTestPng(`aa-${name}-reference.png`, rgbaOf(ref.rgb), w, h);
+  writeTestPng(`aa-${name}-reference-off.png`, rgbaOf(refOff.rgb), w, h);
   const pQ = psnr(rgbOf(quads), ref.rgb);
   const pT = psnr(rgbOf(tiles), ref.rgb);
   const pQoff = psnr(rgbOf(quads), refOff.rgb);

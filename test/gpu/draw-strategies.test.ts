@@ -6,8 +6,6 @@
  * the switch.
  */
 import fs from 'node:fs';
-import path from 'node:path';
-import { PNG } from 'pngjs';
 import { describe, expect, it } from 'vitest';
 import { fitPose, robustBounds, upVector, type CameraPose } from '../../renderer/camera/camera';
 import { frameCamera } from '../../renderer/camera/frame-camera';
@@ -21,17 +19,10 @@ import { psnr } from '../reference/raster';
 import { useGpu, withValidation } from '../support/gpu';
 import { haveSharedScenes, sharedScene } from '../support/shared-scenes';
 import { referenceRgb, rgbOf, trackAllocations } from '../support/tile-render';
+import { writeTestPng } from '../support/test-png';
 
 const ctx = useGpu();
-const OUT = path.resolve(__dirname, '../../test-output');
 const settings = { shDegree: 3, splatScale: 1, cull: true, keyBits: 32, background: [0, 0, 0] as [number, number, number] };
-
-function writePng(name: string, rgba: Uint8Array, w: number, h: number): void {
-  fs.mkdirSync(OUT, { recursive: true });
-  const png = new PNG({ width: w, height: h });
-  png.data = Buffer.from(rgba);
-  fs.writeFileSync(path.join(OUT, name), PNG.sync.write(png));
-}
 
 async function bothDraws(cloud: SplatCloud, pose: CameraPose, w: number, h: number, format: GPUTextureFormat = 'rgba8unorm', extra: { minContribution?: number } = {}) {
   const { device } = ctx.gpu;
@@ -57,8 +48,8 @@ describe('draw strategies: quads and tiles on one renderer', () => {
     const cloud = await loadScene(bytes, 'inria_sh3_tile_6831.ply');
     const pose = fitPose(robustBounds(cloud.positions), upVector('-y'), 60, 160 / 120);
     const { quads, tiles, again } = await bothDraws(cloud, pose, 160, 120);
-    writePng('draws-6831-quads.png', quads, 160, 120);
-    writePng('draws-6831-tiles.png', tiles, 160, 120);
+    writeTestPng('draws-6831-quads.png', quads, 160, 120);
+    writeTestPng('draws-6831-tiles.png', tiles, 160, 120);
     const ref = referenceRgb(cloud, pose, 160, 120, settings);
     const pQt = psnr(rgbOf(quads), rgbOf(tiles));
     const pT = psnr(rgbOf(tiles), ref.rgb);

@@ -6,9 +6,6 @@
  * keeps rendering, and the way out the error names (loading with a lower SH
  * degree) fits, loads and draws what the full scene draws at that degree.
  */
-import fs from 'node:fs';
-import path from 'node:path';
-import { PNG } from 'pngjs';
 import { describe, expect, it } from 'vitest';
 import { fitPose, robustBounds, upVector } from '../../renderer/camera/camera';
 import { frameCamera } from '../../renderer/camera/frame-camera';
@@ -24,17 +21,10 @@ import { loadScene } from '../../scenes/load';
 import type { SplatCloud } from '../../scenes/splat-cloud';
 import { writeSplatPly } from '../../scenes/write-ply';
 import { useGpu, withValidation } from '../support/gpu';
+import { writeTestPng } from '../support/test-png';
 
 const ctx = useGpu();
-const OUT = path.resolve(__dirname, '../../test-output');
 const W = 128, H = 96;
-
-function writePng(file: string, rgba: Uint8Array): void {
-  fs.mkdirSync(OUT, { recursive: true });
-  const png = new PNG({ width: W, height: H });
-  png.data = Buffer.from(rgba);
-  fs.writeFileSync(path.join(OUT, file), PNG.sync.write(png));
-}
 
 async function draw(renderer: SplatRenderer, cloud: SplatCloud, shDegree: number, extra: Partial<FrameSettings> = {}): Promise<Uint8Array> {
   const pose = fitPose(robustBounds(cloud.positions), upVector('-y'), 60, W / H);
@@ -76,7 +66,7 @@ describe('GPU budget (lavapipe, lowered binding limit)', () => {
           for (const degree of [0, 3]) {
             const a = await draw(whole, full, degree, extra);
             const b = await draw(split, full, degree, extra);
-            if (degree === 3) writePng(`budget-split-${name}.png`, b);
+            if (degree === 3) writeTestPng(`budget-split-${name}.png`, b, W, H);
             expect(maxDiff(a, b), `${name} SH${degree}`).toBe(0);
           }
         }
@@ -136,7 +126,7 @@ describe('GPU budget (lavapipe, lowered binding limit)', () => {
       lowered.setScene(sh2);
       expect(lowered.shSplit).toBe(Math.floor(limit / 56));
       const before = await draw(lowered, sh2, 2);
-      writePng('budget-sh2.png', before);
+      writeTestPng('budget-sh2.png', before, W, H);
 
       let err: unknown;
       try {
@@ -160,7 +150,7 @@ describe('GPU budget (lavapipe, lowered binding limit)', () => {
       unlimited.setScene(full);
       const fullAt2 = await draw(unlimited, full, 2);
       const fullAt3 = await draw(unlimited, full, 3);
-      writePng('budget-sh3.png', fullAt3);
+      writeTestPng('budget-sh3.png', fullAt3, W, H);
       unlimited.destroy();
       expect(maxDiff(fullAt2, before)).toBeLessThanOrEqual(1);
       // And the higher bands do show at degree 3 (the comparison above is not vacuous).

@@ -9,8 +9,6 @@
  * order shows up as whole missing tiles or wrong occlusion, far under 40 dB.
  */
 import fs from 'node:fs';
-import path from 'node:path';
-import { PNG } from 'pngjs';
 import { describe, expect, it } from 'vitest';
 import { fitPose, robustBounds, upVector, type CameraPose } from '../../renderer/camera/camera';
 import { generateDefaultScene } from '../../scenes/generate';
@@ -22,17 +20,10 @@ import { psnr } from '../reference/raster';
 import { useGpu, withValidation } from '../support/gpu';
 import { haveSharedScenes, sharedScene } from '../support/shared-scenes';
 import { TileHarness, referenceRgb, rgbaOf, rgbOf, trackAllocations, type TileSettings } from '../support/tile-render';
+import { writeTestPng } from '../support/test-png';
 
 const ctx = useGpu();
-const OUT = path.resolve(__dirname, '../../test-output');
 const MIN_PSNR = 40;
-
-function writePng(name: string, rgba: Uint8Array, w: number, h: number): void {
-  fs.mkdirSync(OUT, { recursive: true });
-  const png = new PNG({ width: w, height: h });
-  png.data = Buffer.from(rgba);
-  fs.writeFileSync(path.join(OUT, name), PNG.sync.write(png));
-}
 
 async function compare(name: string, cloud: SplatCloud, pose: CameraPose, w: number, h: number, s: TileSettings, sorter = 'radix4') {
   const { device } = ctx.gpu;
@@ -44,8 +35,8 @@ async function compare(name: string, cloud: SplatCloud, pose: CameraPose, w: num
     return img;
   });
   const ref = referenceRgb(cloud, pose, w, h, s);
-  writePng(`tiles-${name}-gpu.png`, gpu, w, h);
-  writePng(`tiles-${name}-reference.png`, rgbaOf(ref.rgb), w, h);
+  writeTestPng(`tiles-${name}-gpu.png`, gpu, w, h);
+  writeTestPng(`tiles-${name}-reference.png`, rgbaOf(ref.rgb), w, h);
   const p = psnr(rgbOf(gpu), ref.rgb);
   console.log(`tiles ${name} (${sorter}): PSNR ${p.toFixed(1)} dB vs reference, ${ref.drawn} splats drawn`);
   return { p, gpu, ref };
@@ -223,7 +214,7 @@ describe('tile rasteriser pair buffers', () => {
       expect(s1.last!.kept).toBe(s1.last!.visible); // the fallback sorted one key per visible splat
       expect(s1.overflowed).toBe(true);
       expect(s1.capped).toBe(false);
-      writePng('tiles-jump-fallback.png', jumped, 100, 70);
+      writeTestPng('tiles-jump-fallback.png', jumped, 100, 70);
       const pRef = psnr(rgbOf(jumped), ref.rgb);
       const pSame = psnr(rgbOf(jumped), rgbOf(unconstrained));
       console.log(`tiles camera jump: ${s1.last!.needed} pairs needed, capacity 200: fallback frame PSNR ${pRef.toFixed(1)} dB vs reference, ${pSame.toFixed(1)} dB vs the unconstrained tiles image`);
