@@ -85,7 +85,6 @@ export function tilePipelines(device: GPUDevice): TilePipelines {
     entries: [{ binding: 0, visibility: GPUShaderStage.FRAGMENT, texture: { sampleType: 'float' } }],
   });
   const keysCode = `${tilesCommonWgsl}\n${keysWgsl}`;
-  const rangesCode = `${tilesCommonWgsl}\n${rangesWgsl}`;
   p = {
     project: {
       layout: projectLayout,
@@ -98,10 +97,7 @@ export function tilePipelines(device: GPUDevice): TilePipelines {
       fallbackKeys: compute(device, 'tiles.keys', keysLayout, keysCode, 'fallbackKeys'),
       clampFallback: compute(device, 'tiles.keys', keysLayout, keysCode, 'clampFallback'),
     },
-    ranges: {
-      layout: rangesLayout,
-      pipeline: compute(device, 'tiles.ranges', rangesLayout, rangesCode),
-    },
+    ranges: { layout: rangesLayout, pipeline: compute(device, 'tiles.ranges', rangesLayout, `${tilesCommonWgsl}\n${rangesWgsl}`) },
     blend: new Map(),
     fallback: { layout: fallbackLayout },
     present: { layout: presentLayout, byFormat: new Map() },
@@ -177,7 +173,7 @@ export function blendPipeline(device: GPUDevice, format: GPUTextureFormat): { la
 export const FALLBACK_FORMAT: GPUTextureFormat = 'rgba16float';
 
 /** A fallback frame's background fill and quads (shaders/tiles/fallback.wgsl), into a FALLBACK_FORMAT image. */
-export function fallbackPipelines(device: GPUDevice): { layout: GPUBindGroupLayout; fill: GPURenderPipeline; quads: GPURenderPipeline } {
+export function fallbackPipelines(device: GPUDevice): { fill: GPURenderPipeline; quads: GPURenderPipeline } {
   const p = tilePipelines(device).fallback;
   if (!p.pipelines) {
     const module = device.createShaderModule({ label: 'tiles.fallback.module', code: `${tilesCommonWgsl}\n${fallbackWgsl}` });
@@ -209,5 +205,5 @@ export function fallbackPipelines(device: GPUDevice): { layout: GPUBindGroupLayo
       }),
     };
   }
-  return { layout: p.layout, ...p.pipelines };
+  return p.pipelines;
 }
