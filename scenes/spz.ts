@@ -38,6 +38,7 @@ import { canonicalRowIndex, decodeSplatRows } from './ply-decode';
 import { keptShDegree, type LoadOptions } from './load-options';
 import { SplatSink, Tally } from './sanitize';
 import { shCoeffCount, type ShDegree, type SplatCloud } from './splat-cloud';
+import { copyBytes } from './bytes';
 
 /** "NGSP" as the first four bytes (0x5053474e little-endian). */
 export const SPZ_MAGIC = 0x5053474e;
@@ -185,10 +186,10 @@ export class SpzGzipStream {
   feed(chunk: Uint8Array): void {
     if (chunk.length >= GZIP_PUSH_BYTES && this.pendingBytes === 0) {
       // Copied too: fflate's Gunzip keeps the chunk itself while the gzip header is incomplete.
-      this.push(chunk.slice(), false);
+      this.push(copyBytes(chunk), false);
     } else {
       // Copied: the caller may reuse its chunk's memory.
-      this.pending.push(chunk.slice());
+      this.pending.push(copyBytes(chunk));
       this.pendingBytes += chunk.length;
       if (this.pendingBytes >= GZIP_PUSH_BYTES) this.flush(false);
     }

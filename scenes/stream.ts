@@ -32,6 +32,7 @@ import { SplatFileStream } from './splat-format';
 import { hasGzipMagic, SpzGzipStream } from './spz';
 import type { LoadOptions } from './load-options';
 import type { ShDegree, SplatCloud } from './splat-cloud';
+import { copyBytes } from './bytes';
 
 /** What `onProgress` is told after each chunk. */
 export interface LoadProgress {
@@ -122,7 +123,7 @@ export async function loadSceneStream(name: string, source: ByteSource, options:
         break;
       }
       // Copied: a chunk is valid only until the next is read (pullFrom).
-      head.push(r.value.slice());
+      head.push(copyBytes(r.value));
       headBytes += r.value.length;
       received = headBytes;
       progress(0);
@@ -154,7 +155,7 @@ export async function loadSceneStream(name: string, source: ByteSource, options:
       const all = [first];
       let total = first.length;
       for (let r = await chunks.next(); !r.done; r = await chunks.next()) {
-        all.push(r.value.slice());
+        all.push(copyBytes(r.value));
         total += r.value.length;
         received = total;
         progress(0);
@@ -275,7 +276,7 @@ class RowStream implements BodyStream {
     }
     if (off < len) {
       // Bytes after the vertex rows: kept only when a later element has lists (walked at the end).
-      if (this.after.some((e) => e.stride === null)) this.trailing.push(chunk.slice(off));
+      if (this.after.some((e) => e.stride === null)) this.trailing.push(copyBytes(chunk, off));
       this.trailingBytes += len - off;
     }
   }
