@@ -8,6 +8,7 @@
  *                          [--draw quads|tiles|quads,tiles] [--key-bits 32]
  *                          [--geometry tri|quad,tri,auto+cut,auto:128,rect@list,...] [--cut]
  *                          [--min-contribution 0,1,3] [--aa] [--no-coverage] [--no-cull] [--sh N] [--json PATH]
+ *                          [--timing stages|total]
  *                          [--max-pairs N]
  *
  * Without --camera the frames follow the fixed orbit path (benchmarkPath); with it
@@ -20,7 +21,10 @@
  * geometry covers and those that pass the fragment test (can change the image).
  * Each frame is submitted and timed alone (timestamp queries at the begin and end of
  * each stage of renderer/pipeline/frame-stages.ts), so the stage figures are GPU times without
- * overlap. The raster floor is the same path drawn with a trivial fragment shader
+ * overlap. --timing total puts two timestamps around the whole frame instead and none
+ * between its passes (the frame as the page draws it without the profiler: the
+ * per-stage timestamps cost a little each); the stage columns are then empty.
+ * The raster floor is the same path drawn with a trivial fragment shader
  * (same geometry, same blending). `outOfOrderFraction` is measured on the drawn order
  * every 10th frame against that frame's camera. For a host sort (`cpu`) the sort stage
  * is the CPU time of its depth pass and sort (the GPU does no sort work for it).
@@ -82,6 +86,7 @@ runCli(async () => {
       cut: { type: 'boolean', default: false },
       'min-contribution': { type: 'string', default: '0' },
       aa: { type: 'boolean', default: false },
+      timing: { type: 'string', default: 'stages' },
       'max-pairs': { type: 'string' },
       coverage: { type: 'boolean', default: true },
       'no-coverage': { type: 'boolean', default: false },
@@ -93,6 +98,10 @@ runCli(async () => {
   if (!values.scene) throw new Error('usage: npm run bench:frame -- --scene FILE|synthetic:N [--size WxH] [--frames N] [--strategies ...] [--json PATH]');
   const { width, height } = parseSize(values.size!);
   const frames = Number(values.frames);
+  if (values.timing !== 'stages' && values.timing !== 'total') throw new Error(`--timing must be 'stages' or 'total', got '${values.timing}'`);
+  // 'total': two timestamps around the whole frame and none between its passes (the
+  // frame as the page draws it without the profiler); the stage columns stay empty.
+  const totalOnly = values.timing === 'total';
   const warmup = Number(values.warmup);
   if (!(frames >= 1) || !(warmup >= 0)) throw new Error('--frames must be >= 1 and --warmup >= 0');
   const fixedPose = values.camera !== undefined ? cameraFromArg(values.camera) : null;
@@ -153,7 +162,14 @@ runCli(async () => {
     const cam = frameCamera(path[i % path.length], width, height, cloud.bounds);
     const enc = device.createCommandEncoder({ label: 'bench.frame' });
     const t0 = performance.now();
-    renderer.encodeFrame(enc, view, cam, { ...settings, ...drawSettings, rasterFloor: opts.floor, targetStorage: true }, querySet ? { querySet, base: 0 } : undefined);
+    const frameSettings = { ...settings, ...drawSettings, rasterFloor: opts.floor, targetStorage: true };
+    if (totalOnly && querySet) {
+      enc.beginComputePass({ label: 'bench.frameBegin', timestampWrites: { querySet, beginningOfPassWriteIndex: 0 } }).end();
+      renderer.encodeFrame(enc, view, cam, frameSettings);
+      enc.beginComputePass({ label: 'bench.frameEnd', timestampWrites: { querySet, endOfPassWriteIndex: 1 } }).end();
+    } else {
+      renderer.encodeFrame(enc, view, cam, frameSettings, querySet ? { querySet, base: 0 } : undefined);
+    }
     if (opts.probe && renderer.debugBuffers) probe.capture(enc, renderer.debugBuffers);
     if (querySet && resolve && readback) {
       enc.resolveQuerySet(querySet, 0, TIMESTAMPS_PER_FRAME, resolve, 0);
@@ -165,9 +181,14 @@ runCli(async () => {
     const t: FrameSample = { cpuMs: NaN, frameMs: NaN };
     if (readback) {
       await readback.mapAsync(GPUMapMode.READ);
-      const reading = stageTimes(new BigUint64Array(readback.getMappedRange().slice(0)));
+      const stamps = new BigUint64Array(readback.getMappedRange().slice(0));
       readback.unmap();
-      if (reading.outcome === 'measured') Object.assign(t, reading.times);
+      if (totalOnly) {
+        if (stamps[1] > stamps[0]) t.total = Number(stamps[1] - stamps[0]) / 1e6;
+      } else {
+        const reading = stageTimes(stamps);
+        if (reading.outcome === 'measured') Object.assign(t, reading.times);
+      }
     } else {
       await device.queue.onSubmittedWorkDone();
       t.total = performance.now() - t0;

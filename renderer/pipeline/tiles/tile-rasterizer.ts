@@ -378,7 +378,6 @@ export class TileRasterizer {
     const rangeGroups = grid(Math.ceil(capacity / WG));
     pass.dispatchWorkgroups(rangeGroups[0], rangeGroups[1]);
     pass.end();
-    this.readback.capture(encoder, this.counters);
 
     // A fallback frame's picture (its draws have no visible instance in a normal
     // frame, and 'load' reads nothing back on a desktop GPU).
@@ -408,18 +407,20 @@ export class TileRasterizer {
     pass.setBindGroup(0, this.blendGroup(groups, direct ? target : 'image', output, outFormat));
     pass.dispatchWorkgroups(layout.tilesX, layout.tilesY);
     pass.end();
-    if (direct) return;
-
-    const present = presentPipeline(this.device, targetFormat);
-    const pp = encoder.beginRenderPass({
-      label: 'tiles.present',
-      colorAttachments: [{ view: target, loadOp: 'clear', clearValue: { r: 0, g: 0, b: 0, a: 1 }, storeOp: 'store' }],
-      timestampWrites: blendTs && { querySet: blendTs.querySet, endOfPassWriteIndex: blendTs.endOfPassWriteIndex },
-    });
-    pp.setPipeline(present.pipeline);
-    pp.setBindGroup(0, groups.present!);
-    pp.draw(3);
-    pp.end();
+    if (!direct) {
+      const present = presentPipeline(this.device, targetFormat);
+      const pp = encoder.beginRenderPass({
+        label: 'tiles.present',
+        colorAttachments: [{ view: target, loadOp: 'clear', clearValue: { r: 0, g: 0, b: 0, a: 1 }, storeOp: 'store' }],
+        timestampWrites: blendTs && { querySet: blendTs.querySet, endOfPassWriteIndex: blendTs.endOfPassWriteIndex },
+      });
+      pp.setPipeline(present.pipeline);
+      pp.setBindGroup(0, groups.present!);
+      pp.draw(3);
+      pp.end();
+    }
+    // The counters' read-back after the picture (nothing waits for it).
+    this.readback.capture(encoder, this.counters);
   }
 
   /** Call after submitting the frame's commands: starts the read-back of its pair count. */
