@@ -66,6 +66,7 @@ import { SplatRenderer } from '../renderer/pipeline/splat-renderer';
 import { listStrategies, strategyByName } from '../renderer/pipeline/strategies';
 import { drawByName, ownStages } from '../renderer/pipeline/draw-strategies';
 import { createNodeGpu, readBuffer } from '../renderer/gpu/node-gpu';
+import { meterGpuMemory, mib } from './gpu-memory';
 import { DEFAULT_GEOMETRY, formatDrawShape, type DrawShape } from '../renderer/pipeline/draw-pass';
 import { cameraFromArg, drawShapesFromArg, nonNegativeList, parseSize, runCli, sceneFromArg, shArg } from './cli';
 
@@ -115,6 +116,7 @@ runCli(async () => {
   const cloud = await sceneFromArg(values.scene, maxShDegree === undefined ? {} : { maxShDegree });
   const gpu = await createNodeGpu({ timestamps: true });
   const { device } = gpu;
+  const memory = meterGpuMemory(device);
   const hasTs = device.features.has('timestamp-query');
   console.log(`adapter: ${gpu.description}${hasTs ? '' : ' (no timestamp-query: CPU wall times per frame)'}`);
   console.log(`scene: ${cloud.source.name}, ${cloud.count} splats, SH ${cloud.shDegree}; ${width}x${height}, ${frames} frames (+${warmup} warm-up)`);
@@ -140,7 +142,10 @@ runCli(async () => {
   const maxPairs = values['max-pairs'] === undefined ? undefined : Number(values['max-pairs']);
   if (maxPairs !== undefined && !(Number.isInteger(maxPairs) && maxPairs >= 1)) throw new Error(`--max-pairs ${values['max-pairs']}: expected an integer >= 1`);
   const renderer = new SplatRenderer(device, 'rgba8unorm', names[0], 'quads', maxPairs === undefined ? {} : { maxPairs, initialPairs: maxPairs });
+  const beforeScene = memory.live;
   renderer.setScene(cloud);
+  const sceneBytes = memory.live - beforeScene;
+  console.log(`scene on the GPU: ${mib(sceneBytes)} (${(sceneBytes / Math.max(1, cloud.count)).toFixed(1)} B a splat: the scene and the first draw's per-splat buffers, as setScene made them)`);
   const path = fixedPose ? [fixedPose] : benchmarkPath(robustBounds(cloud.positions), upVector('-y'), 60, width / height, frames);
   const cameraName = fixedPose ? formatCameraArg(fixedPose) : 'orbit';
   console.log(`camera: ${cameraName}${values.aa ? '; anti-aliased mode (--aa)' : ''}`);
@@ -257,7 +262,8 @@ runCli(async () => {
           visible: status.last?.visible,
           tilePairs: status.last?.needed,
         });
-        console.log(`  ${name}/${draw}: done (${status.last?.needed} pairs, capacity ${status.capacity}, grew ${status.grows}x${status.last?.fallback ? ', fallback frames' : ''})`);
+        console.log(`  ${name}/${draw}: done (${status.last?.needed} pairs, capacity ${status.capacity}, grew ${status.grows}x${status.last?.fallback ? ', fallback frames' : ''}); GPU buffers ${mib(memory.live)} live, peak ${mib(memory.peak)}`);
+        memory.resetPeak();
         continue;
       }
       let visible: number | undefined;
@@ -279,7 +285,8 @@ runCli(async () => {
         ...(visible !== undefined ? { visible } : {}),
         ...(cov ? { coveredPixels: cov.covered, contributingPixels: cov.contributing } : {}),
       });
-      console.log(`  ${name}/${draw} ${label}: done`);
+      console.log(`  ${name}/${draw} ${label}: done; GPU buffers ${mib(memory.live)} live, peak ${mib(memory.peak)}`);
+      memory.resetPeak();
     }
   }
   const err = await device.popErrorScope();
