@@ -94,3 +94,10 @@ export function drawShapesFromArg(list: string, cut: boolean): DrawShape[] {
     throw new Error(`--geometry: ${err instanceof Error ? err.message : String(err)}`);
   }
 }
+
+/** `--budget N`: a splat budget, a whole number >= 1 (1,000,000 and 1e6 read too). */
+export function budgetArg(value: string): number {
+  const n = Number(value.replace(/[,_]/g, ''));
+  if (!(Number.isInteger(n) && n >= 1)) throw new Error(`--budget ${value}: expected a whole number of splats >= 1`);
+  return n;
+}
