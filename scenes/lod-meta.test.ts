@@ -31,7 +31,7 @@ function manifest(): Record<string, any> {
   };
 }
 
-function refused(m: unknown, cls: typeof SceneLoadError = LodFormatError): SceneLoadError {
+function refused(m: unknown, cls: new (...a: never[]) => SceneLoadError = LodFormatError): SceneLoadError {
   let err: unknown = null;
   try {
     parseLodMeta(enc(m), 'lod-meta.json');
