@@ -71,6 +71,12 @@ export class LodScene {
    */
   update(view: LodView, force = false): GpuScene | null {
     const now = performance.now();
+    const drawable = this.advance(view);
+    return this.assembleIfChanged(drawable, force || now - this.lastAssemble >= (this.options.minAssembleMs ?? 0), now);
+  }
+
+  /** Selection, streaming and a slice of upload for `view`: the levels that can be drawn now. */
+  private advance(view: LodView): Int8Array {
     const sel = selectLods(this.leafCounts, view, this.budget);
     this.last = sel;
     this.streamer.update(sel);
@@ -85,8 +91,12 @@ export class LodScene {
     s.failed = this.streamer.failed.size;
     s.waiting = 0;
     for (let i = 0; i < drawable.length; i++) if (drawable[i] !== sel.levels[i]) s.waiting++;
+    return drawable;
+  }
+
+  private assembleIfChanged(drawable: Int8Array, due: boolean, now: number): GpuScene | null {
     const key = drawable.join(',');
-    if (key === this.drawnKey || (!force && now - this.lastAssemble < (this.options.minAssembleMs ?? 0))) return null;
+    if (key === this.drawnKey || !due) return null;
     const ranges: PoolRange[] = [];
     let drawn = 0;
     drawable.forEach((l, i) => {
@@ -99,7 +109,7 @@ export class LodScene {
     ranges.sort((a, b) => a.file - b.file || a.offset - b.offset);
     this.drawnKey = key;
     this.lastAssemble = now;
-    s.drawn = drawn;
+    this.stats.drawn = drawn;
     return this.pool.assemble(ranges, this.meta.name, this.options.shBindingBytes);
   }
 
@@ -111,18 +121,13 @@ export class LodScene {
   /**
    * Updates for `view` until the choice is wholly drawn or nothing more can
    * arrive (Node programs and tests: they wait; the page never does).
-   * @returns the last scene assembled (the caller owns it), or null when none was
+   * @returns the scene of it (the caller owns it), or null when nothing can be drawn or it is the one assembled last
    */
   async settle(view: LodView, pause: () => Promise<void>): Promise<GpuScene | null> {
-    let scene: GpuScene | null = null;
     for (;;) {
-      const next = this.update(view, true);
-      if (next) {
-        scene?.destroy();
-        scene = next;
-      }
-      // Nothing loading or uploading: what could arrive for this view has, and is in the last scene.
-      if (this.streamer.loading === 0 && !this.pool.uploading) return scene;
+      const drawable = this.advance(view);
+      // Nothing loading or uploading: what could arrive for this view has; one scene of it.
+      if (this.streamer.loading === 0 && !this.pool.uploading) return this.assembleIfChanged(drawable, true, performance.now());
       await pause();
     }
   }
