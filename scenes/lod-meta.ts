@@ -17,10 +17,10 @@
  * per-node `errors` (lodErrors: true) are not read: the selector derives its
  * error from bounds and counts. The optional environment SOG is always drawn.
  */
-import { LodFormatError, ReadFailedError, SceneLoadError, UnsupportedError } from './errors';
+import { LodFormatError, ReadFailedError, SceneLoadError, UnsupportedError, type SceneLoadErrorDetails } from './errors';
 import type { LoadOptions } from './load-options';
 import { loadSogFiles } from './sog';
-import type { Bounds, SplatCloud } from './splat-cloud';
+import { computeBounds, shCoeffCount, type Bounds, type ShDegree, type SplatCloud } from './splat-cloud';
 
 /** Most LOD levels a manifest may declare. */
 export const MAX_LOD_LEVELS = 32;
@@ -178,20 +178,85 @@ export type LodFileGetter = (path: string) => Promise<Uint8Array>;
 export async function loadLodFile(meta: LodMeta, file: number, getFile: LodFileGetter, options?: LoadOptions): Promise<SplatCloud> {
   const path = file === -1 ? meta.environment! : meta.filenames[file]!;
   const dir = path.slice(0, path.lastIndexOf('/') + 1);
-  const label = `${meta.name}: ${path}`;
-  let bytes: Uint8Array;
+  let cloud: SplatCloud;
   try {
-    bytes = await getFile(path);
+    let bytes: Uint8Array;
+    try {
+      bytes = await getFile(path);
+    } catch (e) {
+      if (e instanceof SceneLoadError) throw e;
+      throw new ReadFailedError(path, `reading it failed: ${e instanceof Error ? e.message : String(e)}`, { element: path, cause: e });
+    }
+    cloud = await loadSogFiles(bytes, (n) => getFile(dir + n), path, options);
   } catch (e) {
-    if (e instanceof SceneLoadError) throw e;
-    throw new ReadFailedError(label, `reading it failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    throw e instanceof SceneLoadError ? inChunk(e, meta.name, path) : e;
   }
-  const cloud = await loadSogFiles(bytes, (n) => getFile(dir + n), label, options);
   if (file === -1) return cloud;
   const need = meta.files[file]!.splats;
   const dropped = cloud.sanitized?.dropped ?? 0;
   if (dropped > 0 || cloud.count < need) {
-    throw new LodFormatError(label, `holds ${cloud.count} drawable splats (${dropped} dropped) where the manifest's ranges need ${need} in order`, { element: path, property: 'count' });
+    throw new LodFormatError(meta.name, `chunk '${path}' holds ${cloud.count} drawable splats (${dropped} dropped) where the manifest's ranges need ${need} in order`, { element: path, property: 'count' });
   }
   return cloud;
+}
+
+/** The same error (class and code) as the manifest's, its detail prefixed with the chunk file it is about. */
+function inChunk(e: SceneLoadError, manifest: string, path: string): SceneLoadError {
+  const detail = e.message.startsWith(`${e.file}: ${e.code}: `) ? e.message.slice(`${e.file}: ${e.code}: `.length) : e.message;
+  const Cls = e.constructor as new (file: string, detail: string, details: SceneLoadErrorDetails) => SceneLoadError;
+  const details: SceneLoadErrorDetails = { element: e.element ?? path, cause: e };
+  if (e.property !== undefined) details.property = e.property;
+  if (e.byteOffset !== undefined) details.byteOffset = e.byteOffset;
+  const out = new Cls(manifest, `chunk '${path}': ${detail}`, details);
+  // A class whose constructor takes the code (SceneLoadError itself) would have shifted the arguments.
+  return out.code === e.code ? out : new SceneLoadError(manifest, e.code, `chunk '${path}': ${detail}`, details);
+}
+
+/**
+ * The whole finest level of a streamed LOD scene as one cloud (its leaves'
+ * level-0 ranges in tree order): what opening a lod-meta.json without a
+ * budget shows. The SH degree is the highest of the files (others padded with zeros).
+ *
+ * @throws what parseLodMeta and loadLodFile throw
+ */
+export async function loadLodFinest(bytes: Uint8Array, getFile: LodFileGetter, name: string, options?: LoadOptions): Promise<SplatCloud> {
+  const meta = parseLodMeta(bytes, name);
+  const finest = meta.leaves.map((l) => l.lods.find((r) => r !== null)!);
+  const files = new Map<number, SplatCloud>();
+  for (const r of finest) if (!files.has(r.file)) files.set(r.file, await loadLodFile(meta, r.file, getFile, options));
+  const degree = Math.max(...[...files.values()].map((c) => c.shDegree)) as ShDegree;
+  const K3 = shCoeffCount(degree) * 3;
+  const n = finest.reduce((a, r) => a + r.count, 0);
+  const out: SplatCloud = {
+    count: n,
+    shDegree: degree,
+    positions: new Float32Array(n * 3),
+    scales: new Float32Array(n * 3),
+    rotations: new Float32Array(n * 4),
+    opacities: new Float32Array(n),
+    sh: new Float32Array(n * K3),
+    bounds: { min: [0, 0, 0], max: [0, 0, 0] },
+    source: { name, format: 'lod' },
+    sanitized: { dropped: 0, clamped: 0, reasons: {} },
+  };
+  let at = 0;
+  for (const r of finest) {
+    const c = files.get(r.file)!;
+    const from = r.offset, to = r.offset + r.count;
+    out.positions.set(c.positions.subarray(from * 3, to * 3), at * 3);
+    out.scales.set(c.scales.subarray(from * 3, to * 3), at * 3);
+    out.rotations.set(c.rotations.subarray(from * 4, to * 4), at * 4);
+    out.opacities.set(c.opacities.subarray(from, to), at);
+    const k3 = shCoeffCount(c.shDegree) * 3;
+    for (let i = 0; i < r.count; i++) out.sh.set(c.sh.subarray((from + i) * k3, (from + i + 1) * k3), (at + i) * K3);
+    at += r.count;
+  }
+  for (const c of files.values()) {
+    const s = c.sanitized;
+    if (!s) continue;
+    out.sanitized!.clamped += s.clamped;
+    for (const [k, v] of Object.entries(s.reasons)) out.sanitized!.reasons[k] = (out.sanitized!.reasons[k] ?? 0) + v;
+  }
+  out.bounds = computeBounds(out.positions);
+  return out;
 }
