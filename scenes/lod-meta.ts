@@ -191,13 +191,22 @@ export async function loadLodFile(meta: LodMeta, file: number, getFile: LodFileG
   } catch (e) {
     throw e instanceof SceneLoadError ? inChunk(e, meta.name, path) : e;
   }
-  if (file === -1) return cloud;
+  if (file !== -1) checkLodChunk(meta, file, cloud);
+  return cloud;
+}
+
+/**
+ * Refuses a loaded chunk file whose splats do not line up with the manifest's
+ * ranges: fewer than they need, or some dropped by the loader (the offsets after them would shift).
+ * @throws LodFormatError
+ */
+export function checkLodChunk(meta: LodMeta, file: number, cloud: SplatCloud): void {
+  const path = meta.filenames[file]!;
   const need = meta.files[file]!.splats;
   const dropped = cloud.sanitized?.dropped ?? 0;
   if (dropped > 0 || cloud.count < need) {
     throw new LodFormatError(meta.name, `chunk '${path}' holds ${cloud.count} drawable splats (${dropped} dropped) where the manifest's ranges need ${need} in order`, { element: path, property: 'count' });
   }
-  return cloud;
 }
 
 /** The same error (class and code) as the manifest's, its detail prefixed with the chunk file it is about. */
