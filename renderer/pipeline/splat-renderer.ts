@@ -210,6 +210,11 @@ export class SplatRenderer {
     this.adoptScene(new Prepared(scene, keys, values, target, this.drawStateFor(scene, target)));
   }
 
+  /** The most bytes one SH binding holds under this renderer's limits (GpuScene's shBindingBytes). */
+  get shBindingBytes(): number {
+    return bindingLimit(this.budgetLimits).bytes;
+  }
+
   /**
    * Switches to a scene already on the GPU (a streamed LOD scene's drawn set,
    * assembled by GPU copies: renderer/lod/chunk-pool.ts), owned here from now
@@ -219,9 +224,18 @@ export class SplatRenderer {
    *   buffer of the scene would exceed a binding limit
    */
   setGpuScene(scene: GpuScene): void {
+    this.adoptScene(this.prepareGpuScene(scene));
+  }
+
+  /**
+   * A scene already on the GPU set up for {@link adoptScene} (its sort buffers and
+   * the active draw's state), owned by the result from now on.
+   * @throws GpuBudgetError, taking nothing, as setGpuScene
+   */
+  prepareGpuScene(scene: GpuScene): PreparedScene {
     assertSceneFits(scene.cloud.source.name, scene.count, scene.cloud.shDegree, this.drawName, this.budgetLimits);
     const { keys, values, target } = this.sortTargetFor(scene);
-    this.adoptScene(new Prepared(scene, keys, values, target, this.drawStateFor(scene, target)));
+    return new Prepared(scene, keys, values, target, this.drawStateFor(scene, target));
   }
 
   /**
