@@ -97,6 +97,8 @@ export class LodStreamView {
       budget: options.budget,
       shBindingBytes: options.shBindingBytes,
       memoryBytes: options.memoryBytes ?? 2 ** 30,
+      // Two workers at once: each decodes its WebP textures on its own thread.
+      maxInFlight: 2,
       minAssembleMs: 250,
       ...(options.onError ? { onError: options.onError } : {}),
     });
