@@ -72,7 +72,9 @@ export class LodScene {
   update(view: LodView, force = false): GpuScene | null {
     const now = performance.now();
     const drawable = this.advance(view);
-    return this.assembleIfChanged(drawable, force || now - this.lastAssemble >= (this.options.minAssembleMs ?? 0), now);
+    // A lowered budget is kept at once, not after the least interval.
+    const due = force || this.stats.drawn > this.budget || now - this.lastAssemble >= (this.options.minAssembleMs ?? 0);
+    return this.assembleIfChanged(drawable, due, now);
   }
 
   /** Selection, streaming and a slice of upload for `view`: the levels that can be drawn now. */
