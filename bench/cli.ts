@@ -30,7 +30,9 @@ export async function sceneFromArg(arg: string, options: { maxShDegree?: ShDegre
   } catch (err) {
     throw new Error(`${arg}: cannot read: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
   }
-  return loadSceneStream(path.basename(arg), fs.createReadStream(arg, { highWaterMark: 1 << 20 }), { totalBytes: size, ...options });
+  // The files a meta.json, .gltf or lod-meta.json names are read from beside it.
+  const getFile = async (name: string): Promise<Uint8Array> => fs.promises.readFile(path.join(path.dirname(arg), name));
+  return loadSceneStream(path.basename(arg), fs.createReadStream(arg, { highWaterMark: 1 << 20 }), { totalBytes: size, getFile, ...options });
 }
 
 /** `--sh N`: the SH degree to load with (0..3), or undefined when not given. */

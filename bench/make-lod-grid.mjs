@@ -11,7 +11,7 @@
  *
  * Needs only node and the @playcanvas/splat-transform package
  * (node_modules/.bin/splat-transform, or --cli PATH); no network. Writes
- * OUT/l1.ply and OUT/l2.ply (the decimated source) and OUT/lod/lod-meta.json
+ * OUT/l0.ply (the source as a plain PLY), OUT/l1.ply and OUT/l2.ply (decimated) and OUT/lod/lod-meta.json
  * with its files; then: npm run bench:frame -- --scene OUT/lod/lod-meta.json --budget 2000000
  */
 import { execFileSync } from 'node:child_process';
@@ -64,13 +64,15 @@ const run = (args) => {
   execFileSync(values.cli, args, { stdio: 'inherit', cwd: out });
   console.log(`  (${((Date.now() - t0) / 1000).toFixed(0)} s)`);
 };
-// The decimated levels of the source once; the grid copies them like level 0.
-const l1 = path.join(out, 'l1.ply'), l2 = path.join(out, 'l2.ply');
-run(['-w', source, '-d', '25%', l1]);
-run(['-w', source, '-d', '6%', l2]);
+// The source as a plain PLY (splat-transform merges only inputs of one coordinate space:
+// a compressed PLY beside plain ones is refused) and its decimated levels, once; the grid copies them.
+const l0 = path.join(out, 'l0.ply'), l1 = path.join(out, 'l1.ply'), l2 = path.join(out, 'l2.ply');
+run(['-w', source, l0]);
+run(['-w', l0, '-d', '25%', l1]);
+run(['-w', l0, '-d', '6%', l2]);
 
 const args = ['-w'];
-for (const [file, level] of [[source, 0], [l1, 1], [l2, 2]]) {
+for (const [file, level] of [[l0, 0], [l1, 1], [l2, 2]]) {
   for (let k = 0; k < copies; k++) {
     const x = (k % side) * spacing - extent / 2;
     const z = Math.floor(k / side) * spacing - ((rows - 1) * spacing) / 2;
