@@ -11,7 +11,8 @@
  *
  * Needs only node and the @playcanvas/splat-transform package
  * (node_modules/.bin/splat-transform, or --cli PATH); no network. Writes
- * OUT/l0.ply (the source as a plain PLY), OUT/l1.ply and OUT/l2.ply (decimated) and OUT/lod/lod-meta.json
+ * OUT/l0.ply (the source as a plain PLY), OUT/l1.ply and OUT/l2.ply (decimated), OUT/grid0..2.ply
+ * (each level's grid: about 70 bytes a splat at SH 0, 250 at SH 3; delete them after) and OUT/lod/lod-meta.json
  * with its files; then: npm run bench:frame -- --scene OUT/lod/lod-meta.json --budget 2000000
  */
 import { execFileSync } from 'node:child_process';
@@ -71,14 +72,18 @@ run(['-w', source, l0]);
 run(['-w', l0, '-d', '25%', l1]);
 run(['-w', l0, '-d', '6%', l2]);
 
-const args = ['-w'];
-for (const [file, level] of [[l0, 0], [l1, 1], [l2, 2]]) {
+// Each level's grid merged into one PLY (the LOD writer refuses inputs whose pending
+// transforms differ, so the copies' translations are baked here), then the LOD output.
+const grids = [l0, l1, l2].map((file, level) => {
+  const grid = path.join(out, `grid${level}.ply`);
+  const args = ['-w'];
   for (let k = 0; k < copies; k++) {
     const x = (k % side) * spacing - extent / 2;
     const z = Math.floor(k / side) * spacing - ((rows - 1) * spacing) / 2;
-    args.push(file, '-s', String(scale), '-t', `${x.toFixed(3)},0,${z.toFixed(3)}`, '-l', String(level));
+    args.push(file, '-s', String(scale), '-t', `${x.toFixed(3)},0,${z.toFixed(3)}`);
   }
-}
-args.push(...positionals, path.join(out, 'lod', 'lod-meta.json'));
-run(args);
+  run([...args, grid]);
+  return grid;
+});
+run(['-w', grids[0], '-l', '0', grids[1], '-l', '1', grids[2], '-l', '2', ...positionals, path.join(out, 'lod', 'lod-meta.json')]);
 console.log(`wrote ${path.join(out, 'lod', 'lod-meta.json')}\nnext: npm run bench:frame -- --scene ${path.join(out, 'lod', 'lod-meta.json')} --budget 2000000`);
