@@ -16,7 +16,9 @@ import { SplatRenderer } from '../../renderer/pipeline/splat-renderer';
 import { parseLodMeta } from '../../scenes/lod-meta';
 import { loadScene } from '../../scenes/load';
 import type { Bounds, SplatCloud } from '../../scenes/splat-cloud';
-import { settledLodScene } from '../../bench/lod-node';
+import { openLodMeta, settledLodScene } from '../../bench/lod-node';
+import { LodScene } from '../../renderer/lod/lod-scene';
+import { lodViewOf } from '../../renderer/lod/select';
 import { psnr } from '../reference/raster';
 import { useGpu, withValidation } from '../support/gpu';
 import { haveSplatTransform, makeLodFixture, type LodFixture } from '../support/lod-fixture';
@@ -130,6 +132,35 @@ describe.skipIf(!have)('streamed LOD (lod-meta.json from splat-transform)', () =
         expect(psnr(rgbOf(lod.rgba), rgbOf(ref))).toBeGreaterThan(20);
       }
     }
+  });
+
+  it('frame by frame as the page does (never waiting), along a path with the budget changing: every scene within its budget', async () => {
+    const { device } = ctx.gpu;
+    const [c0, , c2] = fx.info.lodCounts as [number, number, number];
+    const { meta, load } = openLodMeta(fx.meta);
+    const lod = new LodScene(device, meta, load, { budget: c0, shBindingBytes: bindingLimit(device.limits).bytes, maxInFlight: 2 });
+    const b = full.bounds;
+    const budgets = [c0, Math.round(c0 / 3), c2, Math.round(c0 / 2)];
+    let scenes = 0, largest = 0;
+    await withValidation(device, async () => {
+      for (let i = 0; i < 240; i++) {
+        lod.budget = budgets[Math.floor(i / 60)]!;
+        const t = i / 240;
+        const eye: [number, number, number] = [b.min[0] + (b.max[0] - b.min[0]) * t, (b.min[1] + b.max[1]) / 2, b.min[2] - 1];
+        const next = lod.update(lodViewOf(frameCamera({ eye, target: [eye[0], eye[1], b.max[2]], up: [0, -1, 0], fovyDeg: 60 }, W, H, full.bounds)));
+        if (next) {
+          expect(next.count).toBeLessThanOrEqual(lod.budget);
+          largest = Math.max(largest, next.count);
+          scenes++;
+          next.destroy();
+        }
+        await new Promise((r) => setImmediate(r));
+      }
+    });
+    console.log(`lod: 240 frames, ${scenes} scenes assembled (largest ${largest}), ${lod.streamer.cancelled} loads cancelled`);
+    expect(scenes).toBeGreaterThan(1);
+    expect(largest).toBeGreaterThan(c2);
+    lod.destroy();
   });
 
   it('under a GPU-memory budget, evicts and still draws within the splat budget', async () => {
