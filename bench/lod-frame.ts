@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import { formatCameraArg, upVector, type CameraPose } from '../renderer/camera/camera';
 import { frameCamera } from '../renderer/camera/frame-camera';
 import { createNodeGpu } from '../renderer/gpu/node-gpu';
-import { bindingLimit, formatBytes } from '../renderer/pipeline/gpu-budget';
+import { bindingLimit, formatBytes, shWordsPerSplat } from '../renderer/pipeline/gpu-budget';
 import { TIMESTAMPS_PER_FRAME } from '../renderer/pipeline/frame-stages';
 import { SplatRenderer } from '../renderer/pipeline/splat-renderer';
 import { benchmarkPath } from '../renderer/profile/benchmark-path';
@@ -119,7 +119,8 @@ export async function lodFrameBench(o: LodBenchOptions): Promise<void> {
   console.log(`GPU frame ms (median / p95):   ${fmt('gpuMs')}`);
   console.log(`LOD host ms (median / p95):    ${fmt('lodMs')}  (select, stream, upload slice, assemble; ${rows.filter((r) => r.assembled).length} of ${rows.length} frames assembled a new set)`);
   console.log(`drawn splats (median / max):   ${n(stat('drawn').median)} / ${n(maxDrawn)} of budget ${n(budget)}`);
-  console.log(`resident splats (median / max): ${n(stat('resident').median)} / ${n(Math.max(...rows.map((r) => r.resident)))}; resident GPU bytes max ${formatBytes(Math.max(...rows.map((r) => r.bytes)))} (+ the drawn set and its sort buffers)`);
+  const drawnBytes = maxDrawn * (48 + 4 * shWordsPerSplat(lod.pool.shDegree ?? 0));
+  console.log(`resident splats (median / max): ${n(stat('resident').median)} / ${n(Math.max(...rows.map((r) => r.resident)))}; GPU bytes max: ${formatBytes(Math.max(...rows.map((r) => r.bytes)))} resident chunks + ${formatBytes(drawnBytes)} the drawn set (+ the sort's and draw's buffers)`);
   console.log(`chunks in flight (max): ${Math.max(...rows.map((r) => r.inFlight))}; loads cancelled ${lod.streamer.cancelled}; failed ${lod.streamer.failed.size}`);
   if (o.json) {
     fs.writeFileSync(o.json, JSON.stringify({ scene: o.file, budget, adapter: gpu.description, width: o.width, height: o.height, strategy: o.strategy, draw: o.draw, maxDrawn, frames: rows }, null, 1));
