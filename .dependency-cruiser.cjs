@@ -34,7 +34,7 @@ module.exports = {
       name: 'viewer-is-the-top-of-the-renderer',
       comment: 'renderer/viewer (the DOM application) uses the rest of renderer/; nothing below imports it.',
       severity: 'error',
-      from: { path: '^(renderer/(gpu|pipeline|camera|profile)|sort|scenes|shaders|bench)/' },
+      from: { path: '^(renderer/(gpu|pipeline|camera|profile|lod)|sort|scenes|shaders|bench)/' },
       to: { path: '^renderer/viewer/' },
     },
     {

@@ -30,7 +30,9 @@ export async function sceneFromArg(arg: string, options: { maxShDegree?: ShDegre
   } catch (err) {
     throw new Error(`${arg}: cannot read: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
   }
-  return loadSceneStream(path.basename(arg), fs.createReadStream(arg, { highWaterMark: 1 << 20 }), { totalBytes: size, ...options });
+  // The files a meta.json, .gltf or lod-meta.json names are read from beside it.
+  const getFile = async (name: string): Promise<Uint8Array> => fs.promises.readFile(path.join(path.dirname(arg), name));
+  return loadSceneStream(path.basename(arg), fs.createReadStream(arg, { highWaterMark: 1 << 20 }), { totalBytes: size, getFile, ...options });
 }
 
 /** `--sh N`: the SH degree to load with (0..3), or undefined when not given. */
@@ -93,4 +95,11 @@ export function drawShapesFromArg(list: string, cut: boolean): DrawShape[] {
   } catch (err) {
     throw new Error(`--geometry: ${err instanceof Error ? err.message : String(err)}`);
   }
+}
+
+/** `--budget N`: a splat budget, a whole number >= 1 (1,000,000 and 1e6 read too). */
+export function budgetArg(value: string): number {
+  const n = Number(value.replace(/[,_]/g, ''));
+  if (!(Number.isInteger(n) && n >= 1)) throw new Error(`--budget ${value}: expected a whole number of splats >= 1`);
+  return n;
 }

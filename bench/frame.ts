@@ -10,6 +10,7 @@
  *                          [--min-contribution 0,1,3] [--aa] [--no-coverage] [--no-cull] [--sh N] [--json PATH]
  *                          [--timing stages|total]
  *                          [--max-pairs N]
+ *   npm run bench:frame -- --scene DIR/lod-meta.json [--budget N] [--memory MB] [--strategies radix4] [--draw quads] ...
  *
  * Without --camera the frames follow the fixed orbit path (benchmarkPath); with it
  * every frame is drawn from that one pose (the camera is named in the table and the
@@ -51,6 +52,9 @@
  * --max-pairs N: the tiles draw's pair buffers hold at most N pairs (TileRasterizerOptions.
  * maxPairs): a view that needs more is drawn by the draw's fallback (depth-sorted quads)
  * every frame, as at a device's cap; this times that path.
+ * A streamed LOD scene (lod-meta.json) runs bench/lod-frame.ts instead: each frame
+ * streams and draws within --budget N splats (default: the finest level's count) and
+ * --memory MB of resident chunks (default 4096), the first strategy and draw listed.
  */
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -68,7 +72,9 @@ import { drawByName, ownStages } from '../renderer/pipeline/draw-strategies';
 import { createNodeGpu, readBuffer } from '../renderer/gpu/node-gpu';
 import { meterGpuMemory, mib } from './gpu-memory';
 import { DEFAULT_GEOMETRY, formatDrawShape, type DrawShape } from '../renderer/pipeline/draw-pass';
-import { cameraFromArg, drawShapesFromArg, nonNegativeList, parseSize, runCli, sceneFromArg, shArg } from './cli';
+import { isLodMetaFile } from './lod-node';
+import { lodFrameBench } from './lod-frame';
+import { budgetArg, cameraFromArg, drawShapesFromArg, nonNegativeList, parseSize, runCli, sceneFromArg, shArg } from './cli';
 
 const median = (v: number[]) => summarize(v)?.median ?? NaN;
 
@@ -94,6 +100,8 @@ runCli(async () => {
       'no-cull': { type: 'boolean', default: false },
       sh: { type: 'string' },
       json: { type: 'string' },
+      budget: { type: 'string' },
+      memory: { type: 'string', default: '4096' },
     },
   });
   if (!values.scene) throw new Error('usage: npm run bench:frame -- --scene FILE|synthetic:N [--size WxH] [--frames N] [--strategies ...] [--json PATH]');
@@ -113,6 +121,25 @@ runCli(async () => {
   const minContributions = nonNegativeList('--min-contribution', values['min-contribution']!);
   if (values['no-coverage']) values.coverage = false;
   const maxShDegree = shArg(values.sh);
+  if (isLodMetaFile(values.scene)) {
+    const memory = Number(values.memory);
+    if (!(memory > 0)) throw new Error(`--memory ${values.memory}: expected megabytes > 0`);
+    await lodFrameBench({
+      file: values.scene,
+      budget: values.budget === undefined ? undefined : budgetArg(values.budget),
+      memoryBytes: memory * 2 ** 20,
+      width,
+      height,
+      frames,
+      warmup,
+      strategy: values.strategies === 'all' ? 'radix4' : values.strategies!.split(',')[0]!,
+      draw: draws[0]!,
+      pose: fixedPose,
+      json: values.json,
+    });
+    return;
+  }
+  if (values.budget !== undefined) throw new Error(`--budget: ${values.scene} is not a lod-meta.json (a streamed LOD scene)`);
   const cloud = await sceneFromArg(values.scene, maxShDegree === undefined ? {} : { maxShDegree });
   const gpu = await createNodeGpu({ timestamps: true });
   const { device } = gpu;

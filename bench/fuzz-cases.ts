@@ -35,6 +35,7 @@ export type Outcome = 'consistent' | 'typed' | 'garbage' | 'untyped' | 'hang';
 export const FAMILIES = [
   'truncation', 'bitflip-header', 'bitflip-body', 'special-floats', 'lying-count', 'property-edit', 'type-swap',
   'benign-edit', 'format-swap', 'extra-element', 'giant-header', 'random-bytes', 'container', 'spz-header', 'chunking', 'sog-glb',
+  'lod-meta',
 ] as const;
 export type Family = (typeof FAMILIES)[number];
 
@@ -66,7 +67,9 @@ export function familyOf(seed: number, index: number): Family {
 export interface BaseFile {
   name: string;
   bytes: Uint8Array;
-  kind: 'ply' | 'splat' | 'spz' | 'sog' | 'glb';
+  kind: 'ply' | 'splat' | 'spz' | 'sog' | 'glb' | 'lod';
+  /** The files a lod-meta.json names, by their path relative to it. */
+  files?: Record<string, Uint8Array>;
 }
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
@@ -156,9 +159,20 @@ function splatTransformSeeds(sharedDir: string | null): BaseFile[] {
   try {
     execFileSync(cli, ['-q', '-w', '-g', 'cpu', src, 'seed.sog'], { cwd: dir, stdio: 'pipe' });
     execFileSync(cli, ['-q', '-w', '-g', 'cpu', src, 'seed.glb'], { cwd: dir, stdio: 'pipe' });
+    // A streamed LOD scene: levels 0 (the tile), 1 and 2 (decimated), 64-splat leaves.
+    execFileSync(cli, ['-q', '-w', src, '-d', '40%', 'l1.ply'], { cwd: dir, stdio: 'pipe' });
+    execFileSync(cli, ['-q', '-w', src, '-d', '10%', 'l2.ply'], { cwd: dir, stdio: 'pipe' });
+    execFileSync(cli, ['-q', '-w', '-g', 'cpu', '-i', '1', src, '-l', '0', 'l1.ply', '-l', '1', 'l2.ply', '-l', '2', '--lod-chunk-count', '1', '--lod-chunk-extent', '1', '--lod-chunk-min', '1', 'lod/lod-meta.json'], { cwd: dir, stdio: 'pipe' });
+    const files: Record<string, Uint8Array> = {};
+    const lodDir = path.join(dir, 'lod');
+    for (const f of fs.readdirSync(lodDir, { recursive: true }) as string[]) {
+      const full = path.join(lodDir, f);
+      if (fs.statSync(full).isFile() && f !== 'lod-meta.json') files[f.split(path.sep).join('/')] = new Uint8Array(fs.readFileSync(full));
+    }
     return [
       { name: 'st-sh3.sog', bytes: new Uint8Array(fs.readFileSync(path.join(dir, 'seed.sog'))), kind: 'sog' },
       { name: 'st-sh3.glb', bytes: new Uint8Array(fs.readFileSync(path.join(dir, 'seed.glb'))), kind: 'glb' },
+      { name: 'st-lod-meta.json', bytes: new Uint8Array(fs.readFileSync(path.join(lodDir, 'lod-meta.json'))), kind: 'lod', files },
     ];
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
@@ -218,6 +232,8 @@ export interface FuzzCase {
   sameAs?: Uint8Array;
   /** Chunk sizes for the stream loader. */
   chunks: number[];
+  /** Files beside it (a lod-meta.json's SOG files), fetched by the loader by relative path. */
+  files?: Record<string, Uint8Array>;
 }
 
 const SPECIAL = [NaN, Infinity, -Infinity, 3.4e38, -3.4e38, 1e30, 89, 100, -0, 1e-45, 5e15];
@@ -229,7 +245,11 @@ export function makeCase(seed: number, index: number, corpus: BaseFile[]): FuzzC
   const plys = corpus.filter((c) => c.kind === 'ply');
   let base = rng.pick(corpus);
   const chunks = [1 + rng.int(rng.next() < 0.5 ? 64 : 200_000), 1 + rng.int(5000)];
-  const c = (what: string, bytes: Uint8Array, sameAs?: Uint8Array): FuzzCase => ({ index, family, base: base.name, what, bytes, chunks, ...(sameAs ? { sameAs } : {}) });
+  let files: Record<string, Uint8Array> | undefined;
+  const c = (what: string, bytes: Uint8Array, sameAs?: Uint8Array): FuzzCase => {
+    files ??= base.files;
+    return { index, family, base: base.name, what, bytes, chunks, ...(sameAs ? { sameAs } : {}), ...(files ? { files } : {}) };
+  };
   const b = base.bytes;
   switch (family) {
     case 'truncation': {
@@ -400,6 +420,41 @@ export function makeCase(seed: number, index: number, corpus: BaseFile[]): FuzzC
     }
     case 'chunking':
       return c(`stream chunks ${chunks.join('/')}`, b, b);
+    case 'lod-meta': {
+      // A streamed LOD manifest edited, or one of its SOG files broken or missing.
+      const seed = corpus.find((x) => x.kind === 'lod');
+      if (!seed) return c('no splat-transform LOD seed', b);
+      base = seed;
+      const names = Object.keys(seed.files!);
+      const op = rng.int(4);
+      if (op === 0) {
+        const meta = JSON.parse(new TextDecoder().decode(seed.bytes));
+        const what = editJson(meta, rng);
+        return c(`lod-meta.json ${what}`, enc(JSON.stringify(meta)));
+      }
+      const target = rng.pick(names);
+      const bytes = seed.files![target]!.slice();
+      if (op === 1) {
+        const n = 1 + rng.int(6);
+        for (let k = 0; k < n; k++) bytes[rng.int(bytes.length)]! ^= 1 << rng.int(8);
+        files = { ...seed.files!, [target]: bytes };
+        return c(`${n} bit flips in ${target}`, seed.bytes);
+      }
+      if (op === 2) {
+        if (target.endsWith('meta.json')) {
+          const meta = JSON.parse(new TextDecoder().decode(bytes));
+          const what = editJson(meta, rng);
+          files = { ...seed.files!, [target]: enc(JSON.stringify(meta)) };
+          return c(`${target} ${what}`, seed.bytes);
+        }
+        files = { ...seed.files!, [target]: bytes.subarray(0, rng.int(bytes.length)) };
+        return c(`${target} cut`, seed.bytes);
+      }
+      const other = rng.pick(names);
+      files = { ...seed.files!, [target]: seed.files![other]! };
+      if (rng.next() < 0.4) delete files[target];
+      return c(`${target} replaced by ${other} or removed`, seed.bytes);
+    }
     case 'sog-glb': {
       // Structured edits that keep the container valid, so they reach the readers' checks.
       const seeds = corpus.filter((x) => x.kind === 'sog' || x.kind === 'glb');
@@ -475,7 +530,7 @@ async function classify(k: FuzzCase): Promise<CaseResult> {
   const r = (outcome: Outcome, detail: string): CaseResult => ({ index: k.index, family: k.family, outcome, base: k.base, what: k.what, detail });
   let cloud: SplatCloud;
   try {
-    cloud = await loadScene(k.bytes, name);
+    cloud = await loadScene(k.bytes, name, undefined, getterOf(k));
   } catch (e) {
     if (!(e instanceof SceneLoadError)) return r('untyped', e instanceof Error ? `${e.name}: ${e.message}` : String(e));
     if (!e.message.startsWith(`${name}: ${e.code}: `) || /[\r\n]/.test(e.message)) return r('untyped', `badly formed message: ${e.message}`);
@@ -483,7 +538,7 @@ async function classify(k: FuzzCase): Promise<CaseResult> {
     if (!(s instanceof SceneLoadError)) return r('garbage', `whole file: ${e.code}, stream: ${s instanceof Error ? s.message : 'a cloud'}`);
     if (s.code !== e.code) return r('garbage', `whole file: ${e.message} / stream: ${s.message}`);
     if (k.sameAs) {
-      const expected = await wholeResult(k.sameAs, name);
+      const expected = await wholeResult(k.sameAs, name, k.files);
       if (!(expected instanceof SceneLoadError) || expected.code !== e.code) return r('garbage', `an edit that keeps the content changed the result: ${e.message}`);
     }
     return r('typed', e.message);
@@ -495,7 +550,7 @@ async function classify(k: FuzzCase): Promise<CaseResult> {
   const diff = compareClouds(cloud, s);
   if (diff !== null) return r('garbage', `stream differs: ${diff}`);
   if (k.sameAs) {
-    const expected = await wholeResult(k.sameAs, name);
+    const expected = await wholeResult(k.sameAs, name, k.files);
     if (expected instanceof Error) return r('garbage', `an edit made a bad file load: ${expected.message}`);
     const d = compareClouds(cloud, expected, true);
     if (d !== null) return r('garbage', `an edit that keeps the content changed the cloud: ${d}`);
@@ -503,9 +558,20 @@ async function classify(k: FuzzCase): Promise<CaseResult> {
   return r('consistent', `${cloud.source.format} ${cloud.count} splats, dropped ${cloud.sanitized?.dropped}, clamped ${cloud.sanitized?.clamped}`);
 }
 
-async function wholeResult(bytes: Uint8Array, name: string): Promise<SplatCloud | Error> {
+/** The loader's way to the case's files beside it (none: undefined, as for a lone file). */
+function getterOf(k: { files?: Record<string, Uint8Array> }): ((p: string) => Promise<Uint8Array>) | undefined {
+  const files = k.files;
+  if (!files) return undefined;
+  return async (p) => {
+    const f = Object.prototype.hasOwnProperty.call(files, p) ? files[p] : undefined;
+    if (f === undefined) throw new Error(`no file '${p}'`);
+    return f;
+  };
+}
+
+async function wholeResult(bytes: Uint8Array, name: string, files?: Record<string, Uint8Array>): Promise<SplatCloud | Error> {
   try {
-    return await loadScene(bytes, name);
+    return await loadScene(bytes, name, undefined, getterOf({ ...(files ? { files } : {}) }));
   } catch (e) {
     return e as Error;
   }
@@ -521,7 +587,8 @@ async function streamResult(k: FuzzCase, name: string): Promise<SplatCloud | Err
     }
   }
   try {
-    return await loadSceneStream(name, src(), { totalBytes: k.bytes.length });
+    const getFile = getterOf(k);
+    return await loadSceneStream(name, src(), { totalBytes: k.bytes.length, ...(getFile ? { getFile } : {}) });
   } catch (e) {
     return e as Error;
   }

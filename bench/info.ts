@@ -63,7 +63,9 @@ async function main(): Promise<void> {
   Object.assign(console, { log: toStderr, info: toStderr, debug: toStderr, warn: toStderr });
   let cloud;
   try {
-    cloud = await loadSceneStream(path.basename(file), fs.createReadStream(file, { highWaterMark: 1 << 20 }), { totalBytes: size, ...(maxShDegree === undefined ? {} : { maxShDegree }) });
+    // The files a meta.json, .gltf or lod-meta.json names are read from beside it.
+    const getFile = async (name: string): Promise<Uint8Array> => fs.promises.readFile(path.join(path.dirname(file), name));
+    cloud = await loadSceneStream(path.basename(file), fs.createReadStream(file, { highWaterMark: 1 << 20 }), { totalBytes: size, getFile, ...(maxShDegree === undefined ? {} : { maxShDegree }) });
   } finally {
     Object.assign(console, saved);
   }

@@ -3,7 +3,7 @@
  *                   [--camera "eye=X,Y,Z target=X,Y,Z up=X,Y,Z fovy=DEG"]
  *                   [--background R,G,B] [--sh N] [--splat-scale S] [--strategy NAME] [--up -y|+y|+z|-z]
  *                   [--draw quads|tiles] [--key-bits N] [--geometry tri|quad|rect|hex|oct|auto] [--cut]
- *                   [--min-contribution PX] [--aa] [--pair-capacity N]
+ *                   [--min-contribution PX] [--aa] [--pair-capacity N] [--budget N]
  *
  * --sh N loads the scene with SH degree N at most (the higher bands are dropped while
  * parsing: less memory on the CPU and the GPU) and renders at that degree. A scene
@@ -25,6 +25,9 @@
  * --pair-capacity N starts the tiles draw's pair buffers at N pairs; the first frame
  * drawn is written (a frame that needs more is drawn whole by the draw's fallback,
  * tiles/keys.wgsl), and what it needed is printed.
+ * A streamed LOD scene (--scene DIR/lod-meta.json, splat-transform's LOD output) is
+ * drawn within --budget N splats (default: its finest level's count): the levels
+ * chosen for the view are loaded from beside it, and `drawn X of budget N` printed.
  */
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -35,7 +38,9 @@ import { renderOffscreen } from '../renderer/pipeline/offscreen';
 import { SplatRenderer } from '../renderer/pipeline/splat-renderer';
 import { createNodeGpu } from '../renderer/gpu/node-gpu';
 import { DEFAULT_GEOMETRY, formatDrawShape } from '../renderer/pipeline/draw-pass';
-import { drawShapesFromArg, nonNegativeList, parseRgb, parseSize, runCli, sceneFromArg, shArg } from './cli';
+import { bindingLimit } from '../renderer/pipeline/gpu-budget';
+import { isLodMetaFile, openLodMeta, settledLodScene } from './lod-node';
+import { budgetArg, drawShapesFromArg, nonNegativeList, parseRgb, parseSize, runCli, sceneFromArg, shArg } from './cli';
 
 runCli(async () => {
   const { values } = parseArgs({
@@ -56,6 +61,7 @@ runCli(async () => {
       aa: { type: 'boolean', default: false },
       geometry: { type: 'string', default: DEFAULT_GEOMETRY },
       'pair-capacity': { type: 'string' },
+      budget: { type: 'string' },
     },
   });
   if (!values.scene || !values.out) throw new Error('usage: npm run render -- --scene FILE --out IMAGE.png [--size WxH] [--camera ...]');
@@ -63,7 +69,11 @@ runCli(async () => {
   const background = parseRgb(values.background!);
   const [shape] = drawShapesFromArg(values.geometry!, values.cut!);
   const maxShDegree = shArg(values.sh);
-  const cloud = await sceneFromArg(values.scene, maxShDegree === undefined ? {} : { maxShDegree });
+  const lodFile = isLodMetaFile(values.scene) ? values.scene : null;
+  if (values.budget !== undefined && lodFile === null) throw new Error(`--budget: ${values.scene} is not a lod-meta.json (a streamed LOD scene)`);
+  const lodMeta = lodFile === null ? null : openLodMeta(lodFile).meta;
+  const budget = values.budget === undefined ? lodMeta?.counts[0] ?? 0 : budgetArg(values.budget);
+  const cloud = lodMeta === null ? await sceneFromArg(values.scene, maxShDegree === undefined ? {} : { maxShDegree }) : null;
   const gpu = await createNodeGpu();
   console.log(`adapter: ${gpu.description}`);
   const keyBits = Number(values['key-bits']);
@@ -79,14 +89,27 @@ runCli(async () => {
   if (renderer.draw === 'tiles' && (values.cut || values.geometry !== DEFAULT_GEOMETRY)) {
     console.warn('WARNING: --cut and --geometry shape the quads draw only: the tiles draw ignores them');
   }
-  renderer.setScene(cloud);
+  const sceneBounds = cloud?.bounds ?? lodMeta!.bound;
   const pose = values.camera
     ? parseCameraArg(values.camera)
-    : fitPose(robustBounds(cloud.positions), upVector(values.up as UpAxis), 60, width / height);
+    : fitPose(cloud ? robustBounds(cloud.positions) : sceneBounds, upVector(values.up as UpAxis), 60, width / height);
+  const cam = frameCamera(pose, width, height, sceneBounds);
+  let drawnLine = '';
+  if (cloud) renderer.setScene(cloud);
+  else {
+    const { lod, scene, errors } = await settledLodScene(gpu.device, lodFile!, cam, { budget, shBindingBytes: bindingLimit(gpu.device.limits).bytes, ...(maxShDegree === undefined ? {} : { load: { maxShDegree } }) });
+    for (const e of errors) console.warn(`WARNING: ${e}`);
+    if (!scene) throw new Error(`${lodFile}: nothing to draw within budget ${budget} for this view`);
+    renderer.setGpuScene(scene);
+    const n = (x: number) => x.toLocaleString('en-US');
+    drawnLine = `drawn ${n(scene.count)} of budget ${n(budget)} (${n(lod.stats.resident)} resident in ${n(lod.pool.bytes)} GPU bytes, ${lod.meta.leaves.length} leaves, ${lod.meta.levels} levels)`;
+    lod.destroy();
+  }
+  const drawnCloud = renderer.cloud!;
   gpu.device.pushErrorScope('validation');
   const t0 = performance.now();
-  const image = await renderOffscreen(renderer, frameCamera(pose, width, height, cloud.bounds), {
-    shDegree: cloud.shDegree,
+  const image = await renderOffscreen(renderer, cam, {
+    shDegree: drawnCloud.shDegree,
     splatScale: Number(values['splat-scale']),
     cull: true,
     keyBits,
@@ -111,7 +134,8 @@ runCli(async () => {
       : `${n(tiles.last.activeTiles ?? 0)} tiles with pairs, capacity ${n(tiles.last.capacity ?? 0)}`;
     console.log(`tiles: ${n(tiles.last.needed)} (tile, depth) pairs needed, ${how}`);
   }
-  console.log(`${cloud.source.name}: ${cloud.count} splats, SH ${cloud.shDegree}, draw ${renderer.draw === 'quads' ? `quads (${formatDrawShape(shape)})` : renderer.draw}, ${values.aa ? 'anti-aliased, ' : ''}${width}x${height} in ${ms.toFixed(0)} ms (first frame, incl. pipeline creation) -> ${values.out}`);
+  if (drawnLine) console.log(drawnLine);
+  console.log(`${drawnCloud.source.name}: ${drawnCloud.count} splats, SH ${drawnCloud.shDegree}, draw ${renderer.draw === 'quads' ? `quads (${formatDrawShape(shape)})` : renderer.draw}, ${values.aa ? 'anti-aliased, ' : ''}${width}x${height} in ${ms.toFixed(0)} ms (first frame, incl. pipeline creation) -> ${values.out}`);
   renderer.destroy();
   gpu.device.destroy();
 });

@@ -33,6 +33,8 @@
  *   or has the wrong size.
  * - `bad-sog`: a SOG meta.json that is not JSON, or a field of the wrong type or range.
  * - `bad-gltf`: a glTF / GLB container, JSON, accessor or buffer view that is malformed.
+ * - `bad-lod`: a streamed-LOD `lod-meta.json` that is not JSON, has a field of the
+ *   wrong type or range, or names chunk ranges its SOG files do not hold.
  * - `too-large`: the scene needs more memory than one array can hold.
  * - `aborted`: the caller cancelled the load (AbortSignal).
  * - `read-failed`: the byte source (file stream, fetch body) failed.
@@ -59,6 +61,7 @@ export type SceneLoadErrorCode =
   | 'bad-image'
   | 'bad-sog'
   | 'bad-gltf'
+  | 'bad-lod'
   | 'too-large'
   | 'aborted'
   | 'read-failed';
@@ -275,6 +278,14 @@ export class GltfFormatError extends SceneLoadError {
   override name = 'GltfFormatError';
   constructor(file: string, detail: string, details: SceneLoadErrorDetails = {}) {
     super(file, 'bad-gltf', detail, details);
+  }
+}
+
+/** A malformed lod-meta.json (streamed LOD), or a chunk that does not match it (`property`: the JSON path). */
+export class LodFormatError extends SceneLoadError {
+  override name = 'LodFormatError';
+  constructor(file: string, detail: string, details: SceneLoadErrorDetails = {}) {
+    super(file, 'bad-lod', detail, details);
   }
 }
 

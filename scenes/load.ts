@@ -12,6 +12,9 @@
  *   JSON (its buffers as data: URIs, or files fetched with `getFile`);
  * - starts with "{" and holds "means" and "quats": an unbundled SOG's
  *   meta.json (its WebP files fetched with `getFile`);
+ * - starts with "{" and holds "lodLevels" and "filenames": a streamed LOD
+ *   manifest (lod-meta.json); loadScene reads its finest level whole, its SOG
+ *   files fetched with `getFile` (renderer/lod streams it under a budget);
  * - otherwise, a size that is a positive multiple of 32: .splat (it has no
  *   magic; 32 bytes a splat);
  * - anything else: UnknownFormatError.
@@ -23,6 +26,7 @@ import { parseGeneralPly } from './ply-general';
 import { asBytes, parsePlyHeader, type PlyHeader } from './ply-header';
 import { parseSplatPly } from './ply';
 import { hasGlbMagic, loadGltfFiles, looksLikeGltfJson, parseGlb, parseGltfJson } from './gltf';
+import { loadLodFinest, looksLikeLodMeta } from './lod-meta';
 import { loadSogFiles, looksLikeSogMeta, parseSog } from './sog';
 import { parseSplatFile, SPLAT_ROW_BYTES } from './splat-format';
 import { hasGzipMagic, hasNgspMagic, parseSpz } from './spz';
@@ -45,6 +49,7 @@ export { SceneLoadError } from './errors';
  * - `spz-v2`, `spz-v3`, `spz-v4`: Niantic's .spz
  * - `sog`: PlayCanvas SOG (bundled .sog, or meta.json and its WebP files)
  * - `glb`, `gltf`: glTF 2.0 with KHR_gaussian_splatting
+ * - `lod`: a streamed LOD manifest's finest level (lod-meta.json and its SOG files)
  */
 export type SceneFormat =
   | 'ply'
@@ -60,7 +65,8 @@ export type SceneFormat =
   | 'spz-v4'
   | 'sog'
   | 'glb'
-  | 'gltf';
+  | 'gltf'
+  | 'lod';
 
 /** The container a file's first bytes announce. */
 export type DetectedKind = 'ply' | 'spz' | 'sog' | 'glb' | 'json' | 'splat' | 'unknown';
@@ -111,6 +117,7 @@ export async function loadScene(bytes: ArrayBuffer | Uint8Array, name: string, o
   if (kind === 'json' && getFile !== undefined) {
     if (looksLikeSogMeta(data)) return loadSogFiles(data, getFile, name, options);
     if (looksLikeGltfJson(data)) return loadGltfFiles(data, getFile, name, options);
+    if (looksLikeLodMeta(data)) return loadLodFinest(data, getFile, name, options);
   }
   return loadSceneSync(data, name, options);
 }
@@ -129,6 +136,9 @@ export function loadSceneSync(data: Uint8Array, name: string, options?: LoadOpti
       if (looksLikeGltfJson(data)) return parseGltfJson(data, name, options);
       if (looksLikeSogMeta(data)) {
         throw new UnsupportedError(name, "a SOG meta.json whose WebP files lie beside it: open it together with them (its folder, or every file at once) or by URL", { byteOffset: 0 });
+      }
+      if (looksLikeLodMeta(data)) {
+        throw new UnsupportedError(name, 'a streamed LOD manifest (lod-meta.json) whose SOG files lie beside it: open it together with them (its folder) or by URL', { byteOffset: 0 });
       }
       if (data.length > 0 && data.length % SPLAT_ROW_BYTES === 0) return parseSplatFile(data, name, options);
       throw unknownFormatError(name, data.length, data);

@@ -210,6 +210,34 @@ export class SplatRenderer {
     this.adoptScene(new Prepared(scene, keys, values, target, this.drawStateFor(scene, target)));
   }
 
+  /** The most bytes one SH binding holds under this renderer's limits (GpuScene's shBindingBytes). */
+  get shBindingBytes(): number {
+    return bindingLimit(this.budgetLimits).bytes;
+  }
+
+  /**
+   * Switches to a scene already on the GPU (a streamed LOD scene's drawn set,
+   * assembled by GPU copies: renderer/lod/chunk-pool.ts), owned here from now
+   * on; the previous scene's GPU memory is freed. Its sort buffers and the
+   * active draw's state are made for it, as for any scene.
+   * @throws GpuBudgetError, changing nothing (the scene is not taken), when a
+   *   buffer of the scene would exceed a binding limit
+   */
+  setGpuScene(scene: GpuScene): void {
+    this.adoptScene(this.prepareGpuScene(scene));
+  }
+
+  /**
+   * A scene already on the GPU set up for {@link adoptScene} (its sort buffers and
+   * the active draw's state), owned by the result from now on.
+   * @throws GpuBudgetError, taking nothing, as setGpuScene
+   */
+  prepareGpuScene(scene: GpuScene): PreparedScene {
+    assertSceneFits(scene.cloud.source.name, scene.count, scene.cloud.shDegree, this.drawName, this.budgetLimits);
+    const { keys, values, target } = this.sortTargetFor(scene);
+    return new Prepared(scene, keys, values, target, this.drawStateFor(scene, target));
+  }
+
   /**
    * The scene set up on the GPU for {@link adoptScene}, for a page that must keep
    * drawing the scene on screen meanwhile: its buffers uploaded a slice at a time

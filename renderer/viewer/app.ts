@@ -38,6 +38,7 @@ import { createBrowserDevice } from '../gpu/browser-device';
 import { LossWindow, MAX_RECOVERIES, retryWithBackoff } from '../gpu/device-recovery';
 import { droppedFiles, fromList, type PathedFile } from './dropped-files';
 import { groupSceneFiles } from './scene-files';
+import { budgetParam, DEFAULT_LOD_BUDGET, isLodSource, LodStreamView } from './lod-stream';
 import { canvasToPng, downloadBlob, imageToPng, screenshotName, toggleFullscreen } from './screenshot';
 import { decodeViewState, encodeViewHash, readSceneParam, sceneIdIsUrl, viewAppliesTo, type ViewState } from './view-url';
 
@@ -168,6 +169,8 @@ export class ViewerApp {
   private loading: string | null = null;
   /** Scene files and URLs load in a worker (scene-loader.ts); the scene on screen keeps drawing. */
   private readonly loader = new SceneLoader();
+  /** The streamed LOD scene on screen (lod-stream.ts), or null. */
+  private lodStream: LodStreamView | null = null;
   private readonly progress: LoadProgressView;
   /** The `auto` strategy: when and what to measure, its pick and the panel's line (profile/auto-run.ts). */
   private readonly auto: AutoRun;
@@ -478,7 +481,9 @@ export class ViewerApp {
     this.attachDevice(device);
     this.softwareNote = softwareAdapterNote(device.adapterInfo ?? {});
     const old = this.renderer;
-    const cloud = old.cloud;
+    // A streamed LOD scene's chunks were on the lost device: it is opened again (below), not uploaded from the CPU.
+    const lodSource = this.lodStream ? (this.scenes.get(this.sceneId ?? '')?.source ?? null) : null;
+    const cloud = this.lodStream ? null : old.cloud;
     let renderer: SplatRenderer;
     try {
       renderer = new SplatRenderer(device, this.format, old.strategy, old.draw, {}, this.budgetLimits);
@@ -507,6 +512,11 @@ export class ViewerApp {
     if (old.strategy !== renderer.strategy) this.tryChange(() => renderer.setStrategy(old.strategy));
     if (old.draw !== renderer.draw) this.tryChange(() => renderer.setDraw(old.draw));
     old.destroy();
+    if (this.lodStream) {
+      this.lodStream.destroy();
+      this.lodStream = null;
+      if (lodSource) void this.openSource(lodSource);
+    }
     this.profiler.destroy();
     this.countReadback.destroy();
     this.probe?.destroy();
@@ -686,6 +696,7 @@ export class ViewerApp {
       this.loading = line;
       this.refresh.invalidate();
     };
+    if (isLodSource(source)) return this.openLodSource(source, token, id);
     try {
       let cloud: SplatCloud;
       if (source.kind === 'generated') {
@@ -795,6 +806,40 @@ export class ViewerApp {
     }
   }
 
+  /** A streamed LOD manifest (lod-stream.ts): shown once its coarsest level is in, then streamed each frame. */
+  private async openLodSource(source: SceneSource, token: number, id: string): Promise<boolean> {
+    this.showMessage(`Streaming ${sceneIdOf(source)}…`, 'info');
+    try {
+      const { width, height } = this.el.canvas;
+      const up = upVector(this.settings.upAxis);
+      const { view, first } = await LodStreamView.open(
+        this.device,
+        source,
+        { budget: budgetParam(location.search) ?? DEFAULT_LOD_BUDGET, shBindingBytes: this.renderer.shBindingBytes, load: this.loadOptions(), onError: (f, e) => console.warn(`lod: ${f}: ${e instanceof Error ? e.message : String(e)}`) },
+        (bound) => frameCamera(fitPose(bound, up, this.settings.fovyDeg, width / Math.max(1, height)), width, height, bound),
+      );
+      if (token !== this.loadToken) {
+        first.destroy();
+        view.destroy();
+        return false;
+      }
+      const cloud = first.cloud;
+      const ready = { prepared: this.renderer.prepareGpuScene(first), probe: new DrawnOrderProbe(this.device, cloud.count), view: stepsRun(this.bodyViewSteps(cloud)) };
+      this.scenes.add(source);
+      this.setScene(cloud, id, ready);
+      this.lodStream = view;
+      view.addToPanel(this.panel.gui);
+      this.hideMessage();
+      return true;
+    } catch (err) {
+      if (token !== this.loadToken) return false;
+      const msg = err instanceof Error ? err.message : String(err);
+      console.warn(`scene load failed: ${msg}`);
+      this.showMessage(msg);
+      return false;
+    }
+  }
+
   /** The loaders' options for the panel's load SH degree. */
   private loadOptions(): { maxShDegree?: ShDegree } {
     return loadOptionsFor(this.settings.loadSh as ShDegree);
@@ -821,6 +866,8 @@ export class ViewerApp {
    */
   private setScene(cloud: SplatCloud, id: string, ready: ReadyScene | null = null): void {
     this.bench = null;
+    this.lodStream?.destroy();
+    this.lodStream = null;
     if (ready) {
       try {
         this.renderer.adoptScene(ready.prepared);
@@ -1168,9 +1215,11 @@ export class ViewerApp {
 
     const encoder = this.device.createCommandEncoder({ label: 'ViewerApp.frame' });
     const timestamps = this.profiler.begin();
-    const bounds = cloud?.bounds ?? { min: [-1, -1, -1], max: [1, 1, 1] };
+    const bounds = this.lodStream?.meta.bound ?? cloud?.bounds ?? { min: [-1, -1, -1], max: [1, 1, 1] };
     const camera = frameCamera(pose, width, height, bounds);
     this.lastCamera = camera;
+    const lodScene = this.lodStream?.frame(camera);
+    if (lodScene) this.renderer.setGpuScene(lodScene);
     this.renderer.encodeFrame(
       encoder,
       this.context.getCurrentTexture().createView(),

@@ -1,0 +1,133 @@
+/**
+ * bench:frame on a streamed LOD scene (--scene DIR/lod-meta.json [--budget N]):
+ * frames along the benchmark orbit (or one --camera pose), each doing what the
+ * page does: the LOD choice for the view within the budget, loads started and
+ * cancelled (from disk, decoded on this thread: in the page a worker decodes),
+ * a slice of upload, a new assembled scene when the drawable set changed, then
+ * the frame itself. Before the timed frames the first pose's choice is
+ * streamed in whole (waited for); during them nothing waits.
+ *
+ * Prints per frame-stat the median / p95 of the GPU frame time (timestamps),
+ * of the host time of the LOD work, and the drawn and resident splats and GPU
+ * bytes; fails when a frame draws more than the budget.
+ */
+import fs from 'node:fs';
+import { formatCameraArg, upVector, type CameraPose } from '../renderer/camera/camera';
+import { frameCamera } from '../renderer/camera/frame-camera';
+import { createNodeGpu } from '../renderer/gpu/node-gpu';
+import { bindingLimit, formatBytes, shWordsPerSplat } from '../renderer/pipeline/gpu-budget';
+import { TIMESTAMPS_PER_FRAME } from '../renderer/pipeline/frame-stages';
+import { SplatRenderer } from '../renderer/pipeline/splat-renderer';
+import { benchmarkPath } from '../renderer/profile/benchmark-path';
+import { summarize } from '../renderer/profile/frame-stats';
+import { stageTimes } from '../renderer/profile/profiler';
+import { LodScene } from '../renderer/lod/lod-scene';
+import { lodViewOf } from '../renderer/lod/select';
+import { openLodMeta } from './lod-node';
+
+export interface LodBenchOptions {
+  file: string;
+  budget: number | undefined;
+  memoryBytes: number;
+  width: number;
+  height: number;
+  frames: number;
+  warmup: number;
+  strategy: string;
+  draw: string;
+  pose: CameraPose | null;
+  json: string | undefined;
+}
+
+export async function lodFrameBench(o: LodBenchOptions): Promise<void> {
+  const { meta, load } = openLodMeta(o.file);
+  const budget = o.budget ?? meta.counts[0]!;
+  const gpu = await createNodeGpu({ timestamps: true });
+  const { device } = gpu;
+  const hasTs = device.features.has('timestamp-query');
+  const n = (x: number) => x.toLocaleString('en-US');
+  console.log(`adapter: ${gpu.description}${hasTs ? '' : ' (no timestamp-query: CPU wall times per frame)'}`);
+  console.log(`scene: ${o.file}: ${meta.levels} levels (${meta.counts.map(n).join(' / ')} splats), ${meta.leaves.length} leaves, ${meta.filenames.length} files; budget ${n(budget)}, GPU memory budget ${formatBytes(o.memoryBytes)}; ${o.width}x${o.height}, ${o.frames} frames (+${o.warmup} warm-up)`);
+
+  const target = device.createTexture({ label: 'bench.target', size: { width: o.width, height: o.height }, format: 'rgba8unorm', usage: GPUTextureUsage.RENDER_ATTACHMENT | GPUTextureUsage.STORAGE_BINDING });
+  const view = target.createView();
+  const tsBytes = TIMESTAMPS_PER_FRAME * 8;
+  const querySet = hasTs ? device.createQuerySet({ label: 'bench.queries', type: 'timestamp', count: TIMESTAMPS_PER_FRAME }) : null;
+  const resolve = hasTs ? device.createBuffer({ label: 'bench.resolve', size: tsBytes, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC }) : null;
+  const readback = hasTs ? device.createBuffer({ label: 'bench.readback', size: tsBytes, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ }) : null;
+
+  const errors: string[] = [];
+  const lod = new LodScene(device, meta, load, {
+    budget,
+    memoryBytes: o.memoryBytes,
+    shBindingBytes: bindingLimit(device.limits).bytes,
+    onError: (f, e) => errors.push(`${f}: ${e instanceof Error ? e.message : String(e)}`),
+  });
+  const renderer = new SplatRenderer(device, 'rgba8unorm', o.strategy, o.draw);
+  const path = o.pose ? [o.pose] : benchmarkPath(meta.bound, upVector('-y'), 60, o.width / o.height, o.frames);
+  const camOf = (i: number) => frameCamera(path[i % path.length]!, o.width, o.height, meta.bound);
+  const settings = { shDegree: 3, splatScale: 1, cull: true, keyBits: 32, background: [0, 0, 0] as const };
+
+  device.pushErrorScope('validation');
+  const t0 = performance.now();
+  const first = await lod.settle(lodViewOf(camOf(0)), () => new Promise((r) => setImmediate(r)));
+  if (!first) throw new Error(`${o.file}: nothing to draw at the first pose within budget ${budget}`);
+  renderer.setGpuScene(first);
+  console.log(`first pose streamed in: ${n(first.count)} splats drawn, ${n(lod.stats.resident)} resident (${formatBytes(lod.pool.bytes)}) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+
+  interface Row { gpuMs: number; lodMs: number; drawn: number; resident: number; bytes: number; inFlight: number; assembled: boolean }
+  const rows: Row[] = [];
+  let maxDrawn = 0;
+  for (let i = 0; i < o.warmup + o.frames; i++) {
+    const cam = camOf(i);
+    const h0 = performance.now();
+    const next = lod.update(lodViewOf(cam));
+    if (next) renderer.setGpuScene(next);
+    const lodMs = performance.now() - h0;
+    const drawn = renderer.cloud?.count ?? 0;
+    maxDrawn = Math.max(maxDrawn, drawn);
+    if (drawn > budget) throw new Error(`frame ${i}: ${drawn} splats drawn, over the budget ${budget}`);
+    const enc = device.createCommandEncoder({ label: 'bench.lod-frame' });
+    const f0 = performance.now();
+    renderer.encodeFrame(enc, view, cam, { ...settings, shDegree: Math.min(3, renderer.cloud?.shDegree ?? 0), targetStorage: true }, querySet ? { querySet, base: 0 } : undefined);
+    if (querySet && resolve && readback) {
+      enc.resolveQuerySet(querySet, 0, TIMESTAMPS_PER_FRAME, resolve, 0);
+      enc.copyBufferToBuffer(resolve, 0, readback, 0, tsBytes);
+    }
+    device.queue.submit([enc.finish()]);
+    renderer.submitted();
+    await renderer.settle();
+    let gpuMs = NaN;
+    if (readback) {
+      await readback.mapAsync(GPUMapMode.READ);
+      const reading = stageTimes(new BigUint64Array(readback.getMappedRange().slice(0)));
+      readback.unmap();
+      if (reading.outcome === 'measured') gpuMs = reading.times.total ?? NaN;
+    } else {
+      await device.queue.onSubmittedWorkDone();
+      gpuMs = performance.now() - f0;
+    }
+    if (i >= o.warmup) rows.push({ gpuMs, lodMs, drawn, resident: lod.stats.resident, bytes: lod.pool.bytes, inFlight: lod.stats.inFlight, assembled: next !== null });
+  }
+  const err = await device.popErrorScope();
+  if (err) throw new Error(`WebGPU validation error: ${err.message}`);
+  for (const e of errors) console.warn(`WARNING: ${e}`);
+
+  const stat = (k: keyof Row) => summarize(rows.map((r) => Number(r[k])))!;
+  const fmt = (k: keyof Row, d = 2) => `${stat(k).median.toFixed(d)} / ${stat(k).p95.toFixed(d)}`;
+  console.log(`camera: ${o.pose ? formatCameraArg(o.pose) : 'orbit'}; strategy ${o.strategy}, draw ${o.draw}`);
+  console.log(`GPU frame ms (median / p95):   ${fmt('gpuMs')}`);
+  console.log(`LOD host ms (median / p95):    ${fmt('lodMs')}  (select, stream, upload slice, assemble; ${rows.filter((r) => r.assembled).length} of ${rows.length} frames assembled a new set)`);
+  console.log(`drawn splats (median / max):   ${n(stat('drawn').median)} / ${n(maxDrawn)} of budget ${n(budget)}`);
+  const drawnBytes = maxDrawn * (48 + 4 * shWordsPerSplat(lod.pool.shDegree ?? 0));
+  console.log(`resident splats (median / max): ${n(stat('resident').median)} / ${n(Math.max(...rows.map((r) => r.resident)))}; GPU bytes max: ${formatBytes(Math.max(...rows.map((r) => r.bytes)))} resident chunks + ${formatBytes(drawnBytes)} the drawn set (+ the sort's and draw's buffers)`);
+  console.log(`chunks in flight (max): ${Math.max(...rows.map((r) => r.inFlight))}; loads cancelled ${lod.streamer.cancelled}; failed ${lod.streamer.failed.size}`);
+  if (o.json) {
+    fs.writeFileSync(o.json, JSON.stringify({ scene: o.file, budget, adapter: gpu.description, width: o.width, height: o.height, strategy: o.strategy, draw: o.draw, maxDrawn, frames: rows }, null, 1));
+    console.log(`wrote ${o.json}`);
+  }
+  lod.destroy();
+  renderer.destroy();
+  target.destroy();
+  device.destroy();
+}

@@ -1,0 +1,141 @@
+/**
+ * A streamed LOD scene (lod-meta.json) for the renderer: each frame the LOD
+ * choice for the view within the splat budget (select.ts), the loads it needs
+ * (streamer.ts), a slice of upload work (chunk-pool.ts), and, when the set
+ * that can be drawn changed, a new GpuScene assembled on the GPU for the
+ * renderer to adopt (SplatRenderer.setGpuScene). Drawn splats never exceed
+ * the budget: a leaf whose chosen level is not resident yet draws a coarser
+ * resident level, or nothing.
+ */
+import type { LodMeta } from '../../scenes/lod-meta';
+import type { GpuScene } from '../pipeline/gpu-scene';
+import { ChunkPool, type PoolRange } from './chunk-pool';
+import { drawableLevels, selectLods, type LodLeafCounts, type LodSelection, type LodView } from './select';
+import { LodStreamer, type ChunkLoader } from './streamer';
+
+export interface LodSceneOptions {
+  /** Splats drawn at most. */
+  budget: number;
+  /** GPU bytes the resident chunks may take (default 1 GiB). */
+  memoryBytes?: number;
+  maxInFlight?: number;
+  /** Upload work a frame, in ms (default 4). */
+  uploadMs?: number;
+  /** Least time between two assemblies, in ms (default 0: whenever the drawn set changes). */
+  minAssembleMs?: number;
+  /** The renderer's SH binding limit (GpuScene's shBindingBytes). */
+  shBindingBytes: number;
+  onError?: (file: string, error: unknown) => void;
+}
+
+export interface LodStats {
+  budget: number;
+  /** Splats of the levels chosen for the view. */
+  chosen: number;
+  /** Splats in the scene drawn now. */
+  drawn: number;
+  /** Splats resident on the GPU. */
+  resident: number;
+  residentBytes: number;
+  inFlight: number;
+  failed: number;
+  /** Leaves drawn at a coarser level than chosen (their level is still loading). */
+  waiting: number;
+}
+
+export class LodScene {
+  readonly pool: ChunkPool;
+  readonly streamer: LodStreamer;
+  private readonly leafCounts: LodLeafCounts[];
+  budget: number;
+  private drawnKey = '';
+  private lastAssemble = -Infinity;
+  private last: LodSelection | null = null;
+  readonly stats: LodStats;
+
+  constructor(device: GPUDevice, readonly meta: LodMeta, load: ChunkLoader, private readonly options: LodSceneOptions) {
+    this.budget = options.budget;
+    this.pool = new ChunkPool(device);
+    this.streamer = new LodStreamer(meta, this.pool, load, {
+      maxInFlight: options.maxInFlight ?? 4,
+      memoryBytes: options.memoryBytes ?? 2 ** 30,
+      onError: (f, e) => options.onError?.(meta.filenames[f]!, e),
+    });
+    this.leafCounts = meta.leaves.map((l) => ({ bound: l.bound, counts: l.lods.map((r) => r?.count ?? 0) }));
+    this.stats = { budget: this.budget, chosen: 0, drawn: 0, resident: 0, residentBytes: 0, inFlight: 0, failed: 0, waiting: 0 };
+  }
+
+  /**
+   * One frame's LOD work for `view`. Never waits for a load.
+   * @returns a new scene when the drawable set changed (the caller owns it), else null
+   */
+  update(view: LodView, force = false): GpuScene | null {
+    const now = performance.now();
+    const drawable = this.advance(view);
+    // A lowered budget is kept at once, not after the least interval.
+    const due = force || this.stats.drawn > this.budget || now - this.lastAssemble >= (this.options.minAssembleMs ?? 0);
+    return this.assembleIfChanged(drawable, due, now);
+  }
+
+  /** Selection, streaming and a slice of upload for `view`: the levels that can be drawn now. */
+  private advance(view: LodView): Int8Array {
+    const sel = selectLods(this.leafCounts, view, this.budget);
+    this.last = sel;
+    this.streamer.update(sel);
+    this.pool.step(this.options.uploadMs ?? 4);
+    const drawable = drawableLevels(this.leafCounts, sel.levels, (i, l) => this.pool.resident(this.meta.leaves[i]!.lods[l]!.file));
+    const s = this.stats;
+    s.budget = this.budget;
+    s.chosen = sel.splats;
+    s.resident = this.pool.residentSplats;
+    s.residentBytes = this.pool.bytes;
+    s.inFlight = this.streamer.loading;
+    s.failed = this.streamer.failed.size;
+    s.waiting = 0;
+    for (let i = 0; i < drawable.length; i++) if (drawable[i] !== sel.levels[i]) s.waiting++;
+    return drawable;
+  }
+
+  private assembleIfChanged(drawable: Int8Array, due: boolean, now: number): GpuScene | null {
+    const key = drawable.join(',');
+    if (key === this.drawnKey || !due) return null;
+    const ranges: PoolRange[] = [];
+    let drawn = 0;
+    drawable.forEach((l, i) => {
+      if (l < 0) return;
+      const r = this.meta.leaves[i]!.lods[l]!;
+      ranges.push(r);
+      drawn += r.count;
+    });
+    if (drawn === 0) return null;
+    ranges.sort((a, b) => a.file - b.file || a.offset - b.offset);
+    this.drawnKey = key;
+    this.lastAssemble = now;
+    this.stats.drawn = drawn;
+    return this.pool.assemble(ranges, this.meta.name, this.options.shBindingBytes);
+  }
+
+  /** Whether the last update's choice is wholly drawable and nothing is loading or uploading. */
+  get settled(): boolean {
+    return this.last !== null && this.stats.waiting === 0 && this.streamer.loading === 0;
+  }
+
+  /**
+   * Updates for `view` until the choice is wholly drawn or nothing more can
+   * arrive (Node programs and tests: they wait; the page never does).
+   * @returns the scene of it (the caller owns it), or null when nothing can be drawn or it is the one assembled last
+   */
+  async settle(view: LodView, pause: () => Promise<void>): Promise<GpuScene | null> {
+    for (;;) {
+      const drawable = this.advance(view);
+      // Nothing loading or uploading: what could arrive for this view has; one scene of it.
+      if (this.streamer.loading === 0 && !this.pool.uploading) return this.assembleIfChanged(drawable, true, performance.now());
+      await pause();
+    }
+  }
+
+  destroy(): void {
+    this.streamer.cancelAll();
+    this.pool.destroy();
+  }
+}

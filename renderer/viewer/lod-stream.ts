@@ -1,0 +1,157 @@
+/**
+ * The page's side of a streamed LOD scene (renderer/lod): a lod-meta.json
+ * opened by URL or among dropped files is streamed under a splat budget
+ * instead of loaded whole. Each chunk file (an unbundled SOG) loads in a
+ * scene-loader worker of its own (cancel = terminate); each frame the app
+ * hands the camera to `frame`, which never waits, and adopts the scene it
+ * returns when the drawn set changed. The panel gets a "Streamed LOD" folder:
+ * the splat budget (also `?budget=N`) and splats resident / drawn / budget and
+ * chunks in flight.
+ *
+ * The app's part (a few lines): `isLodSource` before its ordinary load,
+ * `openLodStream` for such a source, `frame` before each encodeFrame, `destroy`
+ * when another scene replaces it.
+ */
+import type GUI from 'lil-gui';
+import { checkLodChunk, parseLodMeta, type LodMeta } from '../../scenes/lod-meta';
+import type { SplatCloud } from '../../scenes/splat-cloud';
+import type { FrameCamera } from '../pipeline/frame-uniforms';
+import type { GpuScene } from '../pipeline/gpu-scene';
+import { LodScene } from '../lod/lod-scene';
+import { lodViewOf } from '../lod/select';
+import type { ChunkLoader } from '../lod/streamer';
+import type { SceneSource } from './scene-list';
+import { SceneLoader } from './scene-loader';
+import { sceneFileUrl, normalizePath } from './scene-files';
+import type { LoadSource } from './scene-load-protocol';
+
+/** The default budget: what a mid-range GPU draws at interactive rates. */
+export const DEFAULT_LOD_BUDGET = 2_000_000;
+const LOD_NAME = /(^|\/)lod-meta\.json$/i;
+
+/** Whether a source is a streamed LOD manifest (by its name: lod-meta.json, as splat-transform writes it). */
+export function isLodSource(source: SceneSource): boolean {
+  if (source.kind === 'url') return LOD_NAME.test(new URL(source.url, location.href).pathname);
+  if (source.kind === 'file') return LOD_NAME.test(source.companions?.mainPath ?? source.file.name);
+  return false;
+}
+
+/** `?budget=N` (splats), or null. */
+export function budgetParam(search: string): number | null {
+  const v = Number((new URLSearchParams(search).get('budget') ?? '').replace(/[,_]/g, ''));
+  return Number.isInteger(v) && v >= 1 ? v : null;
+}
+
+export class LodStreamView {
+  private folder: GUI | null = null;
+  readonly panel = { budget: 0, resident: '', drawn: '', inFlight: '' };
+
+  private constructor(readonly lod: LodScene) {
+    this.panel.budget = lod.budget;
+  }
+
+  get meta(): LodMeta {
+    return this.lod.meta;
+  }
+
+  /** This frame's LOD work; a new scene for the renderer when the drawn set changed (the caller adopts it). */
+  frame(camera: FrameCamera): GpuScene | null {
+    const next = this.lod.update(lodViewOf(camera));
+    const s = this.lod.stats;
+    const n = (x: number) => x.toLocaleString('en-US');
+    this.panel.resident = `${n(s.resident)} (${(s.residentBytes / 2 ** 20).toFixed(0)} MB)`;
+    this.panel.drawn = `${n(s.drawn)} of ${n(s.budget)}${s.waiting ? ` (${s.waiting} leaves loading)` : ''}`;
+    this.panel.inFlight = `${s.inFlight}${s.failed ? `, ${s.failed} failed` : ''}`;
+    return next;
+  }
+
+  /** The "Streamed LOD" folder: the budget control and the figures (refreshed by lil-gui's listen). */
+  addToPanel(gui: GUI): void {
+    const f = gui.addFolder('Streamed LOD');
+    f.add(this.panel, 'budget', 10_000, 20_000_000, 10_000).name('splat budget').onFinishChange((v: number) => (this.lod.budget = Math.max(1, Math.round(v))));
+    f.add(this.panel, 'resident').name('splats resident').disable().listen();
+    f.add(this.panel, 'drawn').name('drawn / budget').disable().listen();
+    f.add(this.panel, 'inFlight').name('chunks in flight').disable().listen();
+    this.folder = f;
+  }
+
+  destroy(): void {
+    this.folder?.destroy();
+    this.lod.destroy();
+  }
+
+  /**
+   * Reads the manifest and streams in the set for `camera` (awaiting only the
+   * loads, in workers: the page keeps drawing), as the first scene to show.
+   *
+   * @throws the manifest's typed error (SceneLoadError), or when nothing at all can be drawn
+   */
+  static async open(
+    device: GPUDevice,
+    source: SceneSource,
+    options: { budget: number; shBindingBytes: number; memoryBytes?: number; load?: LoadSource['options']; onError?: (file: string, e: unknown) => void },
+    firstCamera: (bound: LodMeta['bound']) => FrameCamera,
+  ): Promise<{ view: LodStreamView; first: GpuScene }> {
+    const { meta, load } = await openManifest(source, options.load);
+    const lod = new LodScene(device, meta, load, {
+      budget: options.budget,
+      shBindingBytes: options.shBindingBytes,
+      memoryBytes: options.memoryBytes ?? 2 ** 30,
+      // Two workers at once: each decodes its WebP textures on its own thread.
+      maxInFlight: 2,
+      minAssembleMs: 250,
+      ...(options.onError ? { onError: options.onError } : {}),
+    });
+    // First the coarsest level (within the budget): something to show soon, framed on the
+    // whole scene; the finer levels stream in while it is drawn.
+    lod.budget = Math.min(options.budget, meta.counts[meta.levels - 1]!);
+    const first = await lod.settle(lodViewOf(firstCamera(meta.bound)), () => new Promise((r) => setTimeout(r, 16)));
+    lod.budget = options.budget;
+    if (!first) {
+      lod.destroy();
+      throw new Error(`${meta.name}: no chunk of it could be loaded for this view`);
+    }
+    return { view: new LodStreamView(lod), first };
+  }
+}
+
+/** The manifest's bytes and a loader of its chunks, by URL or from the files dropped with it. */
+async function openManifest(source: SceneSource, options: LoadSource['options']): Promise<{ meta: LodMeta; load: ChunkLoader }> {
+  if (source.kind === 'url') {
+    const url = new URL(source.url, location.href).href;
+    const res = await fetch(url);
+    if (!res.ok) throw new Error(`HTTP ${res.status} ${res.statusText} for ${url}`);
+    const meta = parseLodMeta(new Uint8Array(await res.arrayBuffer()), url.split('/').pop() ?? 'lod-meta.json');
+    return { meta, load: chunkLoader(meta, (path) => ({ kind: 'url', name: path, url: sceneFileUrl(url, path), ...(options ? { options } : {}) })) };
+  }
+  if (source.kind !== 'file') throw new Error('a streamed LOD scene comes from a URL or files');
+  const mainPath = normalizePath(source.companions?.mainPath ?? source.file.name);
+  const meta = parseLodMeta(new Uint8Array(await source.file.arrayBuffer()), mainPath);
+  const files = source.companions?.files ?? {};
+  const dir = mainPath.slice(0, mainPath.lastIndexOf('/') + 1);
+  return {
+    meta,
+    load: chunkLoader(meta, (path) => {
+      const chunkPath = normalizePath(dir + path);
+      const blob = files[chunkPath];
+      if (!blob) throw new Error(`${meta.name}: '${chunkPath}' is not among the files opened with it (open the whole folder)`);
+      return { kind: 'blob', name: chunkPath, blob, companions: { mainPath: chunkPath, files }, ...(options ? { options } : {}) };
+    }),
+  };
+}
+
+/** Each chunk in a worker of its own (SceneLoader: cancel terminates it), checked against the manifest's ranges. */
+function chunkLoader(meta: LodMeta, sourceOf: (path: string) => LoadSource): ChunkLoader {
+  return async (file, signal) => {
+    const loader = new SceneLoader();
+    const stop = () => loader.cancel();
+    signal.addEventListener('abort', stop);
+    try {
+      const cloud: SplatCloud = await loader.load(sourceOf(meta.filenames[file]!), () => {});
+      checkLodChunk(meta, file, cloud);
+      return cloud;
+    } finally {
+      signal.removeEventListener('abort', stop);
+    }
+  };
+}

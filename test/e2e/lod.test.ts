@@ -1,0 +1,96 @@
+/**
+ * A streamed LOD folder (lod-meta.json and its SOG chunks, written at test time
+ * by splat-transform from a shared SH3 scene) opened by URL in Chromium with
+ * `?budget=`: the page streams chunks in its workers, never draws more than the
+ * budget, draws more when the panel's budget is raised, and keeps to it when the
+ * camera moves; no console errors.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium, openViewer, startAppServer } from '../../bench/browser';
+import { haveSplatTransform, makeLodFixture, type LodFixture } from '../support/lod-fixture';
+import { haveSharedScenes, sharedScene } from '../support/shared-scenes';
+
+const have = haveSharedScenes() && haveSplatTransform();
+let server: { base: string; close: () => Promise<void> };
+let browser: Browser;
+let fx: LodFixture;
+
+interface Stats { budget: number; drawn: number; resident: number; inFlight: number; failed: number }
+const stats = (page: Page) =>
+  page.evaluate(() => {
+    const a = (window as unknown as { splatview: { lodStream: { lod: { stats: Stats } } | null; renderer: { cloud: { count: number } | null } } }).splatview;
+    return a.lodStream ? { ...a.lodStream.lod.stats, onScreen: a.renderer.cloud?.count ?? 0 } : null;
+  });
+
+describe.skipIf(!have)('streamed LOD in the page', () => {
+  beforeAll(async () => {
+    fx = makeLodFixture(sharedScene('inria_sh3_tile_6831.ply'));
+    server = await startAppServer(path.resolve(__dirname, '../..'));
+    browser = await launchChromium();
+  }, 240_000);
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    if (fx) fs.rmSync(fx.dir, { recursive: true, force: true });
+  });
+
+  it('opens a lod-meta.json by URL, streams within ?budget=, follows the panel\'s budget and the camera', async () => {
+    const lodDir = path.dirname(fx.meta);
+    const budget = 3000;
+    const { page, log } = await openViewer(browser, server.base, `?scene=/lod-e2e/lod-meta.json&budget=${budget}&sort=radix4&draw=quads`, undefined, async (p) => {
+      await p.route((url) => url.pathname.startsWith('/lod-e2e/'), (route) => {
+        const rel = decodeURIComponent(new URL(route.request().url()).pathname.slice('/lod-e2e/'.length));
+        const file = path.join(lodDir, rel);
+        if (!file.startsWith(lodDir) || !fs.existsSync(file)) return void route.fulfill({ status: 404, body: 'no such file' });
+        void route.fulfill({ status: 200, contentType: rel.endsWith('.json') ? 'application/json' : 'image/webp', body: fs.readFileSync(file) });
+      });
+    });
+    await page.waitForFunction(() => document.title.startsWith('lod-meta.json'), undefined, { timeout: 180_000 });
+    // Every sample while streaming: never more than the budget on screen.
+    const seen: NonNullable<Awaited<ReturnType<typeof stats>>>[] = [];
+    const sampleUntil = async (done: (s: (typeof seen)[number]) => boolean, ms: number) => {
+      const end = Date.now() + ms;
+      for (;;) {
+        const s = await stats(page);
+        expect(s).not.toBeNull();
+        seen.push(s!);
+        expect(s!.onScreen).toBeLessThanOrEqual(s!.budget);
+        if (done(s!)) return s!;
+        if (Date.now() > end) throw new Error(`LOD never got there: last ${JSON.stringify(s)}`);
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    };
+    const settled = await sampleUntil((s) => s.inFlight === 0 && s.drawn > budget * 0.8, 300_000);
+    expect(settled.budget).toBe(budget);
+    expect(settled.failed).toBe(0);
+    expect(settled.drawn).toBeLessThanOrEqual(budget);
+    // The panel starts collapsed on a narrow page: its text, shown or not.
+    const panelText = await page.evaluate(() => document.querySelector('.lil-gui')!.textContent ?? '');
+    expect(panelText).toMatch(/splat budget/);
+    expect(panelText).toMatch(/chunks in flight/);
+
+    // The panel's budget raised to the finest level's count: all of it is drawn.
+    const full = fx.info.lodCounts[0]!;
+    await page.evaluate((v) => {
+      const a = (window as unknown as { splatview: { lodStream: { panel: { budget: number }; lod: { budget: number } } } }).splatview;
+      a.lodStream.panel.budget = v;
+      a.lodStream.lod.budget = v;
+    }, full);
+    const all = await sampleUntil((s) => s.drawn === full && s.onScreen === full, 180_000);
+    expect(all.drawn).toBe(full);
+
+    // Down again, and the camera moved (a view hash): within the budget all along.
+    await page.evaluate(() => {
+      const a = (window as unknown as { splatview: { lodStream: { lod: { budget: number } } } }).splatview;
+      a.lodStream.lod.budget = 1500;
+      location.hash = '#cam=0,0,3,2,2,5,0,-1,0,60&scene=%2Flod-e2e%2Flod-meta.json';
+    });
+    const low = await sampleUntil((s) => s.budget === 1500 && s.onScreen <= 1500 && s.inFlight === 0, 120_000);
+    expect(low.onScreen).toBeGreaterThan(0);
+    expect(log.errors).toEqual([]);
+    await page.close();
+  }, 900_000);
+});
