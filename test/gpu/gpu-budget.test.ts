@@ -9,7 +9,9 @@
 import { describe, expect, it } from 'vitest';
 import { fitPose, robustBounds, upVector } from '../../renderer/camera/camera';
 import { frameCamera } from '../../renderer/camera/frame-camera';
-import { GpuBudgetError, sceneBuffers, shWordsPerSplat } from '../../renderer/pipeline/gpu-budget';
+import { GpuBudgetError, sceneBuffers } from '../../renderer/pipeline/gpu-budget';
+import { packCompact } from '../../renderer/pipeline/compact-pack';
+import { PRECISIONS, sceneLayout } from '../../renderer/pipeline/scene-precision';
 import { GpuScene, UPLOAD_CHUNK } from '../../renderer/pipeline/gpu-scene';
 import { readBuffer } from '../../renderer/gpu/node-gpu';
 import { generateSynthetic } from '../../scenes/generate';
@@ -30,6 +32,11 @@ async function draw(renderer: SplatRenderer, cloud: SplatCloud, shDegree: number
   const pose = fitPose(robustBounds(cloud.positions), upVector('-y'), 60, W / H);
   const img = await renderOffscreen(renderer, frameCamera(pose, W, H, cloud.bounds), { shDegree, splatScale: 1, cull: true, keyBits: 32, background: [0, 0, 0], ...extra });
   return img.rgba;
+}
+
+/** The scene's packing in one go, in its precision (what its buffers must hold). */
+function packWhole(cloud: SplatCloud, scene: GpuScene): { centers: Float32Array | Uint32Array; covs: Float32Array | Uint32Array; sh: Uint32Array } {
+  return scene.decode ? packCompact(cloud, scene.decode, scene.shStride) : GpuScene.pack(cloud, scene.shStride);
 }
 
 function maxDiff(a: Uint8Array, b: Uint8Array): number {
@@ -175,17 +182,17 @@ describe('GPU budget (lavapipe, lowered binding limit)', () => {
     });
   });
 
-  it('the chunked upload: a scene of more than one chunk lands on the GPU exactly as packed whole, unsplit and split inside a chunk', async () => {
+  it.each(PRECISIONS)('the chunked upload (%s): a scene of more than one chunk lands on the GPU exactly as packed whole, unsplit and split inside a chunk', async (precision) => {
     const { device } = ctx.gpu;
     const n = UPLOAD_CHUNK + 1234;
     const cloud = generateSynthetic(n);
     const bytes = (a: Float32Array | Uint32Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
     // Unsplit, then split at 40,000 splats: chunk 0 straddles the split, chunk 1 lies in sh1 at an offset.
     for (const splitAt of [n, 40_000]) {
-      const stride = shWordsPerSplat(cloud.shDegree);
-      const scene = await withValidation(device, () => (splitAt === n ? new GpuScene(device, cloud) : new GpuScene(device, cloud, splitAt * stride * 4)));
+      const stride = sceneLayout(cloud.shDegree, precision).shStride;
+      const scene = await withValidation(device, () => new GpuScene(device, cloud, splitAt === n ? undefined : splitAt * stride * 4, { precision }));
       expect(scene.shSplit).toBe(splitAt);
-      const whole = GpuScene.pack(cloud, scene.shStride);
+      const whole = packWhole(cloud, scene);
       const want = {
         centers: bytes(whole.centers),
         covs: bytes(whole.covs),
@@ -206,20 +213,21 @@ describe('GPU budget (lavapipe, lowered binding limit)', () => {
     }
   });
 
-  it("the page's upload (GpuScene.create): slices with pauses between them, the same bytes as the upload in one go", async () => {
+  it.each(PRECISIONS)("the page's upload (GpuScene.create, %s): slices with pauses between them, the same bytes as the upload in one go", async (precision) => {
     const { device } = ctx.gpu;
     const n = 20_000;
     const cloud = generateSynthetic(n);
-    const stride = shWordsPerSplat(cloud.shDegree);
+    const stride = sceneLayout(cloud.shDegree, precision).shStride;
     let pauses = 0;
     const reported: number[] = [];
     // A budget of 0 ms pauses after every slice of 5,000 splats; split at 12,000, inside a slice.
-    const scene = await GpuScene.create(device, cloud, 12_000 * stride * 4, async () => void pauses++, { chunk: 5000, budgetMs: 0, progress: (u) => reported.push(u) });
+    const scene = await GpuScene.create(device, cloud, 12_000 * stride * 4, async () => void pauses++, { chunk: 5000, budgetMs: 0, progress: (u) => reported.push(u), precision });
     expect(scene.shSplit).toBe(12_000);
-    expect(pauses).toBe(Math.ceil(n / 5000));
+    // Compact: the pass over the cloud for its ranges pauses too (slices of 8 chunks).
+    expect(pauses).toBe(Math.ceil(n / 5000) + (precision === 'compact' ? Math.ceil(n / 40_000) : 0));
     // Before each pause, the splats written so far (the page's "% uploaded").
     expect(reported).toEqual([5000, 10_000, 15_000, 20_000]);
-    const whole = GpuScene.pack(cloud, stride);
+    const whole = packWhole(cloud, scene);
     const bytes = (a: Float32Array | Uint32Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
     const want = { centers: bytes(whole.centers), covs: bytes(whole.covs), sh0: bytes(whole.sh.subarray(0, 12_000 * stride)), sh1: bytes(whole.sh.subarray(12_000 * stride)) };
     for (const key of ['centers', 'covs', 'sh0', 'sh1'] as const) {
