@@ -3,7 +3,7 @@
 // the CPU mirror of this file). The same functions as scene_full.wgsl. The scene's
 // ranges are in the Frame block (dcMin, dcStep, lsRange, shRange).
 //   centers[i]   vec4u  x, y, z (f32 bits), f_dc as 11-11-10 bits
-//   covs[i]      vec2u  rotation (smallest three, 2 + 3 x 10 bits), log-scales 11-11-10 bits
+//   covs[i]      vec2u  rotation (smallest three, 2 + 3 x 10 bits, codes 0..1022), log-scales 11-11-10 bits
 //   SH words     bytes: opacity (unorm8), then the higher bands' square-law codes
 
 alias SceneCenter = vec4u;
@@ -43,7 +43,7 @@ fn splatLogScales(i: u32) -> vec3f {
 // The unit quaternion (w, x, y, z) of the smallest-three code.
 fn splatQuat(i: u32) -> vec4f {
   let word = covs[i].x;
-  let abc = (vec3f(f32((word >> 2u) & 1023u), f32((word >> 12u) & 1023u), f32(word >> 22u)) / 1023.0 * 2.0 - 1.0) * 0.7071067811865476;
+  let abc = (vec3f(f32((word >> 2u) & 1023u), f32((word >> 12u) & 1023u), f32(word >> 22u)) / 1022.0 * 2.0 - 1.0) * 0.7071067811865476;
   let big = sqrt(max(0.0, 1.0 - dot(abc, abc)));
   switch (word & 3u) {
     case 0u: { return vec4f(big, abc); }

@@ -7,7 +7,8 @@
  *                      11-11-10 bits (r, g, b) over the scene's range per channel
  *   covs[i]     vec2u  rotation, "smallest three": bits 0-1 the index of the largest
  *                      |component| of the unit quaternion (made positive), then the
- *                      other three in w, x, y, z order, 10 bits each over [-1/sqrt 2, 1/sqrt 2];
+ *                      other three in w, x, y, z order, 10 bits each over [-1/sqrt 2, 1/sqrt 2]
+ *                      (codes 0..1022: 511 is exactly 0, so axis-aligned splats stay so);
  *                      log-scales x, y, z as 11-11-10 bits over the scene's range
  *                      (at most LOG_SCALE_SPAN wide: e^-32 of the largest splat is a point)
  *   SH words    a byte stream, 4 bytes a word (little end first): byte 0 the opacity
@@ -162,7 +163,7 @@ export function encodeRotation(w: number, x: number, y: number, z: number): numb
   let word = m, shift = 2;
   for (let j = 0; j < 4; j++) {
     if (j === m) continue;
-    word |= unorm((sign * q[j]! * Math.SQRT2 + 1) / 2, 10) << shift;
+    word |= Math.min(1022, unorm((sign * q[j]! * Math.SQRT2 + 1) / 2 * (1022 / 1023), 10)) << shift;
     shift += 10;
   }
   return word >>> 0;
@@ -175,7 +176,7 @@ export function decodeRotation(word: number): [number, number, number, number] {
   let shift = 2, sum = 0;
   for (let j = 0; j < 4; j++) {
     if (j === m) continue;
-    const v = (((word >>> shift) & 1023) / 1023 * 2 - 1) * SQRT1_2;
+    const v = (((word >>> shift) & 1023) / 1022 * 2 - 1) * SQRT1_2;
     q[j] = v;
     sum += v * v;
     shift += 10;
@@ -184,7 +185,7 @@ export function decodeRotation(word: number): [number, number, number, number] {
   return q as [number, number, number, number];
 }
 
-/** Identity: index 0 (w = 1), the other three at code 512 of 1023 (~0). */
+/** Identity: index 0 (w = 1), the other three at code 511 (exactly 0). */
 const IDENTITY = encodeRotation(1, 0, 0, 0);
 
 /** Arrays packCompact may write into (reused across slices). */
