@@ -24,7 +24,6 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { SceneLoadError } from '../scenes/errors';
 import { compactDecodeOf, packCompact, PackTally } from '../renderer/pipeline/compact-pack';
-import { formatBytes } from '../renderer/pipeline/gpu-budget';
 import { PRECISIONS, sceneBytesPerSplat, sceneLayout, type ScenePrecision } from '../renderer/pipeline/scene-precision';
 import { describeSanitized } from '../scenes/sanitize';
 import type { SanitizeReport, SplatCloud } from '../scenes/splat-cloud';
@@ -93,7 +92,7 @@ async function main(): Promise<void> {
       `  min      ${min.map(f).join(' ')}`,
       `  max      ${max.map(f).join(' ')}`,
       `sanitized  ${describeSanitized(sanitized)}`,
-      `GPU scene  ${PRECISIONS.map((p) => `${p} ${gpu.sceneBytesPerSplat[p]} B a splat (${formatBytes(gpu.sceneBytes[p])})`).join(', ')}`,
+      `GPU scene  ${PRECISIONS.map((p) => `${p} ${gpu.sceneBytesPerSplat[p]} B a splat (${(gpu.sceneBytes[p] / 1e6).toFixed(1)} MB)`).join(', ')}`,
       `compact    ${describeSanitized(gpu.compactPacking)}`,
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
