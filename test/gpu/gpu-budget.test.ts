@@ -11,7 +11,7 @@ import { fitPose, robustBounds, upVector } from '../../renderer/camera/camera';
 import { frameCamera } from '../../renderer/camera/frame-camera';
 import { GpuBudgetError, sceneBuffers } from '../../renderer/pipeline/gpu-budget';
 import { packCompact } from '../../renderer/pipeline/compact-pack';
-import { PRECISIONS, sceneLayout } from '../../renderer/pipeline/scene-precision';
+import { PRECISIONS, sceneLayout, type ScenePrecision } from '../../renderer/pipeline/scene-precision';
 import { GpuScene, UPLOAD_CHUNK } from '../../renderer/pipeline/gpu-scene';
 import { readBuffer } from '../../renderer/gpu/node-gpu';
 import { generateSynthetic } from '../../scenes/generate';
@@ -45,26 +45,36 @@ function maxDiff(a: Uint8Array, b: Uint8Array): number {
   return m;
 }
 
+/** A renderer whose scenes are kept at `precision`. */
+function rendererAt(precision: ScenePrecision, ...args: ConstructorParameters<typeof SplatRenderer>): SplatRenderer {
+  const r = new SplatRenderer(...args);
+  r.precision = precision;
+  return r;
+}
+
 describe('GPU budget (lavapipe, lowered binding limit)', () => {
   const N = 8000;
   const ply = writeSplatPly(generateDefaultScene(N));
-  const shBytes = (d: number) => sceneBuffers(N, d).find((b) => b.name === 'SH')!.bytes;
+  // The refusal cases' figures are the full layout's (their renderers are made with 'full').
+  const shBytes = (d: number, precision: ScenePrecision = 'full') => sceneBuffers(N, d, 'quads', precision).find((b) => b.name === 'SH')!.bytes;
   const limited = (bytes: number) => ({ maxStorageBufferBindingSize: bytes, maxBufferSize: ctx.gpu.device.limits.maxBufferSize });
 
-  it('an SH buffer over the limit is split over two bindings and draws the same bytes as unsplit: quads (each order, strips and list) and tiles', async () => {
+  it.each(PRECISIONS)('an SH buffer over the limit is split over two bindings and draws the same bytes as unsplit (%s): quads (each order, strips and list) and tiles', async (precision) => {
     const { device } = ctx.gpu;
-    // 768 KB of SH3 against 400 KB a binding: 4,166 splats in the first buffer, 3,834 in the second.
-    const limit = 400_000;
-    expect(shBytes(3)).toBe(768_000);
+    // Full: 768 KB of SH3 against 400 KB a binding: 4,166 splats in the first buffer, 3,834 in the second.
+    // Compact: 384 KB against 300 KB: 6,250 and 1,750. Its SH3 is 48 B a splat, as the quads draw's records:
+    // a binding too small for its SH is too small for those, so only the tiles draw (32-byte records) splits it.
+    const limit = precision === 'full' ? 400_000 : 300_000;
+    expect(shBytes(3, precision)).toBe(precision === 'full' ? 768_000 : 384_000);
     const full = await loadScene(ply, 'big.ply');
     await withValidation(device, async () => {
-      for (const drawName of ['quads', 'tiles'] as const) {
-        const whole = new SplatRenderer(device, 'rgba8unorm', 'radix4', drawName);
-        const split = new SplatRenderer(device, 'rgba8unorm', 'radix4', drawName, {}, limited(limit));
+      for (const drawName of precision === 'full' ? (['quads', 'tiles'] as const) : (['tiles'] as const)) {
+        const whole = rendererAt(precision, device, 'rgba8unorm', 'radix4', drawName);
+        const split = rendererAt(precision, device, 'rgba8unorm', 'radix4', drawName, {}, limited(limit));
         whole.setScene(full);
         split.setScene(full);
         expect(whole.shSplit).toBe(N);
-        expect(split.shSplit).toBe(Math.floor(limit / 96));
+        expect(split.shSplit).toBe(Math.floor(limit / (shBytes(3, precision) / N)));
         const variants: [string, Partial<FrameSettings>][] =
           drawName === 'tiles'
             ? [['tiles', {}]]
@@ -73,7 +83,7 @@ describe('GPU budget (lavapipe, lowered binding limit)', () => {
           for (const degree of [0, 3]) {
             const a = await draw(whole, full, degree, extra);
             const b = await draw(split, full, degree, extra);
-            if (degree === 3) writeTestPng(`budget-split-${name}.png`, b, W, H);
+            if (degree === 3) writeTestPng(`budget-split-${name}-${precision}.png`, b, W, H);
             expect(maxDiff(a, b), `${name} SH${degree}`).toBe(0);
           }
         }
@@ -100,11 +110,14 @@ describe('GPU budget (lavapipe, lowered binding limit)', () => {
     expect((await device.popErrorScope())?.message).toMatch(/storage/i);
     const cloud = generateDefaultScene(3000);
     await withValidation(device, async () => {
-      for (const drawName of ['quads', 'tiles'] as const) {
-        // Split (SH3 of 3,000 splats: 288 KB against 200 KB a binding) so that both SH buffers are real.
-        const r = new SplatRenderer(device, 'rgba8unorm', 'radix4', drawName, {}, { maxStorageBufferBindingSize: 200_000, maxBufferSize: device.limits.maxBufferSize });
+      // Split (SH3 of 3,000 splats: 288 KB against 200 KB a binding; compact, tiles: 144 KB against 100 KB) so that
+      // both SH buffers are real; compact quads unsplit (its 48-byte records are as large as its SH: see above).
+      const cases = [['quads', 'full', 200_000, 2083], ['tiles', 'full', 200_000, 2083], ['quads', 'compact', undefined, 3000], ['tiles', 'compact', 100_000, 2083]] as const;
+      for (const [drawName, precision, bytes, split] of cases) {
+        const limits = bytes === undefined ? undefined : { maxStorageBufferBindingSize: bytes, maxBufferSize: device.limits.maxBufferSize };
+        const r = rendererAt(precision, device, 'rgba8unorm', 'radix4', drawName, {}, limits);
         r.setScene(cloud);
-        expect(r.shSplit).toBe(2083);
+        expect(r.shSplit).toBe(split);
         const orders: Partial<FrameSettings>[] = drawName === 'tiles' ? [{}] : [{ drawOrder: 'back-to-front' }, { drawOrder: 'front-to-back' }, { listDraw: true, drawOrder: 'back-to-front' }];
         for (const extra of orders) expect(Math.max(...(await draw(r, cloud, 3, extra)))).toBeGreaterThan(0);
         r.destroy();
@@ -128,7 +141,7 @@ describe('GPU budget (lavapipe, lowered binding limit)', () => {
     expect(sh2.sh.length * 16).toBe(full.sh.length * 9); // 27 of 48 floats a splat: the CPU copy shrinks too
 
     await withValidation(device, async () => {
-      const lowered = new SplatRenderer(device, 'rgba8unorm', 'radix4', 'tiles', {}, limited(limit));
+      const lowered = rendererAt('full', device, 'rgba8unorm', 'radix4', 'tiles', {}, limited(limit));
       // The way out fits: loaded with SH degree 2 it is accepted (split) and drawn.
       lowered.setScene(sh2);
       expect(lowered.shSplit).toBe(Math.floor(limit / 56));
@@ -153,7 +166,7 @@ describe('GPU budget (lavapipe, lowered binding limit)', () => {
       lowered.destroy();
 
       // The same file at full degree, on the device's own limits, drawn at SH degree 2: the same picture.
-      const unlimited = new SplatRenderer(device, 'rgba8unorm', 'radix4', 'tiles');
+      const unlimited = rendererAt('full', device, 'rgba8unorm', 'radix4', 'tiles');
       unlimited.setScene(full);
       const fullAt2 = await draw(unlimited, full, 2);
       const fullAt3 = await draw(unlimited, full, 3);
@@ -169,7 +182,7 @@ describe('GPU budget (lavapipe, lowered binding limit)', () => {
     const { device } = ctx.gpu;
     const full = await loadScene(ply, 'big.ply');
     await withValidation(device, async () => {
-      const r = new SplatRenderer(device, 'rgba8unorm', 'radix4', 'quads', {}, limited(300_000));
+      const r = rendererAt('full', device, 'rgba8unorm', 'radix4', 'quads', {}, limited(300_000));
       expect(() => r.setScene(full)).toThrow(
         'big.ply: 8,000 splats of SH degree 3 need 768 KB of SH (384 KB in each of 2 bindings), the adapter allows 300 KB per binding (maxStorageBufferBindingSize): this adapter binds at most 6,250 splats (at SH degree 0): open a smaller scene',
       );
