@@ -8,8 +8,10 @@
  *                          [--draw quads|tiles|quads,tiles] [--key-bits 32]
  *                          [--geometry tri|quad,tri,auto+cut,auto:128,rect@list,...] [--cut]
  *                          [--min-contribution 0,1,3] [--aa] [--no-coverage] [--no-cull] [--sh N] [--json PATH]
- *                          [--max-pairs N]
+ *                          [--max-pairs N] [--precision compact|full]
  *
+ * --precision: how the scene is kept on the GPU (renderer/pipeline/scene-precision.ts;
+ * compact, the default, or full); its resident bytes are printed.
  * Without --camera the frames follow the fixed orbit path (benchmarkPath); with it
  * every frame is drawn from that one pose (the camera is named in the table and the
  * JSON rows). --geometry lists the quads draw's shapes to measure, one row each per
@@ -50,6 +52,7 @@
  */
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
+import { DEFAULT_PRECISION, parsePrecision } from '../renderer/pipeline/scene-precision';
 import { formatCameraArg, robustBounds, upVector } from '../renderer/camera/camera';
 import { benchmarkPath, DrawnOrderProbe } from '../renderer/profile/benchmark-path';
 import { buildRows, formatTable, toJson, type StrategyRun } from '../renderer/profile/benchmark-report';
@@ -88,6 +91,7 @@ runCli(async () => {
       'no-cull': { type: 'boolean', default: false },
       sh: { type: 'string' },
       json: { type: 'string' },
+      precision: { type: 'string', default: DEFAULT_PRECISION },
     },
   });
   if (!values.scene) throw new Error('usage: npm run bench:frame -- --scene FILE|synthetic:N [--size WxH] [--frames N] [--strategies ...] [--json PATH]');
@@ -131,7 +135,9 @@ runCli(async () => {
   const maxPairs = values['max-pairs'] === undefined ? undefined : Number(values['max-pairs']);
   if (maxPairs !== undefined && !(Number.isInteger(maxPairs) && maxPairs >= 1)) throw new Error(`--max-pairs ${values['max-pairs']}: expected an integer >= 1`);
   const renderer = new SplatRenderer(device, 'rgba8unorm', names[0], 'quads', maxPairs === undefined ? {} : { maxPairs, initialPairs: maxPairs });
+  renderer.precision = parsePrecision(values.precision!, '--precision');
   renderer.setScene(cloud);
+  console.log(`scene: ${renderer.precision}, ${(renderer.sceneBytes / 1e6).toFixed(1)} MB on the GPU (${renderer.sceneBytes / Math.max(1, cloud.count)} B a splat)`);
   const path = fixedPose ? [fixedPose] : benchmarkPath(robustBounds(cloud.positions), upVector('-y'), 60, width / height, frames);
   const cameraName = fixedPose ? formatCameraArg(fixedPose) : 'orbit';
   console.log(`camera: ${cameraName}${values.aa ? '; anti-aliased mode (--aa)' : ''}`);
