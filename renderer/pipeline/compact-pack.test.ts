@@ -90,6 +90,7 @@ describe('compact packing round trip', () => {
     cloud.rotations.fill(0, 8, 12); // degenerate: the identity
     cloud.opacities[3] = NaN;
     cloud.sh[5 * 48 + 4] = NaN;
+    cloud.sh[4 * 48 + 1] = Infinity; // a DC term: kept out of the range, replaced
     cloud.positions[3 * 6 + 1] = Infinity;
     const tally = new PackTally();
     const { d, packed, back } = roundTrip(cloud, tally);
@@ -107,8 +108,8 @@ describe('compact packing round trip', () => {
     expect(packed.centers[4 * 6 + 1]).toBe(0);
     expect(tally.report()).toEqual({
       dropped: 1,
-      clamped: 4,
-      reasons: { 'scale under range': 1, 'non-finite scale': 1, 'degenerate rotation': 1, 'non-finite opacity': 1, 'non-finite sh': 1, 'non-finite position': 1 },
+      clamped: 5,
+      reasons: { 'scale under range': 1, 'non-finite scale': 1, 'degenerate rotation': 1, 'non-finite opacity': 1, 'non-finite sh': 2, 'non-finite position': 1 },
     });
   });
 

@@ -68,6 +68,7 @@ export class CompactRanges {
     for (let i = first; i < end; i++) {
       for (let c = 0; c < 3; c++) {
         const v = sh[i * K3 + c]!;
+        if (!Number.isFinite(v)) continue;
         if (v < this.dcLo[c]!) this.dcLo[c] = v;
         if (v > this.dcHi[c]!) this.dcHi[c] = v;
       }
