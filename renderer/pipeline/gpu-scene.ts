@@ -14,6 +14,9 @@ export const UPLOAD_CHUNK = 1 << 16;
  * axis for culling) and SH coefficients as f16 pairs (shaders/scene_full.wgsl);
  * 'compact' (the default): 72 B a splat at SH3 (compact-pack.ts, shaders/scene_compact.wgsl),
  * whose per-scene ranges (`decode`) go to the Frame block. Built once per scene.
+ * Packing runs where the GpuScene is made (the page's thread for the viewer), a slice
+ * at a time (create): the packed copy never exists whole; the float SplatCloud stays
+ * (the CPU sort, picking and device-loss recovery read it).
  *
  * The SH is held in two buffers, split by whole splats where one binding would
  * not hold it (gpu-budget.ts shSplitAt): splats [0, shSplit) in `sh0`,
