@@ -8,6 +8,7 @@
  *                          [--draw quads|tiles|quads,tiles] [--key-bits 32]
  *                          [--geometry tri|quad,tri,auto+cut,auto:128,rect@list,...] [--cut]
  *                          [--min-contribution 0,1,3] [--aa] [--no-coverage] [--no-cull] [--sh N] [--json PATH]
+ *                          [--timing stages|total]
  *                          [--max-pairs N] [--precision compact|full]
  *
  * --precision: how the scene is kept on the GPU (renderer/pipeline/scene-precision.ts;
@@ -22,7 +23,10 @@
  * geometry covers and those that pass the fragment test (can change the image).
  * Each frame is submitted and timed alone (timestamp queries at the begin and end of
  * each stage of renderer/pipeline/frame-stages.ts), so the stage figures are GPU times without
- * overlap. The raster floor is the same path drawn with a trivial fragment shader
+ * overlap. --timing total puts two timestamps around the whole frame instead and none
+ * between its passes (the frame as the page draws it without the profiler: the
+ * per-stage timestamps cost a little each); the stage columns are then empty.
+ * The raster floor is the same path drawn with a trivial fragment shader
  * (same geometry, same blending). `outOfOrderFraction` is measured on the drawn order
  * every 10th frame against that frame's camera. For a host sort (`cpu`) the sort stage
  * is the CPU time of its depth pass and sort (the GPU does no sort work for it).
@@ -65,6 +69,7 @@ import { SplatRenderer } from '../renderer/pipeline/splat-renderer';
 import { listStrategies, strategyByName } from '../renderer/pipeline/strategies';
 import { drawByName, ownStages } from '../renderer/pipeline/draw-strategies';
 import { createNodeGpu, readBuffer } from '../renderer/gpu/node-gpu';
+import { meterGpuMemory, mib } from './gpu-memory';
 import { DEFAULT_GEOMETRY, formatDrawShape, type DrawShape } from '../renderer/pipeline/draw-pass';
 import { cameraFromArg, drawShapesFromArg, nonNegativeList, parseSize, runCli, sceneFromArg, shArg } from './cli';
 
@@ -85,6 +90,7 @@ runCli(async () => {
       cut: { type: 'boolean', default: false },
       'min-contribution': { type: 'string', default: '0' },
       aa: { type: 'boolean', default: false },
+      timing: { type: 'string', default: 'stages' },
       'max-pairs': { type: 'string' },
       coverage: { type: 'boolean', default: true },
       'no-coverage': { type: 'boolean', default: false },
@@ -97,6 +103,10 @@ runCli(async () => {
   if (!values.scene) throw new Error('usage: npm run bench:frame -- --scene FILE|synthetic:N [--size WxH] [--frames N] [--strategies ...] [--json PATH]');
   const { width, height } = parseSize(values.size!);
   const frames = Number(values.frames);
+  if (values.timing !== 'stages' && values.timing !== 'total') throw new Error(`--timing must be 'stages' or 'total', got '${values.timing}'`);
+  // 'total': two timestamps around the whole frame and none between its passes (the
+  // frame as the page draws it without the profiler); the stage columns stay empty.
+  const totalOnly = values.timing === 'total';
   const warmup = Number(values.warmup);
   if (!(frames >= 1) || !(warmup >= 0)) throw new Error('--frames must be >= 1 and --warmup >= 0');
   const fixedPose = values.camera !== undefined ? cameraFromArg(values.camera) : null;
@@ -110,6 +120,7 @@ runCli(async () => {
   const cloud = await sceneFromArg(values.scene, maxShDegree === undefined ? {} : { maxShDegree });
   const gpu = await createNodeGpu({ timestamps: true });
   const { device } = gpu;
+  const memory = meterGpuMemory(device);
   const hasTs = device.features.has('timestamp-query');
   console.log(`adapter: ${gpu.description}${hasTs ? '' : ' (no timestamp-query: CPU wall times per frame)'}`);
   console.log(`scene: ${cloud.source.name}, ${cloud.count} splats, SH ${cloud.shDegree}; ${width}x${height}, ${frames} frames (+${warmup} warm-up)`);
@@ -136,8 +147,11 @@ runCli(async () => {
   if (maxPairs !== undefined && !(Number.isInteger(maxPairs) && maxPairs >= 1)) throw new Error(`--max-pairs ${values['max-pairs']}: expected an integer >= 1`);
   const renderer = new SplatRenderer(device, 'rgba8unorm', names[0], 'quads', maxPairs === undefined ? {} : { maxPairs, initialPairs: maxPairs });
   renderer.precision = parsePrecision(values.precision!, '--precision');
+  const beforeScene = memory.live;
   renderer.setScene(cloud);
-  console.log(`scene: ${renderer.precision}, ${(renderer.sceneBytes / 1e6).toFixed(1)} MB on the GPU (${renderer.sceneBytes / Math.max(1, cloud.count)} B a splat)`);
+  const sceneBytes = memory.live - beforeScene;
+  console.log(`scene on the GPU: ${mib(sceneBytes)} (${(sceneBytes / Math.max(1, cloud.count)).toFixed(1)} B a splat: the scene and the first draw's per-splat buffers, as setScene made them)`);
+  console.log(`scene buffers (${renderer.precision}): ${mib(renderer.sceneBytes)} (${renderer.sceneBytes / Math.max(1, cloud.count)} B a splat)`);
   const path = fixedPose ? [fixedPose] : benchmarkPath(robustBounds(cloud.positions), upVector('-y'), 60, width / height, frames);
   const cameraName = fixedPose ? formatCameraArg(fixedPose) : 'orbit';
   console.log(`camera: ${cameraName}${values.aa ? '; anti-aliased mode (--aa)' : ''}`);
@@ -159,7 +173,14 @@ runCli(async () => {
     const cam = frameCamera(path[i % path.length], width, height, cloud.bounds);
     const enc = device.createCommandEncoder({ label: 'bench.frame' });
     const t0 = performance.now();
-    renderer.encodeFrame(enc, view, cam, { ...settings, ...drawSettings, rasterFloor: opts.floor, targetStorage: true }, querySet ? { querySet, base: 0 } : undefined);
+    const frameSettings = { ...settings, ...drawSettings, rasterFloor: opts.floor, targetStorage: true };
+    if (totalOnly && querySet) {
+      enc.beginComputePass({ label: 'bench.frameBegin', timestampWrites: { querySet, beginningOfPassWriteIndex: 0 } }).end();
+      renderer.encodeFrame(enc, view, cam, frameSettings);
+      enc.beginComputePass({ label: 'bench.frameEnd', timestampWrites: { querySet, endOfPassWriteIndex: 1 } }).end();
+    } else {
+      renderer.encodeFrame(enc, view, cam, frameSettings, querySet ? { querySet, base: 0 } : undefined);
+    }
     if (opts.probe && renderer.debugBuffers) probe.capture(enc, renderer.debugBuffers);
     if (querySet && resolve && readback) {
       enc.resolveQuerySet(querySet, 0, TIMESTAMPS_PER_FRAME, resolve, 0);
@@ -171,9 +192,14 @@ runCli(async () => {
     const t: FrameSample = { cpuMs: NaN, frameMs: NaN };
     if (readback) {
       await readback.mapAsync(GPUMapMode.READ);
-      const reading = stageTimes(new BigUint64Array(readback.getMappedRange().slice(0)));
+      const stamps = new BigUint64Array(readback.getMappedRange().slice(0));
       readback.unmap();
-      if (reading.outcome === 'measured') Object.assign(t, reading.times);
+      if (totalOnly) {
+        if (stamps[1] > stamps[0]) t.total = Number(stamps[1] - stamps[0]) / 1e6;
+      } else {
+        const reading = stageTimes(stamps);
+        if (reading.outcome === 'measured') Object.assign(t, reading.times);
+      }
     } else {
       await device.queue.onSubmittedWorkDone();
       t.total = performance.now() - t0;
@@ -242,7 +268,8 @@ runCli(async () => {
           visible: status.last?.visible,
           tilePairs: status.last?.needed,
         });
-        console.log(`  ${name}/${draw}: done (${status.last?.needed} pairs, capacity ${status.capacity}, grew ${status.grows}x${status.last?.fallback ? ', fallback frames' : ''})`);
+        console.log(`  ${name}/${draw}: done (${status.last?.needed} pairs, capacity ${status.capacity}, grew ${status.grows}x${status.last?.fallback ? ', fallback frames' : ''}); GPU buffers ${mib(memory.live)} live, peak ${mib(memory.peak)}`);
+        memory.resetPeak();
         continue;
       }
       let visible: number | undefined;
@@ -264,7 +291,8 @@ runCli(async () => {
         ...(visible !== undefined ? { visible } : {}),
         ...(cov ? { coveredPixels: cov.covered, contributingPixels: cov.contributing } : {}),
       });
-      console.log(`  ${name}/${draw} ${label}: done`);
+      console.log(`  ${name}/${draw} ${label}: done; GPU buffers ${mib(memory.live)} live, peak ${mib(memory.peak)}`);
+      memory.resetPeak();
     }
   }
   const err = await device.popErrorScope();

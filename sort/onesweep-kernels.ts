@@ -53,6 +53,14 @@ export const ONESWEEP_MAX_PASSES = ONESWEEP_CONSTS.MAX_PASSES;
  */
 export const ONESWEEP_MAX_KEYS_PER_THREAD = 16;
 /**
+ * Keys per invocation below ONESWEEP_SMALL_CAPACITY: small sorts are latency-bound, and
+ * 1,024-key tiles give more workgroups, each with a shorter walk (33,594 pairs of a
+ * frame's tiles, H100: 0.041 ms with 4 keys a thread (or 2), 0.046 with 8, 0.056 with
+ * 16; at 3.7M keys 8 costs 0.300 ms against 16's 0.278; docs/PERFORMANCE.md).
+ */
+export const ONESWEEP_SMALL_KEYS_PER_THREAD = 4;
+export const ONESWEEP_SMALL_CAPACITY = 131_072;
+/**
  * Keys per invocation of the histogram kernel (HIST_BLOCK = 256 x this per workgroup),
  * by capacity: 8192-key blocks from ONESWEEP_HIST_LARGE_CAPACITY keys up (fewer global
  * atomics to merge), 2048-key blocks below, where 8192-key blocks would leave most of a

@@ -44,6 +44,8 @@ import {
   onesweepHistKeysPerThread,
   ONESWEEP_MAX_CAPACITY,
   ONESWEEP_MAX_KEYS_PER_THREAD,
+  ONESWEEP_SMALL_CAPACITY,
+  ONESWEEP_SMALL_KEYS_PER_THREAD,
   ONESWEEP_MAX_PASSES,
   ONESWEEP_RADIX,
   ONESWEEP_WG_SIZE,
@@ -64,7 +66,11 @@ export interface OnesweepOptions {
    * indirect dispatch with a hidden dispatch of its own (docs/PERFORMANCE.md).
    */
   dispatch?: 'direct' | 'indirect';
-  /** Keys per invocation of the pass kernel (tile = 256 x this); default: up to ONESWEEP_MAX_KEYS_PER_THREAD, as workgroup memory allows. */
+  /**
+   * Keys per invocation of the pass kernel (tile = 256 x this); default: up to
+   * ONESWEEP_MAX_KEYS_PER_THREAD (ONESWEEP_SMALL_KEYS_PER_THREAD for capacities up to
+   * ONESWEEP_SMALL_CAPACITY), as workgroup memory allows.
+   */
   keysPerThread?: number;
   /**
    * Consecutive not-ready polls of one predecessor's word before the look-back counts
@@ -103,7 +109,7 @@ export function onesweepConfig(device: GPUDevice, options: OnesweepOptions = {},
   const limit = device.limits.maxComputeWorkgroupStorageSize;
   let keysPerThread = options.keysPerThread;
   if (keysPerThread === undefined) {
-    keysPerThread = ONESWEEP_MAX_KEYS_PER_THREAD;
+    keysPerThread = capacity <= ONESWEEP_SMALL_CAPACITY ? ONESWEEP_SMALL_KEYS_PER_THREAD : ONESWEEP_MAX_KEYS_PER_THREAD;
     while (keysPerThread > 1 && onesweepPassWorkgroupBytes(keysPerThread, rowMin, subgroups) > limit) keysPerThread--;
   }
   if (!Number.isInteger(keysPerThread) || keysPerThread < 1 || keysPerThread > 64) {

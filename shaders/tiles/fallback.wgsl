@@ -1,4 +1,4 @@
-// tiles/fallback: a fallback frame's picture (tiles/keys.wgsl `finalize`): the
+// tiles/fallback: a fallback frame's picture (tiles/settle.wgsl): the
 // visible splats, sorted back to front by the frame's sorter (one depth key each),
 // drawn as quads around their power <= P ellipse, along its axes, from the records the
 // project pass wrote, blended "over" by the graphics pipeline into an rgba16float
@@ -7,8 +7,8 @@
 // blend clamps C + T background once (an 8-bit target would clamp and round every
 // splat: bright SH colours over 1 would lose their excess). The fragment test is the
 // blend's (and the forward model's): power > P or alpha < 1/255 contributes nothing.
-// Every draw here is indirect, with instanceCount 0 unless the frame is a fallback
-// frame (keys.wgsl `finalize`), so a normal frame costs nothing here.
+// The draws are indirect, with instanceCount 0 unless the frame is a fallback frame
+// (settle.wgsl).
 
 @group(0) @binding(0) var<uniform> tiles: Tiles;
 @group(0) @binding(1) var<storage, read> values: array<u32>;

@@ -1,8 +1,9 @@
 // tiles/ranges: after the sort, each tile's pairs are one run of the key buffer;
 // ranges[tile] = (first, end) of that run (the buffer is cleared each frame: a tile
 // without pairs keeps (0, 0)), and the tiles with a run are counted (counters[5], for
-// the read-back). One thread per sorted pair (indirect dispatch from tiles/keys'
-// finalize, which also left the count in control[3]; none in a fallback frame).
+// the read-back). One thread per pair of the capacity (a direct dispatch; the threads
+// past the count tiles/keys' `settle` left in control[3] leave at once, all of them
+// in a fallback frame).
 
 @group(0) @binding(0) var<uniform> tiles: Tiles;
 @group(0) @binding(1) var<storage, read> keys: array<u32>;

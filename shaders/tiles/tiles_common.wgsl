@@ -7,23 +7,21 @@
 //
 // Per splat i (written by project.wgsl):
 //   records[2i]     vec4u  bits of f32 (centre x, centre y, conic a, conic b)   pixels, y down
-//   records[2i+1]   vec4u  (bits of f32 conic c, bits of f32 opacity,
-//                          pack2x16float(r, g), pack2x16float(b, 0))
-//   footprints[i]   vec4u  (x0 | y0 << 16, x1 | y1 << 16, depth, 0): the tiles
-//                          [x0, x1) x [y0, y1) the splat can touch (empty when culled)
+//   records[2i+1]   vec4u  (bits of f32 conic c, bits of f32 opacity (0: culled),
+//                          pack2x16float(r, g), low half: f16 b, high half: the
+//                          depth quantised to 16 bits, for a fallback frame's keys)
 // counters (u32, COUNTER_WORDS of them):
 //   [0] pairs needed this frame, [1] the count the sort reads: the pairs (when they fit
 //   the capacity) or, in a fallback frame, the visible splats appended by
-//   keys.wgsl `fallbackKeys`, [2] 1 when the needed count wrapped around 2^32,
-//   [3] splats that touch at least one tile, [4] 1 in a fallback frame (the pairs did
+//   settle.wgsl, [2] 1 when the needed count wrapped around 2^32,
+//   [3] splats that touch at least one tile (project.wgsl), [4] 1 in a fallback frame (the pairs did
 //   not fit: the frame is drawn as depth-sorted quads instead, fallback.wgsl),
 //   [5] tiles with at least one pair (ranges.wgsl),
 //   [6] the pair capacity the frame ran with (for the read-back).
-// control (u32, CONTROL_WORDS): the frame's indirect arguments, written on the GPU by
-//   keys.wgsl `finalize`: [0, 3) the ranges pass's dispatch and [3] the count it
-//   reads, [4, 7) fallbackKeys' dispatch, [8, 12) the fallback quads' drawIndirect,
-//   [12, 16) the fallback image's background fill (instanceCount 0 in both unless a
-//   fallback frame).
+// control (u32, CONTROL_WORDS): written on the GPU by settle.wgsl: [3] the
+//   count of sorted pairs the ranges pass reads (0 in a fallback frame), [8, 12) the
+//   fallback quads' drawIndirect, [12, 16) the fallback image's background fill
+//   (instanceCount 0 in both unless a fallback frame); [0, 3) and [4, 8) unused.
 const TILE: u32 = 16u;
 const MIN_ALPHA: f32 = 1.0 / 255.0;
 const COUNTER_WORDS: u32 = 8u;

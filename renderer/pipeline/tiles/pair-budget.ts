@@ -5,7 +5,7 @@
  * before the next frame.
  *
  * A frame that needs more pairs than the buffers hold is still drawn whole, in that
- * frame: the GPU sees the overflow and draws it as a fallback frame (tiles/keys.wgsl:
+ * frame: the GPU sees the overflow and draws it as a fallback frame (tiles/settle.wgsl:
  * depth-sorted quads of the same splats). The buffers then grow to 1.25x the need for
  * the next frames. At the device's limit they cannot grow: the view is `capped`,
  * drawn by the fallback for as long as it needs more, and the panel says so. Once the
@@ -15,7 +15,7 @@
  * keep that memory for good.
  */
 
-/** What the GPU counted in one frame (tiles/keys.wgsl and ranges.wgsl counters). */
+/** What the GPU counted in one frame (tiles/project.wgsl, settle.wgsl and ranges.wgsl counters). */
 export interface PairCount {
   /** Pairs the frame's visible splats needed. */
   needed: number;

@@ -3,7 +3,7 @@ import tilesCommonWgsl from '../../../shaders/tiles/tiles_common.wgsl?raw';
 import shEvalWgsl from '../../../shaders/sh_eval.wgsl?raw';
 import projectSplatWgsl from '../../../shaders/project_splat.wgsl?raw';
 import projectWgsl from '../../../shaders/tiles/project.wgsl?raw';
-import keysWgsl from '../../../shaders/tiles/keys.wgsl?raw';
+import settleWgsl from '../../../shaders/tiles/settle.wgsl?raw';
 import rangesWgsl from '../../../shaders/tiles/ranges.wgsl?raw';
 import blendWgsl from '../../../shaders/tiles/blend.wgsl?raw';
 import blendPlainWgsl from '../../../shaders/tiles/blend_plain.wgsl?raw';
@@ -18,11 +18,9 @@ import { sceneWgsl } from '../scene-wgsl';
 export interface TilePipelines {
   /** The project pass, a pipeline by scene precision (tileProjectPipeline). */
   project: { layout: GPUBindGroupLayout; byPrecision: Map<ScenePrecision, GPUComputePipeline> };
-  keys: {
+  settle: {
     layout: GPUBindGroupLayout;
     pipeline: GPUComputePipeline;
-    finalize: GPUComputePipeline;
-    fallbackKeys: GPUComputePipeline;
     clampFallback: GPUComputePipeline;
   };
   ranges: { layout: GPUBindGroupLayout; pipeline: GPUComputePipeline };
@@ -69,10 +67,10 @@ export function tilePipelines(device: GPUDevice): TilePipelines {
   let p = cache.get(device);
   if (p) return p;
   const projectLayout = layoutOf(device, 'tiles.project.layout', [
-    // frame, tiles, centers, covs, sh0, sh1, records, footprints (6 storage buffers of the 8 a stage may bind by default)
-    'uniform', 'uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage',
+    // frame, tiles, centers, covs, sh0, sh1, records, keys, values, counters (8 storage buffers: WebGPU's default limit a stage)
+    'uniform', 'uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage', 'storage', 'storage',
   ]);
-  const keysLayout = layoutOf(device, 'tiles.keys.layout', ['uniform', 'read-only-storage', 'storage', 'storage', 'storage', 'storage', 'read-only-storage']);
+  const settleLayout = layoutOf(device, 'tiles.settle.layout', ['uniform', 'read-only-storage', 'storage', 'storage', 'storage', 'storage']);
   const rangesLayout = layoutOf(device, 'tiles.ranges.layout', ['uniform', 'read-only-storage', 'storage', 'storage', 'read-only-storage']);
   const fallbackLayout = device.createBindGroupLayout({
     label: 'tiles.fallback.layout',
@@ -87,15 +85,13 @@ export function tilePipelines(device: GPUDevice): TilePipelines {
     label: 'tiles.present.layout',
     entries: [{ binding: 0, visibility: GPUShaderStage.FRAGMENT, texture: { sampleType: 'float' } }],
   });
-  const keysCode = `${tilesCommonWgsl}\n${keysWgsl}`;
+  const settleCode = `${tilesCommonWgsl}\n${settleWgsl}`;
   p = {
     project: { layout: projectLayout, byPrecision: new Map() },
-    keys: {
-      layout: keysLayout,
-      pipeline: compute(device, 'tiles.keys', keysLayout, keysCode),
-      finalize: compute(device, 'tiles.keys', keysLayout, keysCode, 'finalize'),
-      fallbackKeys: compute(device, 'tiles.keys', keysLayout, keysCode, 'fallbackKeys'),
-      clampFallback: compute(device, 'tiles.keys', keysLayout, keysCode, 'clampFallback'),
+    settle: {
+      layout: settleLayout,
+      pipeline: compute(device, 'tiles.settle', settleLayout, settleCode, 'settle'),
+      clampFallback: compute(device, 'tiles.settle', settleLayout, settleCode, 'clampFallback'),
     },
     ranges: { layout: rangesLayout, pipeline: compute(device, 'tiles.ranges', rangesLayout, `${tilesCommonWgsl}\n${rangesWgsl}`) },
     blend: new Map(),

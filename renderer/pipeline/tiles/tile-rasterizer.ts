@@ -61,7 +61,8 @@ export interface TileFrame {
 }
 
 /** Byte offsets of the indirect arguments in the control buffer (tiles_common.wgsl `control`). */
-const CONTROL = { ranges: 0, fallbackKeys: 16, fallbackDraw: 32, fallbackFill: 48, bytes: 64 } as const;
+const CONTROL = { fallbackDraw: 32, fallbackFill: 48, bytes: 64 } as const;
+
 
 const WG = 256;
 const MAX_GROUPS = 65535;
@@ -74,9 +75,7 @@ function grid(total: number): [number, number] {
 
 interface BindGroups {
   project: GPUBindGroup;
-  keys: GPUBindGroup;
-  /** keys' layout with controlB in the control slot: for the passes dispatched from controlA. */
-  keysB: GPUBindGroup;
+  settle: GPUBindGroup;
   ranges: GPUBindGroup;
   fallback: GPUBindGroup;
   /** By the blend's output: 'image' or the target's view. */
@@ -89,11 +88,12 @@ interface BindGroups {
  * The compute tile rasteriser: the draw as compute work.
  *
  *   project     per splat: cull, EWA conic, SH colour, quantised depth, the screen
- *               tiles its 1/255 footprint touches (shaders/tiles/project.wgsl)
- *   tile keys   one (tile << depthBits | depth, splat id) pair per touched tile,
- *               appended with a GPU-side count (shaders/tiles/keys.wgsl); when they
- *               exceed the capacity the GPU makes this a fallback frame: one depth
- *               key per visible splat instead
+ *               tiles its 1/255 footprint touches; then, in the same kernel, one
+ *               (tile << depthBits | depth, splat id) pair per touched tile,
+ *               appended with a GPU-side count (shaders/tiles/project.wgsl)
+ *   tile keys   settle: when the pairs exceed the capacity the GPU makes this a
+ *               fallback frame: one depth key per visible splat instead
+ *               (shaders/tiles/settle.wgsl)
  *   sort        the pairs (or the fallback's keys) with any GpuSorter of sort/,
  *               the count read on the GPU
  *   ranges      each tile's run of pairs, and the count of tiles that have one
@@ -107,26 +107,22 @@ interface BindGroups {
  *               target itself where it can be a storage texture (canBlendInto),
  *               else into an rgba8unorm image drawn onto it (shaders/fullscreen.wgsl)
  *
- * Every dispatch and draw count after the project pass is written by the GPU
- * (indirect, keys.wgsl finalize), so an overflowing frame is still drawn whole, in
- * that frame, with no CPU wait. The frame uniforms (shaders/splat_common.wgsl `Frame`) are
- * the caller's, written before encode(). Nothing is read back inside a frame: the
+ * What each pass after the pair pass does is decided on the GPU (settle writes the
+ * counts the later passes read), so an overflowing frame is still drawn whole, in
+ * that frame, with no CPU wait; the dispatches are direct (an indirect one costs Dawn
+ * a validation dispatch), sized for the capacity, their surplus leaving at once. The
+ * frame uniforms (shaders/splat_common.wgsl `Frame`) are the caller's, written
+ * before encode(). Nothing is read back inside a frame: the
  * pair count comes back a few frames late (CounterReadback) and the buffers grow or
  * shrink for later frames (PairBudget); `status` says whether a frame was a fallback.
  */
 export class TileRasterizer {
   private readonly params: TileParams;
   private readonly records: GPUBuffer;
-  private readonly footprints: GPUBuffer;
   /** [needed, sorted, wrapped, visible, fallback, active tiles, -, -] (tiles_common.wgsl). */
   private readonly counters: GPUBuffer;
-  /**
-   * The GPU-written indirect arguments (CONTROL; keys.wgsl finalize). The passes
-   * dispatched from it bind controlB in its slot instead (a pass may not bind for
-   * writing the buffer it dispatches from); controlB holds nothing else.
-   */
-  private readonly controlA: GPUBuffer;
-  private readonly controlB: GPUBuffer;
+  /** What settle.wgsl writes for the later passes: the ranges' count, the fallback's indirect draws (CONTROL). */
+  private readonly control: GPUBuffer;
   private readonly readback: CounterReadback;
   private readonly budget: PairBudget;
   private keys: GPUBuffer | null = null;
@@ -143,11 +139,10 @@ export class TileRasterizer {
   private layoutKey = '';
   private bindGroups: BindGroups | null = null;
   private pendingCapacity: number | null = null;
-  private readonly projectBindGroup: GPUBindGroup;
 
   constructor(
     readonly device: GPUDevice,
-    frameUniforms: GPUBuffer,
+    private readonly frameUniforms: GPUBuffer,
     private readonly scene: TileSceneBuffers,
     private factory: SorterFactory,
     options: TileRasterizerOptions = {},
@@ -160,23 +155,13 @@ export class TileRasterizer {
     this.params = new TileParams(device);
     const storage = GPUBufferUsage.STORAGE;
     this.records = device.createBuffer({ label: 'TileRasterizer.records', size: n * 32, usage: storage });
-    this.footprints = device.createBuffer({ label: 'TileRasterizer.footprints', size: n * 16, usage: storage });
     this.counters = device.createBuffer({
       label: 'TileRasterizer.counters',
       size: COUNTER_BYTES,
       usage: storage | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST,
     });
-    this.controlA = device.createBuffer({ label: 'TileRasterizer.controlA', size: CONTROL.bytes, usage: storage | GPUBufferUsage.INDIRECT });
-    this.controlB = device.createBuffer({ label: 'TileRasterizer.controlB', size: CONTROL.bytes, usage: storage });
+    this.control = device.createBuffer({ label: 'TileRasterizer.control', size: CONTROL.bytes, usage: storage | GPUBufferUsage.INDIRECT });
     this.readback = new CounterReadback(device, (w) => this.onCounters(w));
-    const p = tilePipelines(device);
-    this.projectBindGroup = device.createBindGroup({
-      label: 'TileRasterizer.project',
-      layout: p.project.layout,
-      entries: [frameUniforms, this.params.buffer, scene.centers, scene.covs, scene.sh0, scene.sh1, this.records, this.footprints].map(
-        (buffer, binding) => ({ binding, resource: { buffer } }),
-      ),
-    });
     this.allocatePairs(this.budget.capacity);
   }
 
@@ -294,10 +279,12 @@ export class TileRasterizer {
       this.device.createBindGroup({ label, layout, entries: buffers.map((buffer, binding) => ({ binding, resource: { buffer } })) });
     const keys = this.keys!, values = this.values!, ranges = this.ranges!;
     this.bindGroups = {
-      project: this.projectBindGroup,
-      keys: bg('TileRasterizer.keys', p.keys.layout, [this.params.buffer, this.footprints, keys, values, this.counters, this.controlA, this.records]),
-      keysB: bg('TileRasterizer.keysB', p.keys.layout, [this.params.buffer, this.footprints, keys, values, this.counters, this.controlB, this.records]),
-      ranges: bg('TileRasterizer.ranges', p.ranges.layout, [this.params.buffer, keys, this.counters, ranges, this.controlA]),
+      project: bg('TileRasterizer.project', p.project.layout, [
+        this.frameUniforms, this.params.buffer, this.scene.centers, this.scene.covs, this.scene.sh0, this.scene.sh1,
+        this.records, keys, values, this.counters,
+      ]),
+      settle: bg('TileRasterizer.settle', p.settle.layout, [this.params.buffer, this.records, keys, values, this.counters, this.control]),
+      ranges: bg('TileRasterizer.ranges', p.ranges.layout, [this.params.buffer, keys, this.counters, ranges, this.control]),
       fallback: bg('TileRasterizer.fallback', p.fallback.layout, [this.params.buffer, values, this.records, this.counters]),
       blend: new Map(),
       present: this.imageView
@@ -362,37 +349,23 @@ export class TileRasterizer {
     encoder.clearBuffer(this.ranges!);
     const splatGroups = grid(Math.ceil(this.scene.count / WG));
 
+    // Projection and pairs in one kernel; then settle picks the frame's kind and
+    // appends a fallback frame's keys.
     let pass = encoder.beginComputePass({ label: 'tiles.project', timestampWrites: tsw('project') });
     pass.setPipeline(tileProjectPipeline(this.device, this.scene.precision));
     pass.setBindGroup(0, groups.project);
     pass.dispatchWorkgroups(splatGroups[0], splatGroups[1]);
     pass.end();
-
-    // Pairs; then finalize picks the frame's kind; a fallback frame's keys (none otherwise).
-    const keysTs = tsw('tileKeys');
-    pass = encoder.beginComputePass({ label: 'tiles.keys', timestampWrites: only(keysTs, 'begin') });
-    pass.setBindGroup(0, groups.keys);
-    pass.setPipeline(p.keys.pipeline);
+    pass = encoder.beginComputePass({ label: 'tiles.settle', timestampWrites: tsw('tileKeys') });
+    pass.setBindGroup(0, groups.settle);
+    pass.setPipeline(p.settle.pipeline);
     pass.dispatchWorkgroups(splatGroups[0], splatGroups[1]);
-    pass.end();
-    pass = encoder.beginComputePass({ label: 'tiles.finalize' });
-    pass.setBindGroup(0, groups.keys);
-    pass.setPipeline(p.keys.finalize);
-    pass.dispatchWorkgroups(1);
-    pass.end();
-    pass = encoder.beginComputePass({ label: 'tiles.fallbackKeys', timestampWrites: only(keysTs, 'end') });
-    pass.setBindGroup(0, groups.keysB);
-    pass.setPipeline(p.keys.fallbackKeys);
-    pass.dispatchWorkgroupsIndirect(this.controlA, CONTROL.fallbackKeys);
-    pass.end();
     if (this.slots < this.scene.count) {
       // Only where a sorter could not hold a key per splat (the buffers hold them all otherwise).
-      pass = encoder.beginComputePass({ label: 'tiles.clampFallback' });
-      pass.setBindGroup(0, groups.keysB);
-      pass.setPipeline(p.keys.clampFallback);
+      pass.setPipeline(p.settle.clampFallback);
       pass.dispatchWorkgroups(1);
-      pass.end();
     }
+    pass.end();
 
     const sortTs = tsw('sort');
     this.sorter!.encode(
@@ -405,12 +378,12 @@ export class TileRasterizer {
     pass = encoder.beginComputePass({ label: 'tiles.ranges', timestampWrites: rangesTs });
     pass.setBindGroup(0, groups.ranges);
     pass.setPipeline(p.ranges.pipeline);
-    pass.dispatchWorkgroupsIndirect(this.controlA, CONTROL.ranges);
+    const rangeGroups = grid(Math.ceil(capacity / WG));
+    pass.dispatchWorkgroups(rangeGroups[0], rangeGroups[1]);
     pass.end();
-    this.readback.capture(encoder, this.counters);
 
-    // A fallback frame's picture (its draws have 0 instances in a normal frame, and
-    // 'load' reads nothing back on a desktop GPU: a normal frame costs ~nothing here).
+    // A fallback frame's picture (its draws have no visible instance in a normal
+    // frame, and 'load' reads nothing back on a desktop GPU).
     const blendTs = tsw('blend');
     const fb = fallbackPipelines(this.device);
     const rp = encoder.beginRenderPass({
@@ -419,10 +392,13 @@ export class TileRasterizer {
       timestampWrites: blendTs && { querySet: blendTs.querySet, beginningOfPassWriteIndex: blendTs.beginningOfPassWriteIndex },
     });
     rp.setBindGroup(0, groups.fallback);
+    // Indirect (instanceCount 0 in a normal frame): Dawn validates them with a hidden
+    // dispatch (~7 us on an H100), but direct draws of a quad per splat, dropped in the
+    // vertex shader, cost more even at 6,831 splats (0.018 ms; 3.5 ms at 1M).
     rp.setPipeline(fb.fill);
-    rp.drawIndirect(this.controlA, CONTROL.fallbackFill);
+    rp.drawIndirect(this.control, CONTROL.fallbackFill);
     rp.setPipeline(fb.quads);
-    rp.drawIndirect(this.controlA, CONTROL.fallbackDraw);
+    rp.drawIndirect(this.control, CONTROL.fallbackDraw);
     rp.end();
 
     // Every pixel of the output once: the tiles' blend, the background where a tile
@@ -434,18 +410,20 @@ export class TileRasterizer {
     pass.setBindGroup(0, this.blendGroup(groups, direct ? target : 'image', output, outFormat));
     pass.dispatchWorkgroups(layout.tilesX, layout.tilesY);
     pass.end();
-    if (direct) return;
-
-    const present = presentPipeline(this.device, targetFormat);
-    const pp = encoder.beginRenderPass({
-      label: 'tiles.present',
-      colorAttachments: [{ view: target, loadOp: 'clear', clearValue: { r: 0, g: 0, b: 0, a: 1 }, storeOp: 'store' }],
-      timestampWrites: blendTs && { querySet: blendTs.querySet, endOfPassWriteIndex: blendTs.endOfPassWriteIndex },
-    });
-    pp.setPipeline(present.pipeline);
-    pp.setBindGroup(0, groups.present!);
-    pp.draw(3);
-    pp.end();
+    if (!direct) {
+      const present = presentPipeline(this.device, targetFormat);
+      const pp = encoder.beginRenderPass({
+        label: 'tiles.present',
+        colorAttachments: [{ view: target, loadOp: 'clear', clearValue: { r: 0, g: 0, b: 0, a: 1 }, storeOp: 'store' }],
+        timestampWrites: blendTs && { querySet: blendTs.querySet, endOfPassWriteIndex: blendTs.endOfPassWriteIndex },
+      });
+      pp.setPipeline(present.pipeline);
+      pp.setBindGroup(0, groups.present!);
+      pp.draw(3);
+      pp.end();
+    }
+    // The counters' read-back after the picture (nothing waits for it).
+    this.readback.capture(encoder, this.counters);
   }
 
   /** Call after submitting the frame's commands: starts the read-back of its pair count. */
@@ -485,10 +463,8 @@ export class TileRasterizer {
     this.image?.destroy();
     this.fallbackImage?.destroy();
     this.records.destroy();
-    this.footprints.destroy();
     this.counters.destroy();
-    this.controlA.destroy();
-    this.controlB.destroy();
+    this.control.destroy();
     this.params.destroy();
     this.sorter = null;
     this.keys = this.values = this.ranges = null;
