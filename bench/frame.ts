@@ -9,9 +9,11 @@
  *                          [--geometry tri|quad,tri,auto+cut,auto:128,rect@list,...] [--cut]
  *                          [--min-contribution 0,1,3] [--aa] [--no-coverage] [--no-cull] [--sh N] [--json PATH]
  *                          [--timing stages|total]
- *                          [--max-pairs N]
+ *                          [--max-pairs N] [--precision compact|full]
  *   npm run bench:frame -- --scene DIR/lod-meta.json [--budget N] [--memory MB] [--strategies radix4] [--draw quads] ...
  *
+ * --precision: how the scene is kept on the GPU (renderer/pipeline/scene-precision.ts;
+ * compact, the default, or full); its resident bytes are printed.
  * Without --camera the frames follow the fixed orbit path (benchmarkPath); with it
  * every frame is drawn from that one pose (the camera is named in the table and the
  * JSON rows). --geometry lists the quads draw's shapes to measure, one row each per
@@ -58,6 +60,7 @@
  */
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
+import { DEFAULT_PRECISION, parsePrecision } from '../renderer/pipeline/scene-precision';
 import { formatCameraArg, robustBounds, upVector } from '../renderer/camera/camera';
 import { benchmarkPath, DrawnOrderProbe } from '../renderer/profile/benchmark-path';
 import { buildRows, formatTable, toJson, type StrategyRun } from '../renderer/profile/benchmark-report';
@@ -102,6 +105,7 @@ runCli(async () => {
       json: { type: 'string' },
       budget: { type: 'string' },
       memory: { type: 'string', default: '4096' },
+      precision: { type: 'string', default: DEFAULT_PRECISION },
     },
   });
   if (!values.scene) throw new Error('usage: npm run bench:frame -- --scene FILE|synthetic:N [--size WxH] [--frames N] [--strategies ...] [--json PATH]');
@@ -169,10 +173,12 @@ runCli(async () => {
   const maxPairs = values['max-pairs'] === undefined ? undefined : Number(values['max-pairs']);
   if (maxPairs !== undefined && !(Number.isInteger(maxPairs) && maxPairs >= 1)) throw new Error(`--max-pairs ${values['max-pairs']}: expected an integer >= 1`);
   const renderer = new SplatRenderer(device, 'rgba8unorm', names[0], 'quads', maxPairs === undefined ? {} : { maxPairs, initialPairs: maxPairs });
+  renderer.precision = parsePrecision(values.precision!, '--precision');
   const beforeScene = memory.live;
   renderer.setScene(cloud);
   const sceneBytes = memory.live - beforeScene;
   console.log(`scene on the GPU: ${mib(sceneBytes)} (${(sceneBytes / Math.max(1, cloud.count)).toFixed(1)} B a splat: the scene and the first draw's per-splat buffers, as setScene made them)`);
+  console.log(`scene buffers (${renderer.precision}): ${mib(renderer.sceneBytes)} (${renderer.sceneBytes / Math.max(1, cloud.count)} B a splat)`);
   const path = fixedPose ? [fixedPose] : benchmarkPath(robustBounds(cloud.positions), upVector('-y'), 60, width / height, frames);
   const cameraName = fixedPose ? formatCameraArg(fixedPose) : 'orbit';
   console.log(`camera: ${cameraName}${values.aa ? '; anti-aliased mode (--aa)' : ''}`);

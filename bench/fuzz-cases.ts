@@ -8,7 +8,9 @@
  *    rotations, bounds that match), whose count plus dropped splats equals
  *    what the file declares, and that the stream loader reproduces exactly;
  *    for edits that do not change the content (CRLF, comments, trailing
- *    bytes...), the same cloud as the unedited file;
+ *    bytes...), the same cloud as the unedited file; and whose compact GPU
+ *    packing (renderer/pipeline/compact-pack.ts) has finite ranges, decodes to
+ *    finite values and finds nothing non-finite to replace (checkPacking);
  *  - `typed`: a SceneLoadError with a one-line message "FILE: CODE: ...",
  *    and the same error code from the stream loader;
  *  - `garbage`: a cloud that fails any check above (or a stream/whole mismatch);
@@ -20,6 +22,8 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { compactDecodeOf, decodeCompact, packCompact, PackTally } from '../renderer/pipeline/compact-pack';
+import { sceneLayout } from '../renderer/pipeline/scene-precision';
 import { SceneLoadError } from '../scenes/errors';
 import { generateSynthetic } from '../scenes/generate';
 import { loadScene } from '../scenes/load';
@@ -543,7 +547,7 @@ async function classify(k: FuzzCase): Promise<CaseResult> {
     }
     return r('typed', e.message);
   }
-  const bad = checkCloud(cloud, k.bytes);
+  const bad = checkCloud(cloud, k.bytes) ?? checkPacking(cloud);
   if (bad !== null) return r('garbage', bad);
   const s = await streamResult(k, name);
   if (!(s instanceof Object) || s instanceof Error) return r('garbage', `stream failed where the whole file loaded: ${s instanceof Error ? s.message : String(s)}`);
@@ -620,6 +624,29 @@ export function checkCloud(c: SplatCloud, bytes: Uint8Array): string | null {
   if (c.sanitized === undefined) return 'no sanitize report';
   const declared = declaredCount(c, bytes);
   if (declared !== null && declared !== n + c.sanitized.dropped) return `declared ${declared} splats, got ${n} + ${c.sanitized.dropped} dropped`;
+  return null;
+}
+
+/**
+ * Null when the cloud's compact GPU packing is clean: its ranges finite, every
+ * value the GPU would decode finite, the positions kept exactly, and nothing the
+ * packer had to replace as non-finite (a loaded cloud has none; a zero scale below
+ * the log-scale range is a legitimate clamp).
+ */
+export function checkPacking(c: SplatCloud): string | null {
+  const d = compactDecodeOf(c);
+  if (![...d.dcMin, ...d.dcStep, ...d.lsRange, ...d.shRange].every(Number.isFinite)) return `compact ranges not finite: ${JSON.stringify(d)}`;
+  const stride = sceneLayout(c.shDegree, 'compact').shStride;
+  const tally = new PackTally();
+  const back = decodeCompact(packCompact(c, d, stride, 0, c.count, undefined, tally), d, c, stride);
+  const report = tally.report();
+  const nonFinite = Object.keys(report.reasons).filter((k) => k !== 'scale under range');
+  if (report.dropped > 0 || nonFinite.length > 0) return `compact packing replaced values: ${JSON.stringify(report)}`;
+  for (const k of ['positions', 'scales', 'rotations', 'opacities', 'sh'] as const) {
+    const i = back[k].findIndex((v) => !Number.isFinite(v));
+    if (i >= 0) return `compact packing decodes ${k}[${i}] = ${back[k][i]}`;
+  }
+  if (!Buffer.from(back.positions.buffer).equals(Buffer.from(c.positions.buffer, c.positions.byteOffset, c.positions.byteLength))) return 'compact packing changed positions';
   return null;
 }
 

@@ -5,7 +5,12 @@
  * count, SH degree, bounds and what the loader dropped or clamped: a table
  * for people, or with --json exactly one JSON object on stdout for scripts:
  *   { "format", "count", "shDegree", "bounds": { "min": [x,y,z], "max": [x,y,z] },
- *     "sanitized": { "dropped", "clamped", "reasons": { REASON: splats } } }
+ *     "sanitized": { "dropped", "clamped", "reasons": { REASON: splats } },
+ *     "gpu": { "sceneBytesPerSplat": { "full", "compact" }, "sceneBytes": { "full", "compact" },
+ *              "compactPacking": { "dropped", "clamped", "reasons" } } }
+ * gpu: what the renderer keeps resident for the scene (its centres, covariances and
+ * SH buffers; renderer/pipeline/scene-precision.ts) at each precision, and what
+ * packing it compact (the default) clamps (e.g. scales under its log-scale range).
  * The file is read as a stream (scenes/stream.ts), so a binary splat PLY
  * never sits whole in memory next to its arrays. --sh N loads with SH degree N
  * at most (the higher bands dropped while parsing; `shDegree` is then the kept one).
@@ -18,7 +23,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { SceneLoadError } from '../scenes/errors';
+import { compactDecodeOf, packCompact, PackTally } from '../renderer/pipeline/compact-pack';
+import { PRECISIONS, sceneBytesPerSplat, sceneLayout, type ScenePrecision } from '../renderer/pipeline/scene-precision';
 import { describeSanitized } from '../scenes/sanitize';
+import type { SanitizeReport, SplatCloud } from '../scenes/splat-cloud';
 import { loadSceneStream } from '../scenes/stream';
 import { parseShDegree } from '../scenes/load-options';
 import type { ShDegree } from '../scenes/splat-cloud';
@@ -72,8 +80,9 @@ async function main(): Promise<void> {
   const { format } = cloud.source;
   const { min, max } = cloud.bounds;
   const sanitized = cloud.sanitized ?? { dropped: 0, clamped: 0, reasons: {} };
+  const gpu = gpuFigures(cloud);
   if (values.json) {
-    process.stdout.write(`${JSON.stringify({ format, count: cloud.count, shDegree: cloud.shDegree, bounds: { min, max }, sanitized })}\n`);
+    process.stdout.write(`${JSON.stringify({ format, count: cloud.count, shDegree: cloud.shDegree, bounds: { min, max }, sanitized, gpu })}\n`);
   } else {
     const f = (v: number): string => v.toPrecision(6).padStart(12);
     const lines = [
@@ -85,9 +94,26 @@ async function main(): Promise<void> {
       `  min      ${min.map(f).join(' ')}`,
       `  max      ${max.map(f).join(' ')}`,
       `sanitized  ${describeSanitized(sanitized)}`,
+      `GPU scene  ${PRECISIONS.map((p) => `${p} ${gpu.sceneBytesPerSplat[p]} B a splat (${(gpu.sceneBytes[p] / 1e6).toFixed(1)} MB)`).join(', ')}`,
+      `compact    ${describeSanitized(gpu.compactPacking)}`,
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
   }
+}
+
+/** The resident scene's bytes by precision, and what the compact packing clamps (packed in slices, as the upload). */
+function gpuFigures(cloud: SplatCloud): { sceneBytesPerSplat: Record<ScenePrecision, number>; sceneBytes: Record<ScenePrecision, number>; compactPacking: SanitizeReport } {
+  const per = (p: ScenePrecision) => sceneBytesPerSplat(cloud.shDegree, p);
+  const d = compactDecodeOf(cloud);
+  const stride = sceneLayout(cloud.shDegree, 'compact').shStride;
+  const tally = new PackTally();
+  const SLICE = 1 << 16;
+  for (let first = 0; first < cloud.count; first += SLICE) packCompact(cloud, d, stride, first, Math.min(cloud.count, first + SLICE), undefined, tally);
+  return {
+    sceneBytesPerSplat: { full: per('full'), compact: per('compact') },
+    sceneBytes: { full: per('full') * cloud.count, compact: per('compact') * cloud.count },
+    compactPacking: tally.report(),
+  };
 }
 
 main().then(

@@ -4,6 +4,7 @@
  *                   [--background R,G,B] [--sh N] [--splat-scale S] [--strategy NAME] [--up -y|+y|+z|-z]
  *                   [--draw quads|tiles] [--key-bits N] [--geometry tri|quad|rect|hex|oct|auto] [--cut]
  *                   [--min-contribution PX] [--aa] [--pair-capacity N] [--budget N]
+ *                   [--precision compact|full] [--psnr-against IMAGE.png]
  *
  * --sh N loads the scene with SH degree N at most (the higher bands are dropped while
  * parsing: less memory on the CPU and the GPU) and renders at that degree. A scene
@@ -28,6 +29,10 @@
  * A streamed LOD scene (--scene DIR/lod-meta.json, splat-transform's LOD output) is
  * drawn within --budget N splats (default: its finest level's count): the levels
  * chosen for the view are loaded from beside it, and `drawn X of budget N` printed.
+ * --precision picks how the scene is kept on the GPU (renderer/pipeline/scene-precision.ts):
+ * compact (the default, 72 B a splat at SH3) or full (f32 covariances, f16 SH: 144 B).
+ * --psnr-against IMAGE.png prints the PSNR of the image written against another of the
+ * same size (e.g. the same view rendered with --precision full).
  */
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -40,6 +45,8 @@ import { createNodeGpu } from '../renderer/gpu/node-gpu';
 import { DEFAULT_GEOMETRY, formatDrawShape } from '../renderer/pipeline/draw-pass';
 import { bindingLimit } from '../renderer/pipeline/gpu-budget';
 import { isLodMetaFile, openLodMeta, settledLodScene } from './lod-node';
+import { DEFAULT_PRECISION, parsePrecision } from '../renderer/pipeline/scene-precision';
+import { describeSanitized } from '../scenes/sanitize';
 import { budgetArg, drawShapesFromArg, nonNegativeList, parseRgb, parseSize, runCli, sceneFromArg, shArg } from './cli';
 
 runCli(async () => {
@@ -62,6 +69,8 @@ runCli(async () => {
       geometry: { type: 'string', default: DEFAULT_GEOMETRY },
       'pair-capacity': { type: 'string' },
       budget: { type: 'string' },
+      precision: { type: 'string', default: DEFAULT_PRECISION },
+      'psnr-against': { type: 'string' },
     },
   });
   if (!values.scene || !values.out) throw new Error('usage: npm run render -- --scene FILE --out IMAGE.png [--size WxH] [--camera ...]');
@@ -85,7 +94,9 @@ runCli(async () => {
   if (pairCapacity !== undefined && !(Number.isInteger(pairCapacity) && pairCapacity >= 1)) {
     throw new Error(`--pair-capacity ${values['pair-capacity']}: expected an integer >= 1`);
   }
+  const precision = parsePrecision(values.precision!, '--precision');
   const renderer = new SplatRenderer(gpu.device, 'rgba8unorm', values.strategy!, values.draw!, pairCapacity === undefined ? {} : { initialPairs: pairCapacity });
+  renderer.precision = precision;
   if (renderer.draw === 'tiles' && (values.cut || values.geometry !== DEFAULT_GEOMETRY)) {
     console.warn('WARNING: --cut and --geometry shape the quads draw only: the tiles draw ignores them');
   }
@@ -126,6 +137,7 @@ runCli(async () => {
   const png = new PNG({ width, height });
   png.data = Buffer.from(image.rgba.buffer, image.rgba.byteOffset, image.rgba.byteLength);
   fs.writeFileSync(values.out, PNG.sync.write(png));
+  if (values['psnr-against']) console.log(`PSNR against ${values['psnr-against']}: ${pngPsnr(png, PNG.sync.read(fs.readFileSync(values['psnr-against']))).toFixed(2)} dB`);
   const tiles = renderer.tileStatus;
   if (tiles?.last) {
     const n = (x: number) => x.toLocaleString('en-US');
@@ -135,7 +147,22 @@ runCli(async () => {
     console.log(`tiles: ${n(tiles.last.needed)} (tile, depth) pairs needed, ${how}`);
   }
   if (drawnLine) console.log(drawnLine);
-  console.log(`${drawnCloud.source.name}: ${drawnCloud.count} splats, SH ${drawnCloud.shDegree}, draw ${renderer.draw === 'quads' ? `quads (${formatDrawShape(shape)})` : renderer.draw}, ${values.aa ? 'anti-aliased, ' : ''}${width}x${height} in ${ms.toFixed(0)} ms (first frame, incl. pipeline creation) -> ${values.out}`);
+  const packed = renderer.packReport;
+  if (packed && (packed.dropped || packed.clamped)) console.log(`packing (${precision}): ${describeSanitized(packed)}`);
+  console.log(`${drawnCloud.source.name}: ${drawnCloud.count} splats, SH ${drawnCloud.shDegree}, ${precision} (${renderer.sceneBytes / Math.max(1, drawnCloud.count)} B a splat), draw ${renderer.draw === 'quads' ? `quads (${formatDrawShape(shape)})` : renderer.draw}, ${values.aa ? 'anti-aliased, ' : ''}${width}x${height} in ${ms.toFixed(0)} ms (first frame, incl. pipeline creation) -> ${values.out}`);
   renderer.destroy();
   gpu.device.destroy();
 });
+
+/** PSNR in dB of two RGBA images of the same size over their RGB (peak 255). */
+function pngPsnr(a: PNG, b: PNG): number {
+  if (a.width !== b.width || a.height !== b.height) throw new Error(`--psnr-against: ${b.width}x${b.height}, not ${a.width}x${a.height}`);
+  let sum = 0;
+  for (let i = 0; i < a.data.length; i++) {
+    if ((i & 3) === 3) continue;
+    const d = a.data[i]! - b.data[i]!;
+    sum += d * d;
+  }
+  const mse = sum / (a.width * a.height * 3);
+  return mse === 0 ? Infinity : 10 * Math.log10((255 * 255) / mse);
+}

@@ -21,11 +21,16 @@
 // returns to the CPU. The CPU resets it to 0 before each frame's project pass.
 
 @group(0) @binding(0) var<uniform> frame: Frame;
-@group(0) @binding(1) var<storage, read> centers: array<vec4f>;
-@group(0) @binding(2) var<storage, read> covs: array<vec4f>;
+@group(0) @binding(1) var<storage, read> centers: array<SceneCenter>;
+@group(0) @binding(2) var<storage, read> covs: array<SceneCov>;
 @group(0) @binding(3) var<storage, read_write> keys: array<u32>;
 @group(0) @binding(4) var<storage, read_write> values: array<u32>;
 @group(0) @binding(5) var<storage, read_write> drawArgs: DrawArgs;
+// The SH buffers: the compact scene keeps the opacity there (scene_compact.wgsl).
+@group(0) @binding(6) var<storage, read> sh0: array<u32>;
+@group(0) @binding(7) var<storage, read> sh1: array<u32>;
+
+// The scene's decode (scene_full.wgsl or scene_compact.wgsl) is prepended.
 
 override WORKGROUP_SIZE: u32 = 256u;
 
@@ -37,8 +42,7 @@ var<workgroup> wgBase: u32;
 
 fn isVisible(i: u32) -> vec2f {
   // returns (visible, depth)
-  let c = centers[i];
-  let v = frame.view * vec4f(c.xyz, 1.0);
+  let v = frame.view * vec4f(splatPosition(i), 1.0);
   let d = -v.z;
   if (d <= frame.near) {
     return vec2f(0.0, d);
@@ -46,11 +50,13 @@ fn isVisible(i: u32) -> vec2f {
   // The opacity and contribution tests of projectSplat (project_splat.wgsl), with the
   // same functions: the opacity as drawn needs the projected covariance only in the
   // anti-aliased mode or with the contribution cull on.
-  var opacity = c.w;
+  let stored = splatOpacity(i);
+  var opacity = stored;
   if (frame.antialias != 0u || frame.minContribution > 0.0) {
-    let raw = projectedCovarianceRaw(frame, v, covs[2u * i], covs[2u * i + 1u]);
+    let cov = splatCov(i);
+    let raw = projectedCovarianceRaw(frame, v, cov.a, cov.b);
     let cov2 = lowPass(raw);
-    opacity = effectiveOpacity(frame, c.w, raw, cov2);
+    opacity = effectiveOpacity(frame, stored, raw, cov2);
     if (frame.minContribution > 0.0 && !(screenContribution(opacity, cov2) >= frame.minContribution)) {
       return vec2f(0.0, d);
     }
@@ -63,7 +69,7 @@ fn isVisible(i: u32) -> vec2f {
   }
   // Side planes of the frustum through the eye: |x| <= d * tanHalfFov.x, likewise y.
   // A sphere of radius r is outside a plane with unit normal n when dot(n, v) > r.
-  let r = 3.0 * covs[2u * i + 1u].z * frame.splatScale;
+  let r = 3.0 * splatMaxScale(i) * frame.splatScale;
   let tx = frame.tanHalfFov.x;
   let ty = frame.tanHalfFov.y;
   let ix = inverseSqrt(1.0 + tx * tx);

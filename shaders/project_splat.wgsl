@@ -1,8 +1,8 @@
 // The per-splat projection, one source for both draws: the quads draw's prepare pass
 // (splat_prepare.wgsl, per sorted splat) and the tiles draw's project pass
-// (tiles/project.wgsl, per splat). Needs splat_common.wgsl, sh_eval.wgsl (for
-// splatColour) and the bindings `frame: Frame`, `centers: array<vec4f>` and
-// `covs: array<vec4f>` (the scene layout in splat_common.wgsl).
+// (tiles/project.wgsl, per splat). Needs splat_common.wgsl, the scene's decode
+// (scene_full.wgsl or scene_compact.wgsl: splatPosition, splatOpacity, splatCov) and
+// sh_eval.wgsl (for splatColour).
 //
 // The forward model (test/reference/forward-model.ts projectSplat): a splat is not
 // drawn when its depth d = -z_view <= near, its centre's |ndc| > 1.3, det(cov2D) <= 0,
@@ -22,8 +22,8 @@ struct ProjectedSplat {
 
 fn projectSplat(i: u32) -> ProjectedSplat {
   var s: ProjectedSplat;  // visible = false
-  let c = centers[i];
-  let t = frame.view * vec4f(c.xyz, 1.0);
+  let p = splatPosition(i);
+  let t = frame.view * vec4f(p, 1.0);
   let d = -t.z;
   s.depth = d;
   if (!(d > frame.near)) {
@@ -35,13 +35,14 @@ fn projectSplat(i: u32) -> ProjectedSplat {
     return s;
   }
   // EWA (splat_common.wgsl).
-  let raw = projectedCovarianceRaw(frame, t, covs[2u * i], covs[2u * i + 1u]);
+  let cov = splatCov(i);
+  let raw = projectedCovarianceRaw(frame, t, cov.a, cov.b);
   let cov2 = lowPass(raw);
   let det = cov2.x * cov2.z - cov2.y * cov2.y;
   if (!(det > 0.0)) {
     return s;
   }
-  let opacity = effectiveOpacity(frame, c.w, raw, cov2);
+  let opacity = effectiveOpacity(frame, splatOpacity(i), raw, cov2);
   if (!(opacity >= 1.0 / 255.0)) {
     return s;
   }
@@ -57,5 +58,5 @@ fn projectSplat(i: u32) -> ProjectedSplat {
 
 // Colour from SH up to frame.shDegree, with the world-space view direction (sh_eval.wgsl).
 fn splatColour(i: u32) -> vec3f {
-  return evalSH(i, frame.shDegree, normalize(centers[i].xyz - frame.eye));
+  return evalSH(i, frame.shDegree, normalize(splatPosition(i) - frame.eye));
 }

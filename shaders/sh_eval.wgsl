@@ -1,30 +1,8 @@
 // Spherical-harmonics colour of a splat (the forward model's basis and sign
 // convention), shared by the quads draw's prepare pass (splat_prepare.wgsl) and the
 // tiles draw's project pass (tiles/project.wgsl). Needs SH_C0..SH_C3 (generated
-// const prelude), `frame: Frame` (splat_common.wgsl) and the bindings
-// `sh0: array<u32>` and `sh1: array<u32>`: the scene's SH as f16 pairs,
-// coefficient-major (coefficient k, channel c at half index k*3 + c of the splat),
-// splats [0, frame.shSplit) in sh0 and the others in sh1 (GpuScene).
-
-// Word w of splat i's SH, from the buffer that holds splat i.
-fn shWord(i: u32, w: u32) -> u32 {
-  if (i < frame.shSplit) {
-    return sh0[i * frame.shStride + w];
-  }
-  return sh1[(i - frame.shSplit) * frame.shStride + w];
-}
-
-// SH coefficient k (rgb) of splat i: halves k*3 .. k*3+2.
-fn shCoeff(i: u32, k: u32) -> vec3f {
-  let h = k * 3u;
-  let w0 = unpack2x16float(shWord(i, h >> 1u));
-  let w1 = unpack2x16float(shWord(i, (h >> 1u) + 1u));
-  // h even: (w0.x, w0.y, w1.x); h odd: (w0.y, w1.x, w1.y)
-  if ((h & 1u) == 0u) {
-    return vec3f(w0.x, w0.y, w1.x);
-  }
-  return vec3f(w0.y, w1.x, w1.y);
-}
+// const prelude), `frame: Frame` (splat_common.wgsl) and shCoeff(i, k): the scene's
+// decode (scene_full.wgsl or scene_compact.wgsl, by the scene's precision).
 
 // max(0, 0.5 + sum_k Y_k(dir) sh_k) of splat i up to `degree`; dir is a unit vector (world space).
 fn evalSH(i: u32, degree: u32, dir: vec3f) -> vec3f {

@@ -1,15 +1,13 @@
 // Shared by project.wgsl and splat.wgsl (prepended to each): the frame uniforms
 // and the GPU scene layout.
 //
-// Scene buffers (one entry per splat i, written once at upload by GpuScene):
-//   centers[i]      vec4f  (x, y, z, opacity)        world position, opacity in [0,1]
-//   covs[2i]        vec4f  (s00, s01, s02, s11)      3D covariance R S S^T R^T
-//   covs[2i+1]      vec4f  (s12, s22, maxScale, 0)   maxScale: largest axis, for culling
-//   SH, shStride u32 words a splat: pairs of f16 (pack2x16float), coefficient-major
-//                          (coefficient k, channel c at half index k*3 + c), in two
-//                          buffers split by whole splats (the per-binding limit):
-//                          splat i < shSplit at sh0[i*shStride..], the others at
-//                          sh1[(i - shSplit)*shStride..] (sh_eval.wgsl shWord)
+// Scene buffers (written once at upload by GpuScene): `centers`, `covs` and the SH
+// words in two buffers split by whole splats (the per-binding limit): splat i <
+// shSplit at sh0[i*shStride..], the others at sh1[(i - shSplit)*shStride..]. Their
+// layout is the scene's precision: scene_full.wgsl (f32 centres and covariances, f16
+// SH) or scene_compact.wgsl (the default: 72 B a splat at SH3); one of them is
+// prepended after this file and is the only code that reads them (splatPosition,
+// splatOpacity, splatCov, splatMaxScale, shCoeff).
 //
 // Frame uniforms: see struct Frame. The projection maps view-space depth d = -z_view
 // into WebGPU clip space (perspectiveZO); pixel y points down.
@@ -32,6 +30,11 @@ struct Frame {
   shSplit: u32,         // the first splat whose SH is in sh1 (splatCount when unsplit)
   minContribution: f32, // px: drop splats whose alpha integrated over the screen is less (0: off)
   antialias: u32,       // 1: the anti-aliased mode (effectiveOpacity), 0: off (the default)
+  // The compact scene's ranges (renderer/pipeline/compact-pack.ts CompactDecode; unused when full):
+  dcMin: vec4f,         // f_dc of code 0 (rgb)
+  dcStep: vec4f,        // f_dc a code step (rgb)
+  lsRange: vec4f,       // log-scale of code 0, step of the 11-bit x and y codes, step of the 10-bit z
+  shRange: array<vec4f, 12>, // R of higher-band coefficient k >= 1, channel c at [3 (k - 1) + c]
 };
 
 // The indirect draw arguments, in drawIndirect's layout (renderer/pipeline/draw-args.ts
@@ -45,7 +48,7 @@ struct DrawArgs {
 };
 
 // The EWA projection of a splat (both draws use it, through projectSplat in
-// project_splat.wgsl): its 3D covariance (ca, cb: its two vec4 of the scene's `covs`:
+// project_splat.wgsl): its 3D covariance (ca, cb: splatCov's two vec4:
 // xx xy xz yy, yz zz max 0) scaled by splatScale^2, at view-space centre t (depth
 // -t.z > near), as the 2x2 pixel-space covariance (a, b, c) of [[a, b], [b, c]]
 // (pixel y down), before the low-pass. The Jacobian of the perspective is taken at

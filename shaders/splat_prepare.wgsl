@@ -22,8 +22,8 @@
 // list draw, thread 0 also writes its indirect arguments: (TRIANGLE_VERTS * count, 1, 0, 0).
 
 @group(0) @binding(0) var<uniform> frame: Frame;
-@group(0) @binding(1) var<storage, read> centers: array<vec4f>;
-@group(0) @binding(2) var<storage, read> covs: array<vec4f>;
+@group(0) @binding(1) var<storage, read> centers: array<SceneCenter>;
+@group(0) @binding(2) var<storage, read> covs: array<SceneCov>;
 @group(0) @binding(3) var<storage, read> sh0: array<u32>;
 @group(0) @binding(4) var<storage, read> sh1: array<u32>;
 @group(0) @binding(5) var<storage, read> order: array<u32>;

@@ -179,7 +179,7 @@ export class ChunkPool {
       bounds: computeBounds(positions),
       source: { name, format: 'lod' },
     };
-    const scene = new GpuScene(this.device, cloud, shBindingBytes, false);
+    const scene = new GpuScene(this.device, cloud, shBindingBytes, { precision: 'full', upload: false });
     const enc = this.device.createCommandEncoder({ label: 'ChunkPool.assemble' });
     const shBytes = this.stride * 4;
     at = 0;

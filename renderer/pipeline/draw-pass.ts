@@ -6,6 +6,8 @@ import splatWgsl from '../../shaders/splat.wgsl?raw';
 import f2bWgsl from '../../shaders/splat_f2b.wgsl?raw';
 import fullscreenWgsl from '../../shaders/fullscreen.wgsl?raw';
 import { SH_WGSL } from './sh-wgsl';
+import type { ScenePrecision } from './scene-precision';
+import { sceneWgsl } from './scene-wgsl';
 
 /**
  * 'splat': the real draw; 'floor': the same geometry with a trivial fragment shader;
@@ -143,7 +145,8 @@ interface DrawPipelines {
   countLayout: GPUBindGroupLayout;
   chunkLayout: GPUBindGroupLayout;
   accumLayout: GPUBindGroupLayout;
-  prepareModule: GPUShaderModule;
+  /** By scene precision (its decode, scene-wgsl.ts). */
+  prepareModule: Map<ScenePrecision, GPUShaderModule>;
   drawModule: GPUShaderModule;
   f2bModule: GPUShaderModule;
   mask: GPURenderPipeline | null;
@@ -194,7 +197,7 @@ function pipelinesFor(device: GPUDevice): DrawPipelines {
       f2bModule: device.createShaderModule({ label: 'DrawPass.f2bModule', code: `${fullscreenWgsl}\n${f2bWgsl}` }),
       mask: null,
       composite: new Map(),
-      prepareModule: device.createShaderModule({ label: 'DrawPass.prepareModule', code: `${SH_WGSL}\n${commonWgsl}\n${shEvalWgsl}\n${projectSplatWgsl}\n${prepareWgsl}` }),
+      prepareModule: new Map(),
       drawModule: device.createShaderModule({ label: 'DrawPass.drawModule', code: `${commonWgsl}\n${splatWgsl}` }),
       prepare: new Map(),
       draw: new Map(),
@@ -206,7 +209,18 @@ function pipelinesFor(device: GPUDevice): DrawPipelines {
 
 const FRAGMENT_ENTRY: Record<DrawVariant, string> = { splat: 'fs', floor: 'fs_floor', count: 'fs_count' };
 
-function preparePipeline(device: GPUDevice, shape: DrawShape): GPUComputePipeline {
+function prepareModule(device: GPUDevice, precision: ScenePrecision): GPUShaderModule {
+  const p = pipelinesFor(device);
+  let module = p.prepareModule.get(precision);
+  if (!module) {
+    const code = `${SH_WGSL}\n${commonWgsl}\n${sceneWgsl(precision)}\n${shEvalWgsl}\n${projectSplatWgsl}\n${prepareWgsl}`;
+    module = device.createShaderModule({ label: `DrawPass.prepareModule(${precision})`, code });
+    p.prepareModule.set(precision, module);
+  }
+  return module;
+}
+
+function preparePipeline(device: GPUDevice, shape: DrawShape, precision: ScenePrecision): GPUComputePipeline {
   const p = pipelinesFor(device);
   const constants = {
     WORKGROUP_SIZE,
@@ -216,13 +230,13 @@ function preparePipeline(device: GPUDevice, shape: DrawShape): GPUComputePipelin
     STRIP_VERTS: VERTICES_PER_SPLAT[shape.geometry],
     CHUNKS: chunksOf(shape),
   };
-  const key = JSON.stringify(constants);
+  const key = `${precision} ${JSON.stringify(constants)}`;
   let pipeline = p.prepare.get(key);
   if (!pipeline) {
     pipeline = device.createComputePipeline({
       label: `DrawPass.prepare(${key})`,
       layout: device.createPipelineLayout({ label: 'DrawPass.prepareLayout', bindGroupLayouts: [p.prepareLayout] }),
-      compute: { module: p.prepareModule, entryPoint: 'main', constants },
+      compute: { module: prepareModule(device, precision), entryPoint: 'main', constants },
     });
     p.prepare.set(key, pipeline);
   }
@@ -332,6 +346,8 @@ export interface DrawBuffers {
   /** SH of splats [0, shSplit) and of the others (GpuScene). */
   sh0: GPUBuffer;
   sh1: GPUBuffer;
+  /** How the scene buffers are laid out (GpuScene.precision). */
+  precision: ScenePrecision;
   /** Sorted splat ids, back to front. */
   order: GPUBuffer;
   /** (vertices a splat, count, 0, 0): the count is the project pass's append counter. */
@@ -407,7 +423,7 @@ export class DrawPass {
       label: 'DrawPass.prepare',
       timestampWrites: timestamps && { querySet: timestamps.querySet, beginningOfPassWriteIndex: timestamps.beginIndex },
     });
-    prep.setPipeline(preparePipeline(this.device, shape));
+    prep.setPipeline(preparePipeline(this.device, shape, this.buffers.precision));
     prep.setBindGroup(0, this.prepareGroup);
     prep.dispatchWorkgroups(this.groups[0], this.groups[1]);
     prep.end();

@@ -1,5 +1,6 @@
 import { makeShaderDataDefinitions, makeStructuredView, type StructuredView } from 'webgpu-utils';
 import commonWgsl from '../../shaders/splat_common.wgsl?raw';
+import type { CompactDecode } from './compact-pack';
 import type { DrawGeometry, DrawOrder } from './draw-pass';
 
 /** What a frame needs to know about the camera (matrices from renderer/camera/camera.ts). */
@@ -66,6 +67,8 @@ export interface FrameScene {
   shStride: number;
   /** The first splat whose SH is in the second SH buffer. */
   shSplit: number;
+  /** A compact scene's ranges (GpuScene.decode); null or absent for a full one. */
+  decode?: CompactDecode | null;
 }
 
 /**
@@ -109,6 +112,7 @@ export class FrameUniforms {
       cullEnabled: settings.cull ? 1 : 0,
       minContribution: Math.max(0, settings.minContribution ?? 0),
       antialias: settings.antialias ? 1 : 0,
+      ...decodeFields(scene.decode),
     });
     this.device.queue.writeBuffer(this.buffer, 0, this.view.arrayBuffer);
   }
@@ -116,4 +120,10 @@ export class FrameUniforms {
   destroy(): void {
     this.buffer.destroy();
   }
+}
+
+/** The Frame block's fields of a compact scene's ranges (zeros for a full scene: unused). */
+function decodeFields(d: CompactDecode | null | undefined) {
+  if (!d) return { dcMin: [0, 0, 0, 0], dcStep: [0, 0, 0, 0], lsRange: [0, 0, 0, 0], shRange: new Float32Array(48) };
+  return { dcMin: [...d.dcMin, 0], dcStep: [...d.dcStep, 0], lsRange: [...d.lsRange, 0], shRange: d.shRange };
 }

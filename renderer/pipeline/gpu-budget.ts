@@ -20,6 +20,7 @@
 import { RECORD_BYTES } from './draw-pass';
 import { shCoeffCount, type ShDegree } from '../../scenes/splat-cloud';
 import type { DrawName } from './draw-strategies';
+import { DEFAULT_PRECISION, sceneLayout, type ScenePrecision } from './scene-precision';
 
 /** The device limits the check reads (a GPUSupportedLimits has them). */
 export interface BudgetLimits {
@@ -42,7 +43,7 @@ export interface BufferNeed {
 /** Storage buffers (and bindings) the SH may be split over: GpuScene's sh0 and sh1. */
 export const SH_BINDINGS = 2;
 
-/** u32 words a splat's SH takes as f16 pairs (GpuScene.shStride). */
+/** u32 words a splat's SH takes as f16 pairs (GpuScene.shStride of a full scene). */
 export function shWordsPerSplat(degree: number): number {
   return Math.ceil((shCoeffCount(degree) * 3) / 2);
 }
@@ -78,7 +79,9 @@ export function bindingNeed(b: BufferNeed, bindingBytes: number): number {
 /**
  * The buffers sized by the splat count, for `count` splats of SH `degree` under
  * the `draw` strategy:
- * - the scene (GpuScene): centers 16 B, covariances 32 B, SH (f16 pairs) a splat;
+ * - the scene (GpuScene), by its precision (scene-precision.ts sceneLayout): full:
+ *   centers 16 B, covariances 32 B, SH (f16 pairs); compact: centers 16 B,
+ *   covariances 8 B, SH (opacity and 8-bit bands) a splat;
  * - the sort's (key, id) pair: keys and values 4 B a splat each (SplatRenderer),
  *   and the GPU sorter's scratch copies of both, 4 B a splat each (sort/sorter-base.ts;
  *   bitonic pads to a power of two and checks that itself);
@@ -86,13 +89,14 @@ export function bindingNeed(b: BufferNeed, bindingBytes: number): number {
  *   Its (tile, depth) pair buffers are not listed: they start at what the device
  *   binds at most and grow only that far (tiles/pair-budget.ts).
  */
-export function sceneBuffers(count: number, degree: number, draw: DrawName = 'quads'): BufferNeed[] {
+export function sceneBuffers(count: number, degree: number, draw: DrawName = 'quads', precision: ScenePrecision = DEFAULT_PRECISION): BufferNeed[] {
   const n = Math.max(1, count);
   const need = (name: string, splatBytes: number, bindings = 1): BufferNeed => ({ name, bytes: n * splatBytes, bindings, splatBytes });
+  const layout = sceneLayout(degree, precision);
   const list: BufferNeed[] = [
-    need('SH', shWordsPerSplat(degree) * 4, SH_BINDINGS),
-    need('covariances', 32),
-    need('centers', 16),
+    need('SH', layout.shStride * 4, SH_BINDINGS),
+    need('covariances', layout.covBytes),
+    need('centers', layout.centerBytes),
     need('sort keys', 4),
     need('sort values', 4),
     need('sort scratch keys', 4),
@@ -136,10 +140,10 @@ export interface BudgetCheck {
 }
 
 /** Checks `count` splats of SH `degree` under `draw` against `limits` (see the module comment). */
-export function checkBudget(count: number, degree: ShDegree, draw: DrawName, limits: BudgetLimits): BudgetCheck {
+export function checkBudget(count: number, degree: ShDegree, draw: DrawName, limits: BudgetLimits, precision: ScenePrecision = DEFAULT_PRECISION): BudgetCheck {
   const binding = bindingLimit(limits);
   const fits = (d: number): { buffers: BufferNeed[]; over: BudgetCheck['over'] } => {
-    const buffers = sceneBuffers(count, d, draw);
+    const buffers = sceneBuffers(count, d, draw, precision);
     let over: BudgetCheck['over'] = null;
     for (const b of buffers) {
       const bindingBytes = bindingNeed(b, binding.bytes);
@@ -158,7 +162,7 @@ export function checkBudget(count: number, degree: ShDegree, draw: DrawName, lim
     }
   }
   // Every buffer is linear in the count: the one with the fewest whole splats in its bindings (at degree 0) sets the most splats.
-  const maxSplats = Math.min(...sceneBuffers(1, 0, draw).map((b) => Math.floor(binding.bytes / b.splatBytes) * b.bindings));
+  const maxSplats = Math.min(...sceneBuffers(1, 0, draw, precision).map((b) => Math.floor(binding.bytes / b.splatBytes) * b.bindings));
   return { buffers, totalBytes: buffers.reduce((a, b) => a + b.bytes, 0), binding, over, fitsAtDegree, maxSplats };
 }
 
@@ -207,8 +211,15 @@ export class GpuBudgetError extends Error {
  * Throws GpuBudgetError unless every count-sized buffer of the scene fits.
  * @param scene - the scene's name, for the message
  */
-export function assertSceneFits(scene: string, count: number, degree: ShDegree, draw: DrawName, limits: BudgetLimits): BudgetCheck {
-  const check = checkBudget(count, degree, draw, limits);
+export function assertSceneFits(
+  scene: string,
+  count: number,
+  degree: ShDegree,
+  draw: DrawName,
+  limits: BudgetLimits,
+  precision: ScenePrecision = DEFAULT_PRECISION,
+): BudgetCheck {
+  const check = checkBudget(count, degree, draw, limits, precision);
   if (check.over !== null) throw new GpuBudgetError(scene, count, degree, check);
   return check;
 }

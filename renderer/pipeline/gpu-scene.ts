@@ -1,15 +1,22 @@
-import { shCoeffCount, type SplatCloud } from '../../scenes/splat-cloud';
+import { shCoeffCount, type SanitizeReport, type SplatCloud } from '../../scenes/splat-cloud';
+import { CompactRanges, packCompact, PackTally, type CompactDecode, type CompactScratch } from './compact-pack';
 import { packCovariance } from './covariance';
-import { bindingLimit, shSplitAt, shWordsPerSplat } from './gpu-budget';
+import { bindingLimit, shSplitAt } from './gpu-budget';
 import { toHalf } from './half';
+import { DEFAULT_PRECISION, sceneLayout, type SceneLayout, type ScenePrecision } from './scene-precision';
 
 /** Splats packed and uploaded at a time. */
 export const UPLOAD_CHUNK = 1 << 16;
 
 /**
- * A SplatCloud on the GPU, in the layout of shaders/splat_common.wgsl:
- * centers (xyz, opacity), 3D covariances (two vec4 a splat, plus the largest
- * axis for culling) and SH coefficients as f16 pairs. Built once per scene.
+ * A SplatCloud on the GPU, in the layout of its precision (scene-precision.ts):
+ * 'full': centers (xyz, opacity), 3D covariances (two vec4 a splat, plus the largest
+ * axis for culling) and SH coefficients as f16 pairs (shaders/scene_full.wgsl);
+ * 'compact' (the default): 72 B a splat at SH3 (compact-pack.ts, shaders/scene_compact.wgsl),
+ * whose per-scene ranges (`decode`) go to the Frame block. Built once per scene.
+ * Packing runs where the GpuScene is made (the page's thread for the viewer), a slice
+ * at a time (create): the packed copy never exists whole; the float SplatCloud stays
+ * (the CPU sort, picking and device-loss recovery read it).
  *
  * The SH is held in two buffers, split by whole splats where one binding would
  * not hold it (gpu-budget.ts shSplitAt): splats [0, shSplit) in `sh0`,
@@ -24,8 +31,24 @@ export interface PackScratch {
   sh: Uint32Array;
 }
 
+export interface GpuSceneOptions {
+  /** Default DEFAULT_PRECISION ('compact'). */
+  precision?: ScenePrecision;
+  /** Compact: the scene's ranges, when already taken (GpuScene.create); default one pass over the cloud. */
+  decode?: CompactDecode;
+  /** Pack and upload now (default); GpuScene.create uploads itself. */
+  upload?: boolean;
+}
+
 export class GpuScene {
   readonly count: number;
+  readonly precision: ScenePrecision;
+  /** Bytes a splat in each buffer. */
+  readonly layout: SceneLayout;
+  /** The compact scene's ranges (null when full). */
+  readonly decode: CompactDecode | null;
+  /** What packing the compact scene replaced or clamped (non-finite or out-of-range values), counted. */
+  private readonly tally = new PackTally();
   readonly shDegree: number;
   /** u32 words per splat in `sh`. */
   readonly shStride: number;
@@ -47,20 +70,23 @@ export class GpuScene {
     private readonly device: GPUDevice,
     readonly cloud: SplatCloud,
     shBindingBytes: number = bindingLimit(device.limits).bytes,
-    upload = true,
+    { precision = DEFAULT_PRECISION, decode, upload = true }: GpuSceneOptions = {},
   ) {
     const n = cloud.count;
     this.count = n;
     this.shDegree = cloud.shDegree;
-    this.shStride = shWordsPerSplat(cloud.shDegree);
+    this.precision = precision;
+    this.layout = sceneLayout(cloud.shDegree, precision);
+    this.decode = precision === 'compact' ? (decode ?? rangesOf(cloud, 0, n)) : null;
+    this.shStride = this.layout.shStride;
     const splatShBytes = this.shStride * 4;
     this.shSplit = shSplitAt(n, this.shStride, shBindingBytes);
     // COPY_SRC: tests read the upload back.
     const usage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
     // Zero-sized buffers cannot be bound: keep at least one element.
     const make = (label: string, bytes: number) => device.createBuffer({ label: `GpuScene.${label}`, size: Math.max(16, bytes), usage });
-    this.centers = make('centers', n * 16);
-    this.covs = make('covs', n * 32);
+    this.centers = make('centers', n * this.layout.centerBytes);
+    this.covs = make('covs', n * this.layout.covBytes);
     this.sh0 = make('sh0', this.shSplit * splatShBytes);
     this.sh1 = make('sh1', (n - this.shSplit) * splatShBytes);
     // Packed and uploaded UPLOAD_CHUNK splats at a time: the packed copy of a
@@ -84,17 +110,31 @@ export class GpuScene {
       budgetMs = 8,
       settleBytes = 4 << 20,
       progress,
-    }: { chunk?: number; budgetMs?: number; settleBytes?: number; progress?: (uploaded: number) => void } = {},
+      precision = DEFAULT_PRECISION,
+    }: { chunk?: number; budgetMs?: number; settleBytes?: number; progress?: (uploaded: number) => void; precision?: ScenePrecision } = {},
   ): Promise<GpuScene> {
-    const scene = new GpuScene(device, cloud, shBindingBytes, false);
+    let since = performance.now();
+    let decode: CompactDecode | undefined;
+    if (precision === 'compact') {
+      // The ranges first (a pass over the cloud), paced as the upload.
+      const ranges = new CompactRanges();
+      for (let first = 0; first < cloud.count; first += chunk * 8) {
+        ranges.add(cloud, first, Math.min(cloud.count, first + chunk * 8));
+        if (performance.now() - since >= budgetMs) {
+          await pause();
+          since = performance.now();
+        }
+      }
+      decode = ranges.finish();
+    }
+    const scene = new GpuScene(device, cloud, shBindingBytes, { precision, upload: false, ...(decode ? { decode } : {}) });
     // One set of packing arrays for every slice (writeBuffer copies them): no garbage per slice.
     const scratch: PackScratch = { centers: new Float32Array(chunk * 4), covs: new Float32Array(chunk * 8), sh: new Uint32Array(chunk * scene.shStride) };
-    let since = performance.now();
     let unsettled = 0;
     for (let first = 0; first < scene.count; first += chunk) {
       const end = Math.min(scene.count, first + chunk);
       scene.uploadRange(first, end, scratch);
-      unsettled += (end - first) * (48 + scene.shStride * 4);
+      unsettled += (end - first) * scene.bytesPerSplat;
       if (unsettled >= settleBytes) {
         // Let the GPU side take what was written so far before writing more: a
         // browser's writeBuffer stages through a bounded ring and blocks the page's
@@ -113,6 +153,21 @@ export class GpuScene {
     return scene;
   }
 
+  /** Bytes a splat of the scene's buffers (scene-precision.ts sceneBytesPerSplat). */
+  get bytesPerSplat(): number {
+    return this.layout.centerBytes + this.layout.covBytes + this.shStride * 4;
+  }
+
+  /** The scene's buffers' bytes in all. */
+  get bytes(): number {
+    return this.count * this.bytesPerSplat;
+  }
+
+  /** What packing the compact scene replaced or clamped so far (nothing for a full scene: the loaders' report covers it). */
+  get packReport(): SanitizeReport {
+    return this.tally.report();
+  }
+
   /** Packs splats `first` .. `end` - 1 and writes them into the buffers. */
   private uploadRange(first: number, end: number, scratch?: PackScratch): void {
     const device = this.device;
@@ -120,9 +175,11 @@ export class GpuScene {
     const write = (buf: GPUBuffer, data: Float32Array | Uint32Array, at: number) => {
       if (data.byteLength > 0) device.queue.writeBuffer(buf, at, data.buffer, data.byteOffset, data.byteLength);
     };
-    const { centers, covs, sh } = GpuScene.pack(this.cloud, this.shStride, first, end, scratch);
-    write(this.centers, centers, first * 16);
-    write(this.covs, covs, first * 32);
+    const { centers, covs, sh } = this.decode
+      ? packCompact(this.cloud, this.decode, this.shStride, first, end, scratch && compactScratch(scratch), this.tally)
+      : GpuScene.pack(this.cloud, this.shStride, first, end, scratch);
+    write(this.centers, centers, first * this.layout.centerBytes);
+    write(this.covs, covs, first * this.layout.covBytes);
     // The chunk's SH may straddle the split: the part before it goes to sh0, the rest to sh1.
     const cut = Math.max(0, Math.min(end, this.shSplit) - first);
     write(this.sh0, sh.subarray(0, cut * this.shStride), first * splatShBytes);
@@ -130,7 +187,7 @@ export class GpuScene {
   }
 
   /**
-   * CPU-side packing of splats `first` .. `end` - 1 (default: all), exposed for tests.
+   * CPU-side packing of splats `first` .. `end` - 1 (default: all) in the full layout, exposed for tests.
    * The arrays hold those splats only, from index 0.
    */
   static pack(
@@ -180,4 +237,15 @@ export class GpuScene {
     this.sh0.destroy();
     this.sh1.destroy();
   }
+}
+
+function rangesOf(cloud: SplatCloud, first: number, end: number): CompactDecode {
+  const r = new CompactRanges();
+  r.add(cloud, first, end);
+  return r.finish();
+}
+
+/** The same scratch memory as the compact packer's u32 arrays (it needs less of each). */
+function compactScratch(s: PackScratch): CompactScratch {
+  return { centers: new Uint32Array(s.centers.buffer, s.centers.byteOffset, s.centers.length), covs: new Uint32Array(s.covs.buffer, s.covs.byteOffset, s.covs.length), sh: s.sh };
 }

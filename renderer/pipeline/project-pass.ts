@@ -1,13 +1,17 @@
 import commonWgsl from '../../shaders/splat_common.wgsl?raw';
 import projectWgsl from '../../shaders/project.wgsl?raw';
+import type { ScenePrecision } from './scene-precision';
+import { sceneWgsl } from './scene-wgsl';
 
 const WORKGROUP_SIZE = 256;
 const MAX_GROUPS_X = 65535;
 
-const pipelines = new WeakMap<GPUDevice, { layout: GPUBindGroupLayout; pipeline: GPUComputePipeline }>();
+const pipelines = new WeakMap<GPUDevice, Map<ScenePrecision, { layout: GPUBindGroupLayout; pipeline: GPUComputePipeline }>>();
 
-function pipelineFor(device: GPUDevice) {
-  let p = pipelines.get(device);
+function pipelineFor(device: GPUDevice, precision: ScenePrecision) {
+  let byPrecision = pipelines.get(device);
+  if (!byPrecision) pipelines.set(device, (byPrecision = new Map()));
+  let p = byPrecision.get(precision);
   if (!p) {
     const storage = (type: GPUBufferBindingType): GPUBindGroupLayoutEntry['buffer'] => ({ type });
     const layout = device.createBindGroupLayout({
@@ -19,16 +23,18 @@ function pipelineFor(device: GPUDevice) {
         { binding: 3, visibility: GPUShaderStage.COMPUTE, buffer: storage('storage') },
         { binding: 4, visibility: GPUShaderStage.COMPUTE, buffer: storage('storage') },
         { binding: 5, visibility: GPUShaderStage.COMPUTE, buffer: storage('storage') },
+        { binding: 6, visibility: GPUShaderStage.COMPUTE, buffer: storage('read-only-storage') },
+        { binding: 7, visibility: GPUShaderStage.COMPUTE, buffer: storage('read-only-storage') },
       ],
     });
-    const module = device.createShaderModule({ label: 'ProjectPass.module', code: `${commonWgsl}\n${projectWgsl}` });
+    const module = device.createShaderModule({ label: 'ProjectPass.module', code: `${commonWgsl}\n${sceneWgsl(precision)}\n${projectWgsl}` });
     const pipeline = device.createComputePipeline({
       label: 'ProjectPass.pipeline',
       layout: device.createPipelineLayout({ label: 'ProjectPass.pipelineLayout', bindGroupLayouts: [layout] }),
       compute: { module, entryPoint: 'main', constants: { WORKGROUP_SIZE } },
     });
     p = { layout, pipeline };
-    pipelines.set(device, p);
+    byPrecision.set(precision, p);
   }
   return p;
 }
@@ -37,6 +43,11 @@ export interface ProjectBuffers {
   frame: GPUBuffer;
   centers: GPUBuffer;
   covs: GPUBuffer;
+  /** The SH buffers (the compact scene's opacity is there). */
+  sh0: GPUBuffer;
+  sh1: GPUBuffer;
+  /** How the scene buffers are laid out (GpuScene.precision). */
+  precision: ScenePrecision;
   keys: GPUBuffer;
   values: GPUBuffer;
   /** Indirect draw arguments; word 1 (instanceCount) is the append counter. */
@@ -53,12 +64,12 @@ export class ProjectPass {
   private readonly groups: [number, number];
 
   constructor(device: GPUDevice, buffers: ProjectBuffers, readonly splatCount: number) {
-    const { layout, pipeline } = pipelineFor(device);
+    const { layout, pipeline } = pipelineFor(device, buffers.precision);
     this.pipeline = pipeline;
     this.bindGroup = device.createBindGroup({
       label: 'ProjectPass.bindGroup',
       layout,
-      entries: [buffers.frame, buffers.centers, buffers.covs, buffers.keys, buffers.values, buffers.drawArgs].map(
+      entries: [buffers.frame, buffers.centers, buffers.covs, buffers.keys, buffers.values, buffers.drawArgs, buffers.sh0, buffers.sh1].map(
         (buffer, binding) => ({ binding, resource: { buffer } }),
       ),
     });

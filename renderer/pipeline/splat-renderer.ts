@@ -1,5 +1,5 @@
 import { sortBufferUsage } from '../../sort/types';
-import type { ShDegree, SplatCloud } from '../../scenes/splat-cloud';
+import type { SanitizeReport, ShDegree, SplatCloud } from '../../scenes/splat-cloud';
 import { DrawArgs } from './draw-args';
 import { estimateLayers } from './depth-complexity';
 import { COVERAGE_BYTES, DEFAULT_GEOMETRY, DEFAULT_LIST, DrawPass, drawsFrontToBack, VERTICES_PER_SPLAT, type DrawOrder, type DrawShape } from './draw-pass';
@@ -7,6 +7,7 @@ import { encodeEmptyStages, stageWrites, type FrameTimestamps } from './frame-st
 import { FrameUniforms, type FrameCamera, type FrameSettings } from './frame-uniforms';
 import { assertSceneFits, bindingLimit, type BudgetLimits } from './gpu-budget';
 import { GpuScene } from './gpu-scene';
+import { DEFAULT_PRECISION, type ScenePrecision } from './scene-precision';
 import { ProjectPass } from './project-pass';
 import { strategyByName, type SortState, type SortStrategy, type SortTarget, type StrategyInfo } from './strategies';
 import { drawByName, otherStages, type DrawName } from './draw-strategies';
@@ -154,8 +155,30 @@ export class SplatRenderer {
     });
   }
 
+  /**
+   * How the next scene (setScene, prepareScene) is kept on the GPU: 'compact' (the
+   * default, 72 B a splat at SH3) or 'full' (scene-precision.ts). The scene on screen
+   * keeps its own (`scenePrecision`).
+   */
+  precision: ScenePrecision = DEFAULT_PRECISION;
+
   get cloud(): SplatCloud | null {
     return this.scene?.cloud ?? null;
+  }
+
+  /** The precision of the scene on the GPU; null without a scene. */
+  get scenePrecision(): ScenePrecision | null {
+    return this.scene?.precision ?? null;
+  }
+
+  /** GPU memory of the scene's buffers (centres, covariances, SH), in bytes; 0 without a scene. */
+  get sceneBytes(): number {
+    return this.scene?.bytes ?? 0;
+  }
+
+  /** What the compact packing replaced or clamped (non-finite or out-of-range values); null without a scene. */
+  get packReport(): SanitizeReport | null {
+    return this.scene?.packReport ?? null;
   }
 
   /** The first splat whose SH is in the scene's second SH buffer: the count unless split (GpuScene); null without a scene. */
@@ -195,7 +218,7 @@ export class SplatRenderer {
    * @throws GpuBudgetError when it would not
    */
   assertFits(scene: string, count: number, degree: ShDegree): void {
-    assertSceneFits(scene, count, degree, this.drawName, this.budgetLimits);
+    assertSceneFits(scene, count, degree, this.drawName, this.budgetLimits, this.precision);
   }
 
   /**
@@ -204,8 +227,8 @@ export class SplatRenderer {
    *   buffer of the scene would exceed a binding limit (gpu-budget.ts)
    */
   setScene(cloud: SplatCloud): void {
-    assertSceneFits(cloud.source.name, cloud.count, cloud.shDegree, this.drawName, this.budgetLimits);
-    const scene = new GpuScene(this.device, cloud, bindingLimit(this.budgetLimits).bytes);
+    assertSceneFits(cloud.source.name, cloud.count, cloud.shDegree, this.drawName, this.budgetLimits, this.precision);
+    const scene = new GpuScene(this.device, cloud, bindingLimit(this.budgetLimits).bytes, { precision: this.precision });
     const { keys, values, target } = this.sortTargetFor(scene);
     this.adoptScene(new Prepared(scene, keys, values, target, this.drawStateFor(scene, target)));
   }
@@ -247,8 +270,8 @@ export class SplatRenderer {
    * @throws GpuBudgetError as setScene, before any upload
    */
   async prepareScene(cloud: SplatCloud, pause: () => Promise<void>, progress?: (uploaded: number) => void): Promise<PreparedScene> {
-    assertSceneFits(cloud.source.name, cloud.count, cloud.shDegree, this.drawName, this.budgetLimits);
-    const scene = await GpuScene.create(this.device, cloud, bindingLimit(this.budgetLimits).bytes, pause, progress ? { progress } : {});
+    assertSceneFits(cloud.source.name, cloud.count, cloud.shDegree, this.drawName, this.budgetLimits, this.precision);
+    const scene = await GpuScene.create(this.device, cloud, bindingLimit(this.budgetLimits).bytes, pause, { precision: this.precision, ...(progress ? { progress } : {}) });
     let sort: ReturnType<SplatRenderer['sortTargetFor']> | null = null;
     try {
       await pause();
@@ -277,7 +300,7 @@ export class SplatRenderer {
     if (state.draw !== this.drawName || state.strategy !== this.sortStrategy) {
       destroyDrawState(state);
       try {
-        assertSceneFits(scene.cloud.source.name, scene.count, scene.cloud.shDegree, this.drawName, this.budgetLimits);
+        assertSceneFits(scene.cloud.source.name, scene.count, scene.cloud.shDegree, this.drawName, this.budgetLimits, scene.precision);
       } catch (e) {
         prepared.scene.destroy();
         prepared.keys.destroy();
@@ -307,7 +330,7 @@ export class SplatRenderer {
     const keys = device.createBuffer({ label: 'SplatRenderer.keys', size: capacity * 4, usage });
     const values = device.createBuffer({ label: 'SplatRenderer.values', size: capacity * 4, usage });
     const drawArgs = this.drawArgs;
-    const project = new ProjectPass(device, { frame: this.uniforms.buffer, centers: scene.centers, covs: scene.covs, keys, values, drawArgs }, cloud.count);
+    const project = new ProjectPass(device, { frame: this.uniforms.buffer, centers: scene.centers, covs: scene.covs, sh0: scene.sh0, sh1: scene.sh1, precision: scene.precision, keys, values, drawArgs }, cloud.count);
     const target: SortTarget = {
       cloud,
       keys,
@@ -403,6 +426,7 @@ export class SplatRenderer {
         covs: scene.covs,
         sh0: scene.sh0,
         sh1: scene.sh1,
+        precision: scene.precision,
         order: target.values,
         drawArgs: this.drawArgs,
       },

@@ -24,6 +24,7 @@ import { DRAW_NAMES, drawByName, type DrawName } from '../pipeline/draw-strategi
 import { DRAW_ORDERS, type DrawOrder } from '../pipeline/draw-pass';
 import { listStrategies } from '../pipeline/strategies';
 import { renderOffscreen } from '../pipeline/offscreen';
+import { readPrecisionParam } from './precision-param';
 import { canBlendInto } from '../pipeline/tiles/tile-pipelines';
 import { AUTO_STRATEGY, softwareAdapterNote, startingStrategy } from '../profile/auto-strategy';
 import { AutoRun } from '../profile/auto-run';
@@ -341,6 +342,10 @@ export class ViewerApp {
     this.drawNote = firstDraw.note;
     this.drawWanted = firstDraw.measure;
     this.renderer = new SplatRenderer(device, format, first, firstDraw.draw, {}, this.budgetLimits);
+    // ?precision=full keeps scenes in the full layout; compact (half the GPU memory) by default.
+    const urlPrecision = readPrecisionParam(location.search);
+    if (urlPrecision.note) console.warn(urlPrecision.note);
+    this.renderer.precision = urlPrecision.precision;
     this.auto = new AutoRun(device, strategies, {
       frameDone: () => this.nextFrameDone(),
       noted: (t) => {
@@ -492,6 +497,7 @@ export class ViewerApp {
       const first = startingStrategy(device.adapterInfo ?? {}, device.features, listStrategies(device));
       renderer = new SplatRenderer(device, this.format, first, 'quads', {}, this.budgetLimits);
     }
+    renderer.precision = old.precision;
     let prepared: PreparedScene | null = null;
     let uploadError: unknown = null;
     if (cloud) {

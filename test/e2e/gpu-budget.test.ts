@@ -42,7 +42,8 @@ describe('GPU budget in the page', () => {
     // The tiles draw, 300 KB a binding: default:3000 (SH3, 288 KB of SH) fits; inria_sh3_tile_6831 (SH3: 656 KB of SH,
     // 328 KB in each of its two bindings) does not, at SH2 (191 KB a binding) it does. (Under the quads draw its
     // 48-byte draw records, 328 KB, would be over too, and no SH degree would help.)
-    await page.goto(`${base}?bindlimit=0.3&splats=3000&draw=tiles`);
+    // The full layout (?precision=full): compact, the SH3 scene would fit these bindings.
+    await page.goto(`${base}?bindlimit=0.3&splats=3000&draw=tiles&precision=full`);
     await page.waitForFunction(() => /3,000 splats/.test(document.querySelector('#hud')?.textContent ?? ''), null, { timeout: 120_000 });
 
     await page.setInputFiles('#file', sharedScene('inria_sh3_tile_6831.ply'));

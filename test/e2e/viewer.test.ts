@@ -471,6 +471,23 @@ describe('viewer page (headless Chromium, SwiftShader WebGPU)', () => {
     await page.close();
   });
 
+  it('?precision=full draws the picture of the compact default (issue 17: >= 45 dB), in both draws', async () => {
+    for (const draw of ['quads', 'tiles']) {
+      const shots: Float32Array[] = [];
+      for (const precision of ['', '&precision=full']) {
+        const { page, log } = await openViewer(`?splats=1000&draw=${draw}&sort=radix4${precision}`, { width: 320, height: 240 });
+        await page.waitForFunction((d) => document.getElementById('hud')!.textContent!.includes(`draw ${d}`), draw, { timeout: 60_000 });
+        await waitFrames(page, 3);
+        shots.push(await canvasPixels(page, `e2e-precision-${draw}${precision ? '-full' : ''}.png`));
+        expect(log.errors).toEqual([]);
+        await page.close();
+      }
+      const p = psnr(shots[0]!, shots[1]!);
+      console.log(`e2e: ${draw}, compact vs ?precision=full in Chromium ${p.toFixed(1)} dB`);
+      expect(p).toBeGreaterThanOrEqual(45);
+    }
+  });
+
   it('switching the draw strategy (GUI "draw: quads | tiles", ?draw=) shows the same picture', async () => {
     // Small: a tiles frame sorts its (tile, depth) pairs on SwiftShader, about a second here.
     const { page, log } = await openViewer('?splats=1000&draw=quads', { width: 320, height: 240 });

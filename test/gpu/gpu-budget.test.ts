@@ -9,7 +9,9 @@
 import { describe, expect, it } from 'vitest';
 import { fitPose, robustBounds, upVector } from '../../renderer/camera/camera';
 import { frameCamera } from '../../renderer/camera/frame-camera';
-import { GpuBudgetError, sceneBuffers, shWordsPerSplat } from '../../renderer/pipeline/gpu-budget';
+import { GpuBudgetError, sceneBuffers } from '../../renderer/pipeline/gpu-budget';
+import { packCompact } from '../../renderer/pipeline/compact-pack';
+import { PRECISIONS, sceneLayout, type ScenePrecision } from '../../renderer/pipeline/scene-precision';
 import { GpuScene, UPLOAD_CHUNK } from '../../renderer/pipeline/gpu-scene';
 import { readBuffer } from '../../renderer/gpu/node-gpu';
 import { generateSynthetic } from '../../scenes/generate';
@@ -32,32 +34,47 @@ async function draw(renderer: SplatRenderer, cloud: SplatCloud, shDegree: number
   return img.rgba;
 }
 
+/** The scene's packing in one go, in its precision (what its buffers must hold). */
+function packWhole(cloud: SplatCloud, scene: GpuScene): { centers: Float32Array | Uint32Array; covs: Float32Array | Uint32Array; sh: Uint32Array } {
+  return scene.decode ? packCompact(cloud, scene.decode, scene.shStride) : GpuScene.pack(cloud, scene.shStride);
+}
+
 function maxDiff(a: Uint8Array, b: Uint8Array): number {
   let m = 0;
   for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs(a[i]! - b[i]!));
   return m;
 }
 
+/** A renderer whose scenes are kept at `precision`. */
+function rendererAt(precision: ScenePrecision, ...args: ConstructorParameters<typeof SplatRenderer>): SplatRenderer {
+  const r = new SplatRenderer(...args);
+  r.precision = precision;
+  return r;
+}
+
 describe('GPU budget (lavapipe, lowered binding limit)', () => {
   const N = 8000;
   const ply = writeSplatPly(generateDefaultScene(N));
-  const shBytes = (d: number) => sceneBuffers(N, d).find((b) => b.name === 'SH')!.bytes;
+  // The refusal cases' figures are the full layout's (their renderers are made with 'full').
+  const shBytes = (d: number, precision: ScenePrecision = 'full') => sceneBuffers(N, d, 'quads', precision).find((b) => b.name === 'SH')!.bytes;
   const limited = (bytes: number) => ({ maxStorageBufferBindingSize: bytes, maxBufferSize: ctx.gpu.device.limits.maxBufferSize });
 
-  it('an SH buffer over the limit is split over two bindings and draws the same bytes as unsplit: quads (each order, strips and list) and tiles', async () => {
+  it.each(PRECISIONS)('an SH buffer over the limit is split over two bindings and draws the same bytes as unsplit (%s): quads (each order, strips and list) and tiles', async (precision) => {
     const { device } = ctx.gpu;
-    // 768 KB of SH3 against 400 KB a binding: 4,166 splats in the first buffer, 3,834 in the second.
-    const limit = 400_000;
-    expect(shBytes(3)).toBe(768_000);
+    // Full: 768 KB of SH3 against 400 KB a binding: 4,166 splats in the first buffer, 3,834 in the second.
+    // Compact: 384 KB against 300 KB: 6,250 and 1,750. Its SH3 is 48 B a splat, as the quads draw's records:
+    // a binding too small for its SH is too small for those, so only the tiles draw (32-byte records) splits it.
+    const limit = precision === 'full' ? 400_000 : 300_000;
+    expect(shBytes(3, precision)).toBe(precision === 'full' ? 768_000 : 384_000);
     const full = await loadScene(ply, 'big.ply');
     await withValidation(device, async () => {
-      for (const drawName of ['quads', 'tiles'] as const) {
-        const whole = new SplatRenderer(device, 'rgba8unorm', 'radix4', drawName);
-        const split = new SplatRenderer(device, 'rgba8unorm', 'radix4', drawName, {}, limited(limit));
+      for (const drawName of precision === 'full' ? (['quads', 'tiles'] as const) : (['tiles'] as const)) {
+        const whole = rendererAt(precision, device, 'rgba8unorm', 'radix4', drawName);
+        const split = rendererAt(precision, device, 'rgba8unorm', 'radix4', drawName, {}, limited(limit));
         whole.setScene(full);
         split.setScene(full);
         expect(whole.shSplit).toBe(N);
-        expect(split.shSplit).toBe(Math.floor(limit / 96));
+        expect(split.shSplit).toBe(Math.floor(limit / (shBytes(3, precision) / N)));
         const variants: [string, Partial<FrameSettings>][] =
           drawName === 'tiles'
             ? [['tiles', {}]]
@@ -66,7 +83,7 @@ describe('GPU budget (lavapipe, lowered binding limit)', () => {
           for (const degree of [0, 3]) {
             const a = await draw(whole, full, degree, extra);
             const b = await draw(split, full, degree, extra);
-            if (degree === 3) writeTestPng(`budget-split-${name}.png`, b, W, H);
+            if (degree === 3) writeTestPng(`budget-split-${name}-${precision}.png`, b, W, H);
             expect(maxDiff(a, b), `${name} SH${degree}`).toBe(0);
           }
         }
@@ -93,11 +110,14 @@ describe('GPU budget (lavapipe, lowered binding limit)', () => {
     expect((await device.popErrorScope())?.message).toMatch(/storage/i);
     const cloud = generateDefaultScene(3000);
     await withValidation(device, async () => {
-      for (const drawName of ['quads', 'tiles'] as const) {
-        // Split (SH3 of 3,000 splats: 288 KB against 200 KB a binding) so that both SH buffers are real.
-        const r = new SplatRenderer(device, 'rgba8unorm', 'radix4', drawName, {}, { maxStorageBufferBindingSize: 200_000, maxBufferSize: device.limits.maxBufferSize });
+      // Split (SH3 of 3,000 splats: 288 KB against 200 KB a binding; compact, tiles: 144 KB against 100 KB) so that
+      // both SH buffers are real; compact quads unsplit (its 48-byte records are as large as its SH: see above).
+      const cases = [['quads', 'full', 200_000, 2083], ['tiles', 'full', 200_000, 2083], ['quads', 'compact', undefined, 3000], ['tiles', 'compact', 100_000, 2083]] as const;
+      for (const [drawName, precision, bytes, split] of cases) {
+        const limits = bytes === undefined ? undefined : { maxStorageBufferBindingSize: bytes, maxBufferSize: device.limits.maxBufferSize };
+        const r = rendererAt(precision, device, 'rgba8unorm', 'radix4', drawName, {}, limits);
         r.setScene(cloud);
-        expect(r.shSplit).toBe(2083);
+        expect(r.shSplit).toBe(split);
         const orders: Partial<FrameSettings>[] = drawName === 'tiles' ? [{}] : [{ drawOrder: 'back-to-front' }, { drawOrder: 'front-to-back' }, { listDraw: true, drawOrder: 'back-to-front' }];
         for (const extra of orders) expect(Math.max(...(await draw(r, cloud, 3, extra)))).toBeGreaterThan(0);
         r.destroy();
@@ -121,7 +141,7 @@ describe('GPU budget (lavapipe, lowered binding limit)', () => {
     expect(sh2.sh.length * 16).toBe(full.sh.length * 9); // 27 of 48 floats a splat: the CPU copy shrinks too
 
     await withValidation(device, async () => {
-      const lowered = new SplatRenderer(device, 'rgba8unorm', 'radix4', 'tiles', {}, limited(limit));
+      const lowered = rendererAt('full', device, 'rgba8unorm', 'radix4', 'tiles', {}, limited(limit));
       // The way out fits: loaded with SH degree 2 it is accepted (split) and drawn.
       lowered.setScene(sh2);
       expect(lowered.shSplit).toBe(Math.floor(limit / 56));
@@ -146,7 +166,7 @@ describe('GPU budget (lavapipe, lowered binding limit)', () => {
       lowered.destroy();
 
       // The same file at full degree, on the device's own limits, drawn at SH degree 2: the same picture.
-      const unlimited = new SplatRenderer(device, 'rgba8unorm', 'radix4', 'tiles');
+      const unlimited = rendererAt('full', device, 'rgba8unorm', 'radix4', 'tiles');
       unlimited.setScene(full);
       const fullAt2 = await draw(unlimited, full, 2);
       const fullAt3 = await draw(unlimited, full, 3);
@@ -162,7 +182,7 @@ describe('GPU budget (lavapipe, lowered binding limit)', () => {
     const { device } = ctx.gpu;
     const full = await loadScene(ply, 'big.ply');
     await withValidation(device, async () => {
-      const r = new SplatRenderer(device, 'rgba8unorm', 'radix4', 'quads', {}, limited(300_000));
+      const r = rendererAt('full', device, 'rgba8unorm', 'radix4', 'quads', {}, limited(300_000));
       expect(() => r.setScene(full)).toThrow(
         'big.ply: 8,000 splats of SH degree 3 need 768 KB of SH (384 KB in each of 2 bindings), the adapter allows 300 KB per binding (maxStorageBufferBindingSize): this adapter binds at most 6,250 splats (at SH degree 0): open a smaller scene',
       );
@@ -175,17 +195,17 @@ describe('GPU budget (lavapipe, lowered binding limit)', () => {
     });
   });
 
-  it('the chunked upload: a scene of more than one chunk lands on the GPU exactly as packed whole, unsplit and split inside a chunk', async () => {
+  it.each(PRECISIONS)('the chunked upload (%s): a scene of more than one chunk lands on the GPU exactly as packed whole, unsplit and split inside a chunk', async (precision) => {
     const { device } = ctx.gpu;
     const n = UPLOAD_CHUNK + 1234;
     const cloud = generateSynthetic(n);
     const bytes = (a: Float32Array | Uint32Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
     // Unsplit, then split at 40,000 splats: chunk 0 straddles the split, chunk 1 lies in sh1 at an offset.
     for (const splitAt of [n, 40_000]) {
-      const stride = shWordsPerSplat(cloud.shDegree);
-      const scene = await withValidation(device, () => (splitAt === n ? new GpuScene(device, cloud) : new GpuScene(device, cloud, splitAt * stride * 4)));
+      const stride = sceneLayout(cloud.shDegree, precision).shStride;
+      const scene = await withValidation(device, () => new GpuScene(device, cloud, splitAt === n ? undefined : splitAt * stride * 4, { precision }));
       expect(scene.shSplit).toBe(splitAt);
-      const whole = GpuScene.pack(cloud, scene.shStride);
+      const whole = packWhole(cloud, scene);
       const want = {
         centers: bytes(whole.centers),
         covs: bytes(whole.covs),
@@ -206,20 +226,21 @@ describe('GPU budget (lavapipe, lowered binding limit)', () => {
     }
   });
 
-  it("the page's upload (GpuScene.create): slices with pauses between them, the same bytes as the upload in one go", async () => {
+  it.each(PRECISIONS)("the page's upload (GpuScene.create, %s): slices with pauses between them, the same bytes as the upload in one go", async (precision) => {
     const { device } = ctx.gpu;
     const n = 20_000;
     const cloud = generateSynthetic(n);
-    const stride = shWordsPerSplat(cloud.shDegree);
+    const stride = sceneLayout(cloud.shDegree, precision).shStride;
     let pauses = 0;
     const reported: number[] = [];
     // A budget of 0 ms pauses after every slice of 5,000 splats; split at 12,000, inside a slice.
-    const scene = await GpuScene.create(device, cloud, 12_000 * stride * 4, async () => void pauses++, { chunk: 5000, budgetMs: 0, progress: (u) => reported.push(u) });
+    const scene = await GpuScene.create(device, cloud, 12_000 * stride * 4, async () => void pauses++, { chunk: 5000, budgetMs: 0, progress: (u) => reported.push(u), precision });
     expect(scene.shSplit).toBe(12_000);
-    expect(pauses).toBe(Math.ceil(n / 5000));
+    // Compact: the pass over the cloud for its ranges pauses too (slices of 8 chunks).
+    expect(pauses).toBe(Math.ceil(n / 5000) + (precision === 'compact' ? Math.ceil(n / 40_000) : 0));
     // Before each pause, the splats written so far (the page's "% uploaded").
     expect(reported).toEqual([5000, 10_000, 15_000, 20_000]);
-    const whole = GpuScene.pack(cloud, stride);
+    const whole = packWhole(cloud, scene);
     const bytes = (a: Float32Array | Uint32Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
     const want = { centers: bytes(whole.centers), covs: bytes(whole.covs), sh0: bytes(whole.sh.subarray(0, 12_000 * stride)), sh1: bytes(whole.sh.subarray(12_000 * stride)) };
     for (const key of ['centers', 'covs', 'sh0', 'sh1'] as const) {

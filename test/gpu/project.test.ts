@@ -10,6 +10,7 @@ import { fitPose, nearFar, robustBounds, upVector } from '../../renderer/camera/
 import { frameCamera } from '../../renderer/camera/frame-camera';
 import { FrameUniforms, type FrameCamera, type FrameSettings } from '../../renderer/pipeline/frame-uniforms';
 import { covariance3D, depthKey, makeCameraFrame, projectCovariance, transformPoint } from '../reference/forward-model';
+import type { ScenePrecision } from '../../renderer/pipeline/scene-precision';
 import { GpuScene } from '../../renderer/pipeline/gpu-scene';
 import { ProjectPass } from '../../renderer/pipeline/project-pass';
 import { generateSynthetic } from '../../scenes/generate';
@@ -23,14 +24,15 @@ const ctx = useGpu();
  * buffers: `run` projects once with a camera and settings and reads back what was
  * appended (the draw arguments, the keys, the ids).
  */
-function projectRig(device: GPUDevice, cloud: SplatCloud) {
-  const scene = new GpuScene(device, cloud);
+function projectRig(device: GPUDevice, cloud: SplatCloud, precision: ScenePrecision = 'full') {
+  // Full by default: the cases below test the cull's arithmetic on the cloud's exact values.
+  const scene = new GpuScene(device, cloud, undefined, { precision });
   const uniforms = new FrameUniforms(device);
   const usage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC;
   const keys = device.createBuffer({ label: 'test.keys', size: cloud.count * 4, usage });
   const values = device.createBuffer({ label: 'test.values', size: cloud.count * 4, usage });
   const drawArgs = device.createBuffer({ label: 'test.drawArgs', size: 16, usage: usage | GPUBufferUsage.INDIRECT | GPUBufferUsage.COPY_DST });
-  const pass = new ProjectPass(device, { frame: uniforms.buffer, centers: scene.centers, covs: scene.covs, keys, values, drawArgs }, cloud.count);
+  const pass = new ProjectPass(device, { frame: uniforms.buffer, centers: scene.centers, covs: scene.covs, sh0: scene.sh0, sh1: scene.sh1, precision, keys, values, drawArgs }, cloud.count);
   return {
     async run(cam: FrameCamera, settings: FrameSettings) {
       device.queue.writeBuffer(drawArgs, 0, new Uint32Array([4, 0, 0, 0]));

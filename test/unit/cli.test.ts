@@ -33,11 +33,17 @@ describe('CLI on bad input', () => {
     expect(r.stderr).toEqual([`${path.join(dir, 'absent.ply')}: cannot read: ENOENT`]);
   });
 
-  it.runIf(haveSharedScenes())('info --json prints { format, count, shDegree, bounds, sanitized }', () => {
+  it.runIf(haveSharedScenes())('info --json prints { format, count, shDegree, bounds, sanitized, gpu }', () => {
     const r = run('bench/info.ts', [sharedScene('inria_sh3_tile_111.ply'), '--json']);
     expect(r.code).toBe(0);
     const info = JSON.parse(r.stdout);
-    expect(Object.keys(info).sort()).toEqual(['bounds', 'count', 'format', 'sanitized', 'shDegree']);
+    expect(Object.keys(info).sort()).toEqual(['bounds', 'count', 'format', 'gpu', 'sanitized', 'shDegree']);
+    // The resident scene at SH3: 144 B a splat full, 72 compact (issue 17).
+    expect(info.gpu).toEqual({
+      sceneBytesPerSplat: { full: 144, compact: 72 },
+      sceneBytes: { full: 111 * 144, compact: 111 * 72 },
+      compactPacking: { dropped: 0, clamped: 0, reasons: {} },
+    });
     expect(info.sanitized).toEqual({ dropped: 0, clamped: 0, reasons: {} });
     expect(info).toMatchObject({ format: 'ply', count: 111, shDegree: 3 });
     expect(info.bounds.min).toHaveLength(3);

@@ -11,10 +11,13 @@ import blendSubgroupsWgsl from '../../../shaders/tiles/blend_subgroups.wgsl?raw'
 import fullscreenWgsl from '../../../shaders/fullscreen.wgsl?raw';
 import fallbackWgsl from '../../../shaders/tiles/fallback.wgsl?raw';
 import { SH_WGSL } from '../sh-wgsl';
+import type { ScenePrecision } from '../scene-precision';
+import { sceneWgsl } from '../scene-wgsl';
 
 /** The tile rasteriser's pipelines and bind group layouts, built once per device. */
 export interface TilePipelines {
-  project: { layout: GPUBindGroupLayout; pipeline: GPUComputePipeline };
+  /** The project pass, a pipeline by scene precision (tileProjectPipeline). */
+  project: { layout: GPUBindGroupLayout; byPrecision: Map<ScenePrecision, GPUComputePipeline> };
   settle: {
     layout: GPUBindGroupLayout;
     pipeline: GPUComputePipeline;
@@ -84,10 +87,7 @@ export function tilePipelines(device: GPUDevice): TilePipelines {
   });
   const settleCode = `${tilesCommonWgsl}\n${settleWgsl}`;
   p = {
-    project: {
-      layout: projectLayout,
-      pipeline: compute(device, 'tiles.project', projectLayout, `${SH_WGSL}\n${commonWgsl}\n${tilesCommonWgsl}\n${shEvalWgsl}\n${projectSplatWgsl}\n${projectWgsl}`),
-    },
+    project: { layout: projectLayout, byPrecision: new Map() },
     settle: {
       layout: settleLayout,
       pipeline: compute(device, 'tiles.settle', settleLayout, settleCode, 'settle'),
@@ -100,6 +100,18 @@ export function tilePipelines(device: GPUDevice): TilePipelines {
   };
   cache.set(device, p);
   return p;
+}
+
+/** The project pass's pipeline for a scene of `precision` (its decode, scene-wgsl.ts). */
+export function tileProjectPipeline(device: GPUDevice, precision: ScenePrecision): GPUComputePipeline {
+  const p = tilePipelines(device).project;
+  let pipeline = p.byPrecision.get(precision);
+  if (!pipeline) {
+    const code = `${SH_WGSL}\n${commonWgsl}\n${sceneWgsl(precision)}\n${tilesCommonWgsl}\n${shEvalWgsl}\n${projectSplatWgsl}\n${projectWgsl}`;
+    pipeline = compute(device, `tiles.project(${precision})`, p.layout, code);
+    p.byPrecision.set(precision, pipeline);
+  }
+  return pipeline;
 }
 
 /** The present pipeline (blend image -> target) for a target format. */

@@ -3,7 +3,8 @@ import { sortBufferUsage } from '../../../sort/types';
 import { COUNTER_BYTES, CounterReadback } from './counter-readback';
 import { PairBudget, type PairStatus } from './pair-budget';
 import { TileParams, tileLayout, type TileLayout } from './tile-params';
-import { blendPipeline, canBlendInto, FALLBACK_FORMAT, fallbackPipelines, presentPipeline, tilePipelines } from './tile-pipelines';
+import { blendPipeline, canBlendInto, FALLBACK_FORMAT, fallbackPipelines, presentPipeline, tilePipelines, tileProjectPipeline } from './tile-pipelines';
+import type { ScenePrecision } from '../scene-precision';
 
 /** The tile path's stages, in order; each writes a begin and an end timestamp. */
 export const TILE_STAGES = ['project', 'tileKeys', 'sort', 'ranges', 'blend'] as const;
@@ -28,6 +29,8 @@ export interface TileSceneBuffers {
   /** SH of splats [0, shSplit) and of the others (GpuScene). */
   sh0: GPUBuffer;
   sh1: GPUBuffer;
+  /** How the scene buffers are laid out (GpuScene.precision). */
+  precision: ScenePrecision;
 }
 
 export interface TileRasterizerOptions {
@@ -349,7 +352,7 @@ export class TileRasterizer {
     // Projection and pairs in one kernel; then settle picks the frame's kind and
     // appends a fallback frame's keys.
     let pass = encoder.beginComputePass({ label: 'tiles.project', timestampWrites: tsw('project') });
-    pass.setPipeline(p.project.pipeline);
+    pass.setPipeline(tileProjectPipeline(this.device, this.scene.precision));
     pass.setBindGroup(0, groups.project);
     pass.dispatchWorkgroups(splatGroups[0], splatGroups[1]);
     pass.end();

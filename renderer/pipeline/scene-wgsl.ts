@@ -1,0 +1,12 @@
+import sceneFullWgsl from '../../shaders/scene_full.wgsl?raw';
+import sceneCompactWgsl from '../../shaders/scene_compact.wgsl?raw';
+import type { ScenePrecision } from './scene-precision';
+
+/**
+ * The WGSL that reads a splat from the scene's buffers (splatPosition, splatOpacity,
+ * splatCov, splatMaxScale, shCoeff) for a precision: every pass that reads the scene
+ * prepends it after splat_common.wgsl, and builds one pipeline per precision.
+ */
+export function sceneWgsl(precision: ScenePrecision): string {
+  return precision === 'full' ? sceneFullWgsl : sceneCompactWgsl;
+}
