@@ -11,7 +11,7 @@ export interface ViewerEventMap {
   load: CustomEvent<{ name: string; id: string; splats: number; shDegree: number }>;
   /** A load failed (the scene on screen stays): `error` is the loader's typed error (scenes/errors.ts, GpuBudgetError, SceneLoadCancelled). */
   error: CustomEvent<{ name: string; error: unknown }>;
-  /** A frame's GPU work completed: its id and the figures of the last profiled frame (`viewer.stats`). */
+  /** A frame of a scene completed on the GPU: its id and the figures of the last profiled frame (`viewer.stats`). */
   frame: CustomEvent<{ frameId: number; stats: FrameSample | null }>;
   /** The device was lost; the viewer recovers on a new one unless it was given its device (then it stops). */
   devicelost: CustomEvent<{ reason: string; message: string }>;

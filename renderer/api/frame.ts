@@ -129,7 +129,8 @@ export function encodeFrame(v: Viewer, now: number): void {
       const waiters = v.frameWaiters;
       v.frameWaiters = [];
       for (const w of waiters) w();
-      v.emit('frame', { frameId, stats: v.stats });
+      // Frames of a scene only (before the first, the target is only cleared).
+      if (cloud) v.emit('frame', { frameId, stats: v.stats });
     },
     () => {
       if (device === v.gpu) v.gpuInFlight--;

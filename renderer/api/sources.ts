@@ -1,7 +1,8 @@
 /**
  * What a host may pass as a scene, and how it becomes what the loader reads: a
  * URL (string or URL object), a File or Blob, an ArrayBuffer (or a typed array),
- * a generated scene (`{ generate: 'default:3000' }`), or files opened together (a
+ * a generated scene (`{ generate: 'default:3000' }`, or the string
+ * 'generate:default:3000' where only a string fits: an attribute), or files opened together (a
  * SOG's meta.json and .webp, a .gltf and its .bin).
  */
 import type { LoadSource } from './scene-load-protocol';
@@ -26,6 +27,10 @@ function baseUrl(): string | undefined {
 
 /** `name`: what the scene is called when the input carries no name (an ArrayBuffer, a Blob). */
 export function normalizeSource(input: SceneInput, options: LoadOptions, name?: string): NormalSource {
+  if (typeof input === 'string' && input.startsWith('generate:')) {
+    const spec = input.slice('generate:'.length) || 'default';
+    return { kind: 'generated', spec, id: spec };
+  }
   if (typeof input === 'string' || input instanceof URL) {
     const url = String(input);
     const href = new URL(url, baseUrl()).href;
