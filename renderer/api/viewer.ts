@@ -14,15 +14,13 @@ import { defaultForward, fitPose, length, normalize, sub, upVector, type CameraP
 import { CameraController } from '../camera/controller';
 import { bodyViewSteps, type BodyView } from '../camera/framing';
 import { frameCamera } from '../camera/frame-camera';
-import { pickSplat } from '../camera/pick';
 import { LossWindow } from '../gpu/device-recovery';
 import { DrawArgs } from '../pipeline/draw-args';
 import type { DrawName } from '../pipeline/draw-strategies';
 import type { BudgetLimits } from '../pipeline/gpu-budget';
-import { renderOffscreen, type OffscreenImage } from '../pipeline/offscreen';
+import type { OffscreenImage } from '../pipeline/offscreen';
 import { SplatRenderer, type PreparedScene } from '../pipeline/splat-renderer';
 import { listStrategies, strategyByName, type StrategyInfo } from '../pipeline/strategies';
-import { canBlendInto } from '../pipeline/tiles/tile-pipelines';
 import { AUTO_DRAW, decideDraw, type DrawChoice, type DrawSetting } from '../profile/auto-draw';
 import { AutoRun } from '../profile/auto-run';
 import { AUTO_STRATEGY, softwareAdapterNote, startingStrategy } from '../profile/auto-strategy';
@@ -38,10 +36,11 @@ import { encodeFrame } from './frame';
 import { loadOptionsFor } from './load-sh';
 import { SceneLoader } from './scene-loader';
 import { openSource, type LoadRecord } from './scene-open';
-import { defaultSettings, hexToRgb, type RenderSettings } from './settings';
+import { defaultSettings, type RenderSettings } from './settings';
 import type { SceneInput } from './sources';
-import { imageToPng, type RenderTarget } from './targets';
-import { recover } from './recovery';
+import type { RenderTarget } from './targets';
+import { attachDevice } from './device-link';
+import { pick, readPixels, screenshot, screenshotScale } from './pictures';
 import { startBenchmark, type Benchmark } from './benchmark';
 
 /** Runs a generator of steps to its end at once. */
@@ -542,35 +541,11 @@ export class Viewer extends EventTarget {
       });
   }
 
-  // ---- the device ----
+  // ---- the device (device-link.ts) ----
 
   /** @internal Draws with `device` from now on: the target configured, the binding limits, its errors and its loss watched. */
   attachDevice(device: GPUDevice): void {
-    this.gpu = device;
-    // The tiles draw writes the canvas directly where its format can be a storage texture.
-    this.canvasStorage = canBlendInto(device, this.target.format);
-    this.target.configure(device, this.canvasStorage);
-    const own = { maxStorageBufferBindingSize: device.limits.maxStorageBufferBindingSize, maxBufferSize: device.limits.maxBufferSize };
-    const o = this.budgetLimitsOverride;
-    this.budgetLimits = o ? { maxStorageBufferBindingSize: Math.min(own.maxStorageBufferBindingSize, o.maxStorageBufferBindingSize), maxBufferSize: Math.min(own.maxBufferSize, o.maxBufferSize) } : own;
-    const onError = (e: Event) => {
-      if (device !== this.gpu || this.destroyed) return;
-      const err = (e as GPUUncapturedErrorEvent).error;
-      console.error('WebGPU error:', err.message);
-      this.say(`GPU error: ${err.message}`);
-    };
-    device.addEventListener('uncapturederror', onError);
-    this.listeners.push(() => device.removeEventListener('uncapturederror', onError));
-    // Any loss but the viewer's own destroy is reported; a device the viewer made is replaced.
-    void device.lost.then((info) => {
-      if (device !== this.gpu || this.ownDestroy.has(device) || this.destroyed) return;
-      this.emit('devicelost', { reason: info.reason, message: info.message });
-      if (this.ownsDevice) void recover(this, info);
-      else {
-        this.gpuLost = true;
-        this.say(`The GPU device was lost (${info.reason}); the host gave this viewer its device: give it a new one`);
-      }
-    });
+    attachDevice(this, device);
   }
 
   /** @internal The profiler and the visible-count read-back of `device`. */
@@ -579,16 +554,11 @@ export class Viewer extends EventTarget {
     this.countReadback = device.createBuffer({ label: 'Viewer.countReadback', size: DrawArgs.size, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ });
   }
 
-  // ---- pictures ----
+  // ---- pictures (pictures.ts) ----
 
   /** The world point of the splat under CSS pixel (x, y) of the target, or null (camera/pick.ts picks on the CPU). */
   pick(x: number, y: number): readonly number[] | null {
-    const cloud = this.renderer.cloud;
-    const cam = this.lastCamera;
-    if (!cloud || !cam) return null;
-    const sx = cam.width / Math.max(1, this.target.cssWidth);
-    const sy = cam.height / Math.max(1, this.target.cssHeight);
-    return pickSplat(cloud, cam, x * sx, y * sy, this.settings.splatScale)?.point ?? null;
+    return pick(this, x, y);
   }
 
   /**
@@ -596,36 +566,18 @@ export class Viewer extends EventTarget {
    * frame's submit), else an offscreen render at `scale` times its resolution
    * (within the device's largest texture).
    */
-  async screenshot(scale = 1): Promise<Blob> {
-    if (scale === 1 && this.target.element) {
-      this.dirty = true;
-      return new Promise((resolve, reject) => this.shotWaiters.push({ resolve, reject }));
-    }
-    return imageToPng(await this.readPixels(scale));
+  screenshot(scale = 1): Promise<Blob> {
+    return screenshot(this, scale);
   }
 
   /** The view's pixels (RGBA8, rows top down), rendered offscreen at `scale` times the target's resolution. */
-  async readPixels(scale = 1): Promise<OffscreenImage> {
-    const cloud = this.renderer.cloud;
-    if (!cloud) throw new Error('screenshot: no scene is open');
-    const { width, height } = this.target;
-    const max = this.gpu.limits.maxTextureDimension2D;
-    const k = Math.max(1, Math.min(scale, Math.floor(max / Math.max(width, height))));
-    const camera = frameCamera(this.controller.pose, width * k, height * k, cloud.bounds);
-    return renderOffscreen(this.renderer, camera, {
-      shDegree: this.settings.shDegree,
-      splatScale: this.settings.splatScale,
-      cull: this.settings.cull,
-      keyBits: this.settings.keyBits,
-      background: hexToRgb(this.settings.background),
-      sort: true,
-    });
+  readPixels(scale = 1): Promise<OffscreenImage> {
+    return readPixels(this, scale);
   }
 
   /** The scale readPixels(scale) really uses (bounded by the device's largest texture). */
   screenshotScale(scale: number): number {
-    const max = this.gpu.limits.maxTextureDimension2D;
-    return Math.max(1, Math.min(scale, Math.floor(max / Math.max(this.target.width, this.target.height))));
+    return screenshotScale(this, scale);
   }
 
   /** Flies the benchmark path with each of `strategies`; resolves with the rows (also kept as lastBenchmark). */
