@@ -90,13 +90,17 @@ describe('the library in Chromium', () => {
     await page.route('**/e2e-lib/blank.html', (route) =>
       route.fulfill({
         contentType: 'text/html',
-        body: '<!doctype html><style>body{margin:0;display:flex}canvas{width:50vw;height:100vh;display:block}</style><canvas id="a"></canvas><canvas id="b"></canvas>',
+        body:
+          '<!doctype html><style>body{margin:0;display:flex}canvas{width:50vw;height:100vh;display:block}</style><canvas id="a"></canvas><canvas id="b"></canvas>' +
+          // The library's entry as the dev server serves it (a host would import 'splatview').
+          '<script type="module">import * as api from "/renderer/api/index.ts"; window.splatviewApi = api;</script>',
       }),
     );
     try {
       await page.goto(`${server.base}e2e-lib/blank.html`);
+      await page.waitForFunction(() => 'splatviewApi' in window, undefined, { timeout: 60_000 });
       const counts = await page.evaluate(async () => {
-        const api = await import(/* @vite-ignore */ '/renderer/api/index.ts' as string);
+        const api = (window as unknown as { splatviewApi: typeof import('../../renderer/api/index') }).splatviewApi;
         const adapter = await navigator.gpu.requestAdapter();
         const device = await adapter!.requestDevice();
         // Every buffer of the device, live until destroyed.
@@ -116,7 +120,7 @@ describe('the library in Chromium', () => {
         w.live = () => live.size;
         const l0 = live.size;
         // Viewer B first, alone, on a URL: its events from the start (progress..., load, then frames).
-        const b = await api.createViewer(document.getElementById('b'), { device, scene: '/e2e-lib/a.ply', sort: 'radix16', draw: 'quads', background: '#203040' });
+        const b = await api.createViewer(document.getElementById('b') as HTMLCanvasElement, { device, scene: '/e2e-lib/a.ply', sort: 'radix16', draw: 'quads', background: '#203040' });
         const events: string[] = [];
         for (const type of ['progress', 'load', 'frame', 'error']) b.addEventListener(type, () => events.at(-1) !== type && events.push(type));
         const frames = (v: { addEventListener: EventTarget['addEventListener'] }, n: number) =>
@@ -140,7 +144,7 @@ describe('the library in Chromium', () => {
         await frames(b, 1);
         const lbAfterAbort = live.size - l0;
         // Viewer A on the same device: both draw.
-        const a = await api.createViewer(document.getElementById('a'), { device, scene: { generate: 'default:3000' }, sort: 'radix16', draw: 'quads' });
+        const a = await api.createViewer(document.getElementById('a') as HTMLCanvasElement, { device, scene: { generate: 'default:3000' }, sort: 'radix16', draw: 'quads' });
         await a.ready;
         await Promise.all([frames(a, 2), frames(b, 2)]);
         w.viewers = { a, b };
