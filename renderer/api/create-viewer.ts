@@ -35,7 +35,7 @@ export interface ViewerOptions {
   device?: GPUDevice;
   /** Built-in orbit/fly input (mouse, touch, keys): on by default. */
   controls?: boolean | ControlsOptions;
-  /** More settings (settings.ts), e.g. the panel's. */
+  /** More settings (settings.ts): the viewer reads this object live (a panel edits it, then viewer.invalidate()). */
   settings?: Partial<RenderSettings>;
   /** Binding limits lower than the device's (to try a smaller adapter). */
   budgetLimits?: BudgetLimits;
@@ -62,7 +62,8 @@ function isCanvas(c: CanvasLike | TextureSize): c is CanvasLike {
 export async function createViewer(canvas: CanvasLike | TextureSize, options: ViewerOptions = {}): Promise<Viewer> {
   const device = options.device ?? (await createBrowserDevice()).device;
   const target: RenderTarget = isCanvas(canvas) ? new CanvasTarget(canvas) : new TextureTarget(canvas.width, canvas.height);
-  const settings: Partial<RenderSettings> = { ...options.settings };
+  // options.settings is read live (a panel's object): the options below are written into it.
+  const settings: Partial<RenderSettings> = options.settings ?? {};
   if (options.draw !== undefined) settings.draw = options.draw;
   if (options.sort !== undefined) settings.sorter = options.sort;
   if (options.background !== undefined) settings.background = options.background;

@@ -157,7 +157,9 @@ export class Viewer extends EventTarget {
     this.attachDevice(device);
     const strategies = listStrategies(device);
     const names = [AUTO_STRATEGY, ...strategies.map((s) => s.name)];
-    this.settings = { ...defaultSettings(), ...init.settings };
+    // The host's object itself, defaults filled in (a panel edits it in place).
+    const given = init.settings ?? {};
+    this.settings = Object.assign(given, { ...defaultSettings(), ...given });
     if (!names.includes(this.settings.sorter)) this.settings.sorter = AUTO_STRATEGY;
     const adapter = device.adapterInfo ?? {};
     this.softwareNote = softwareAdapterNote(adapter);

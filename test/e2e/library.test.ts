@@ -74,6 +74,13 @@ describe('the library in Chromium', () => {
       await page.evaluate(() => document.querySelector('splat-view')!.setAttribute('src', '/e2e-lib/small.ply'));
       expect(await loaded).toBe('small.ply');
       expect(await page.evaluate(() => document.querySelector('splat-view')!.viewer!.scene!.splats)).toBe(3000);
+      // draw and sort switch live.
+      await page.evaluate(() => {
+        const el = document.querySelector('splat-view')!;
+        el.setAttribute('draw', 'quads');
+        el.setAttribute('sort', 'radix16');
+      });
+      expect(await page.evaluate(() => [document.querySelector('splat-view')!.viewer!.draw, document.querySelector('splat-view')!.viewer!.strategy])).toEqual(['quads', 'radix16']);
       expect(log.errors).toEqual([]);
     } finally {
       await page.close();
