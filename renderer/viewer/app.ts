@@ -175,7 +175,8 @@ export class ViewerApp {
   private tick(now: number): void {
     requestAnimationFrame((t) => this.tick(t));
     if (this.refresh.due(now)) this.figures();
-    if (!this.viewer.benchmarking && this.viewer.framesRendered > 0) this.hash.sync(now, this.viewer.view);
+    // The view of a scene (none before the first is on screen), not the benchmark's flight.
+    if (!this.viewer.benchmarking && this.viewer.scene) this.hash.sync(now, this.viewer.view);
   }
 
   private figures(): void {
