@@ -146,6 +146,9 @@ export class ViewerApp {
       if (clearGraph) this.graph.stats.clear();
       this.setLegend();
       this.panel.refreshControls();
+      // The notes at once (the figures follow at the next animation frame).
+      this.panel.setStrategyNote(this.viewer.strategyNote);
+      this.panel.setDrawNote(this.viewer.drawNote);
       this.refresh.invalidate();
     });
     on('sample', ({ sample, current }) => {
