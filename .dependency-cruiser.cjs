@@ -32,10 +32,24 @@ module.exports = {
     },
     {
       name: 'viewer-is-the-top-of-the-renderer',
-      comment: 'renderer/viewer (the DOM application) uses the rest of renderer/; nothing below imports it.',
+      comment: 'renderer/viewer (the page, index.html) sits on the library; nothing below imports it.',
       severity: 'error',
-      from: { path: '^(renderer/(gpu|pipeline|camera|profile|lod)|sort|scenes|shaders|bench)/' },
+      from: { path: '^(renderer/(gpu|pipeline|camera|profile|lod|api)|sort|scenes|shaders|bench)/' },
       to: { path: '^renderer/viewer/' },
+    },
+    {
+      name: 'api-is-above-the-renderer',
+      comment: 'renderer/api (the library: createViewer, Viewer, <splat-view>) uses the rest of renderer/; nothing below imports it.',
+      severity: 'error',
+      from: { path: '^(renderer/(gpu|pipeline|camera|profile|lod)|sort|scenes|shaders)/' },
+      to: { path: '^renderer/api/' },
+    },
+    {
+      name: 'page-uses-only-the-public-api',
+      comment: "The page (renderer/viewer) is built on the library's public entry, renderer/api/index.ts, and its own UI modules: nothing else of the project (tests excepted).",
+      severity: 'error',
+      from: { path: '^renderer/viewer/', pathNot: TEST_FILE },
+      to: { path: '^(renderer/(?!viewer/)|sort/|scenes/|shaders/)', pathNot: '^renderer/api/index\\.ts$' },
     },
     {
       name: 'gpu-room-is-a-leaf',
@@ -54,8 +68,15 @@ module.exports = {
     {
       name: 'no-cycles',
       severity: 'error',
-      from: {},
+      from: { pathNot: '^renderer/api/' },
       to: { circular: true },
+    },
+    {
+      name: 'no-runtime-cycles-in-the-library',
+      comment: "renderer/api's pieces (frame.ts, scene-open.ts, ...) take the Viewer they work for as a type: those type-only arrows back are the only cycles allowed.",
+      severity: 'error',
+      from: { path: '^renderer/api/' },
+      to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
     },
   ],
   options: {

@@ -113,7 +113,10 @@ export class AutoRun {
       },
       cancelled: stale,
       between: () => this.hooks.frameDone(),
-      progress: (t) => this.say(`auto: drawing with ${current}; measuring ${t}…`),
+      // A trial cancelled meanwhile (the user's choice) says nothing more: its line is the user's now.
+      progress: (t) => {
+        if (!stale()) this.say(`auto: drawing with ${current}; measuring ${t}…`);
+      },
     });
     if (!result || stale()) return null;
     const choice = chooseStrategy(result.timings, count, result.method);

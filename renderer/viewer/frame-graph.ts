@@ -9,8 +9,7 @@
  * scale and ticks, text) are exported and unit-tested; the DOM stays in
  * {@link FrameGraph}.
  */
-import { FRAME_STAGES, type StageName } from '../pipeline/frame-stages';
-import { type FrameSample, FrameStats, type Summary } from '../profile/frame-stats';
+import { FRAME_STAGES, type FrameSample, FrameStats, type StageName, type Summary } from '../api/index';
 
 /** The GPU stages drawn as segments (the table's `graph` rows), bottom to top. */
 const GPU_SEGMENTS: readonly StageName[] = FRAME_STAGES.filter((s) => s.graph).map((s) => s.name);

@@ -1,37 +1,10 @@
 import GUI, { type Controller } from 'lil-gui';
-import type { UpAxis } from '../camera/camera';
-import type { StrategyInfo } from '../pipeline/strategies';
-import { DRAW_NAMES } from '../pipeline/draw-strategies';
-import { DRAW_ORDERS, type DrawOrder } from '../pipeline/draw-pass';
-import { AUTO_STRATEGY } from '../profile/auto-strategy';
-import { AUTO_DRAW, type DrawSetting } from '../profile/auto-draw';
+import { AUTO_DRAW, AUTO_STRATEGY, DRAW_NAMES, DRAW_ORDERS, type DrawSetting, type RenderSettings, type StrategyInfo, type UpAxis } from '../api/index';
 
-/** Everything the panel edits; the app reads it every frame. */
-export interface ViewerSettings {
+/** Everything the panel edits: the viewer's live settings (api/settings.ts) and the page's own. */
+export interface ViewerSettings extends RenderSettings {
   scene: string;
-  sorter: string;
-  /** Draw strategy: instanced quads, the compute tile rasteriser, or auto (the faster measured, profile/auto-draw.ts). */
-  draw: DrawSetting;
-  keyBits: number;
-  sortMode: 'every frame' | 'when the camera moves';
-  shDegree: number;
-  splatScale: number;
-  cull: boolean;
-  /** PlayCanvas's 2.83-sigma cut (FrameSettings.sigmaCut): less area, a small image change. */
-  sigmaCut: boolean;
-  /** The contribution cull's threshold in px (FrameSettings.minContribution; 0 off): an image change. */
-  minContribution: number;
-  /** The anti-aliased mode (FrameSettings.antialias; `?aa=1`): an image change, both draws. */
-  antialias: boolean;
-  /** Quads draw order: auto (by the view's depth complexity), back to front, or front to back with early termination. */
-  drawOrder: DrawOrder;
-  background: string;
-  upAxis: UpAxis;
-  fovyDeg: number;
   graph: boolean;
-  benchFrames: number;
-  /** The SH degree scenes are loaded with (3: every band the file has); `?sh=N`, not remembered. */
-  loadSh: number;
 }
 
 /** Live figures shown read-only in the panel. */

@@ -5,8 +5,7 @@
  * on every change, see renderer/profile/live-figures.ts). Text only: the app
  * writes it into the element.
  */
-import type { SanitizeReport } from '../../scenes/splat-cloud';
-import { formatFps } from '../profile/fps';
+import { formatFps, type SanitizeReport } from '../api/index';
 import { formatMs } from './frame-graph';
 
 export interface HudFigures {

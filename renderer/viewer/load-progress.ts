@@ -3,7 +3,7 @@
  * name, bytes and splats read so far, a bar and a Cancel button. The scene on
  * screen keeps drawing underneath; the app hides the bar when the load ends.
  */
-import type { LoadProgress } from './scene-load-protocol';
+import type { LoadProgress } from '../api/index';
 
 /** A byte count in the unit of `scale` (the total when known): "0.4", "12", "248" (MB) or "1.49" (GB). */
 function inUnit(bytes: number, scale: number): string {

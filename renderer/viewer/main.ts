@@ -1,5 +1,4 @@
 import { ViewerApp } from './app';
-import { createBrowserDevice } from '../gpu/browser-device';
 
 function byId<T extends HTMLElement>(id: string): T {
   const el = document.getElementById(id);
@@ -9,9 +8,19 @@ function byId<T extends HTMLElement>(id: string): T {
 
 async function main(): Promise<void> {
   const canvas = byId<HTMLCanvasElement>('view');
-  let device: GPUDevice;
+  let app: ViewerApp;
   try {
-    ({ device } = await createBrowserDevice());
+    app = await ViewerApp.create({
+      canvas,
+      hud: byId('hud'),
+      message: byId('message'),
+      drop: byId('drop'),
+      help: byId('help'),
+      file: byId<HTMLInputElement>('file'),
+      graph: byId('graph'),
+      bench: byId('bench'),
+      load: byId('load'),
+    });
   } catch (err) {
     // A page without WebGPU says what is missing instead of showing a blank canvas.
     canvas.remove();
@@ -22,17 +31,6 @@ async function main(): Promise<void> {
     document.body.appendChild(div);
     return;
   }
-  const app = new ViewerApp(device, {
-    canvas,
-    hud: byId('hud'),
-    message: byId('message'),
-    drop: byId('drop'),
-    help: byId('help'),
-    file: byId<HTMLInputElement>('file'),
-    graph: byId('graph'),
-    bench: byId('bench'),
-    load: byId('load'),
-  });
   (window as unknown as { splatview: ViewerApp }).splatview = app;
   await app.start();
 }

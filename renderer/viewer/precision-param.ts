@@ -1,4 +1,4 @@
-import { DEFAULT_PRECISION, PRECISIONS, type ScenePrecision } from '../pipeline/scene-precision';
+import { DEFAULT_PRECISION, PRECISIONS, type ScenePrecision } from '../api/index';
 
 /**
  * `?precision=full|compact` of the page's URL: how scenes are kept on the GPU

@@ -8,8 +8,8 @@ import type { SplatCloud } from '../../scenes/splat-cloud';
 import { writeSplatPly } from '../../scenes/write-ply';
 import { sanitizedLine } from './hud';
 import { formatBytes, preparingText, progressFraction, progressText } from './load-progress';
-import { sceneLoadApi, type SceneLoadApi } from './scene-load-job';
-import { announcedSize, cloudTransferables, ProgressGate, sceneNameOfUrl, type LoadProgress, type LoadSource } from './scene-load-protocol';
+import { sceneLoadApi, type SceneLoadApi } from '../api/scene-load-job';
+import { announcedSize, cloudTransferables, ProgressGate, sceneNameOfUrl, type LoadProgress, type LoadSource } from '../api/scene-load-protocol';
 
 describe('scene-load protocol', () => {
   it('transfers each buffer of a cloud once, and no empty one', () => {

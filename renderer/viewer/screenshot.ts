@@ -1,32 +1,8 @@
 /**
- * Screenshots: a PNG of the canvas as shown, or of an offscreen render at a
- * multiple of its resolution (renderer/pipeline/offscreen.ts: the same pipeline
- * into a texture of its own, read back). Both download at once.
+ * Screenshots as the page offers them: the viewer makes the PNG (viewer.screenshot:
+ * the canvas as shown, or an offscreen render at a multiple of its resolution);
+ * the page names it and downloads it at once.
  */
-import type { OffscreenImage } from '../pipeline/offscreen';
-
-/**
- * A PNG of a WebGPU canvas. Call it in the same task as the frame's submit: the
- * canvas' texture is readable until the frame is presented, after which a WebGPU
- * canvas may read back blank.
- */
-export function canvasToPng(canvas: HTMLCanvasElement): Promise<Blob> {
-  return new Promise((resolve, reject) =>
-    canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('screenshot: the canvas gave no image'))), 'image/png'),
-  );
-}
-
-/** A PNG of an offscreen render's pixels. */
-export function imageToPng(img: OffscreenImage): Promise<Blob> {
-  const canvas = document.createElement('canvas');
-  canvas.width = img.width;
-  canvas.height = img.height;
-  const ctx = canvas.getContext('2d');
-  if (!ctx) return Promise.reject(new Error('screenshot: no 2D canvas to encode the PNG'));
-  ctx.putImageData(new ImageData(new Uint8ClampedArray(img.rgba.buffer as ArrayBuffer, img.rgba.byteOffset, img.rgba.byteLength), img.width, img.height), 0, 0);
-  return canvasToPng(canvas);
-}
-
 /** `splatview-garden-2026-11-24-164012.png`, `...@2x.png`: the scene name made file-safe, the local time. */
 export function screenshotName(scene: string, scale: number, date = new Date()): string {
   const safe = scene.replace(/\.[a-z0-9]+$/i, '').replace(/[^a-z0-9_-]+/gi, '-').replace(/^-+|-+$/g, '').slice(0, 60) || 'view';

@@ -5,7 +5,7 @@
  * and the scene to open in the query (`?scene=URL`). Pure string functions; the
  * caller reads and writes `location`.
  */
-import { type CameraPose, type Vec3, cross, length, normalize, sub } from '../camera/camera';
+import { type CameraPose, type Vec3, cross, length, normalize, sub } from '../api/index';
 
 const KEY = 'cam';
 

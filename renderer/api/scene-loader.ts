@@ -23,7 +23,7 @@ export class SceneLoadCancelled extends Error {
 
 interface InFlight {
   name: string;
-  worker: Worker;
+  worker: { terminate(): void };
   fail: (e: unknown) => void;
 }
 
@@ -40,6 +40,7 @@ export class SceneLoader {
    */
   async load(source: LoadSource, onProgress: (p: LoadProgress) => void): Promise<SplatCloud> {
     this.cancel();
+    if (typeof Worker === 'undefined') return this.loadHere(source, onProgress);
     const worker = new Worker(new URL('./scene-load.worker.ts', import.meta.url), { type: 'module', name: 'scene-load' });
     const api = Comlink.wrap<SceneLoadApi>(worker);
     let fail!: (e: unknown) => void;
@@ -62,6 +63,25 @@ export class SceneLoader {
     } finally {
       worker.terminate();
       progress.port1.close();
+      if (this.current === flight) this.current = null;
+    }
+  }
+
+  /**
+   * Where there are no workers (Node): the same job on this thread. A cancel
+   * rejects the load at once; the parse it started runs on to its end, unused.
+   */
+  private async loadHere(source: LoadSource, onProgress: (p: LoadProgress) => void): Promise<SplatCloud> {
+    let fail!: (e: unknown) => void;
+    const stopped = new Promise<never>((_, reject) => (fail = reject));
+    const flight: InFlight = { name: source.name, worker: { terminate: () => undefined }, fail };
+    this.current = flight;
+    const progress = { postMessage: (p: LoadProgress) => this.current === flight && onProgress(p) };
+    try {
+      // Imported here only: the parsers stay out of the page's bundle (the worker has them).
+      const { sceneLoadApi } = await import('./scene-load-job');
+      return await Promise.race([sceneLoadApi().load(source, progress), stopped]);
+    } finally {
       if (this.current === flight) this.current = null;
     }
   }

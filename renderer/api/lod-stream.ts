@@ -12,7 +12,6 @@
  * `openLodStream` for such a source, `frame` before each encodeFrame, `destroy`
  * when another scene replaces it.
  */
-import type GUI from 'lil-gui';
 import { checkLodChunk, parseLodMeta, type LodMeta } from '../../scenes/lod-meta';
 import type { SplatCloud } from '../../scenes/splat-cloud';
 import type { FrameCamera } from '../pipeline/frame-uniforms';
@@ -20,7 +19,6 @@ import type { GpuScene } from '../pipeline/gpu-scene';
 import { LodScene } from '../lod/lod-scene';
 import { lodViewOf } from '../lod/select';
 import type { ChunkLoader } from '../lod/streamer';
-import type { SceneSource } from './scene-list';
 import { SceneLoader } from './scene-loader';
 import { sceneFileUrl, normalizePath } from './scene-files';
 import type { LoadSource } from './scene-load-protocol';
@@ -30,9 +28,9 @@ export const DEFAULT_LOD_BUDGET = 2_000_000;
 const LOD_NAME = /(^|\/)lod-meta\.json$/i;
 
 /** Whether a source is a streamed LOD manifest (by its name: lod-meta.json, as splat-transform writes it). */
-export function isLodSource(source: SceneSource): boolean {
-  if (source.kind === 'url') return LOD_NAME.test(new URL(source.url, location.href).pathname);
-  if (source.kind === 'file') return LOD_NAME.test(source.companions?.mainPath ?? source.file.name);
+export function isLodSource(source: LoadSource): boolean {
+  if (source.kind === 'url') return LOD_NAME.test(new URL(source.url, globalThis.location?.href).pathname);
+  if (source.kind === 'blob') return LOD_NAME.test(source.companions?.mainPath ?? source.name);
   return false;
 }
 
@@ -43,7 +41,6 @@ export function budgetParam(search: string): number | null {
 }
 
 export class LodStreamView {
-  private folder: GUI | null = null;
   readonly panel = { budget: 0, resident: '', drawn: '', inFlight: '' };
 
   private constructor(readonly lod: LodScene) {
@@ -65,18 +62,17 @@ export class LodStreamView {
     return next;
   }
 
-  /** The "Streamed LOD" folder: the budget control and the figures (refreshed by lil-gui's listen). */
-  addToPanel(gui: GUI): void {
-    const f = gui.addFolder('Streamed LOD');
-    f.add(this.panel, 'budget', 10_000, 20_000_000, 10_000).name('splat budget').onFinishChange((v: number) => (this.lod.budget = Math.max(1, Math.round(v))));
-    f.add(this.panel, 'resident').name('splats resident').disable().listen();
-    f.add(this.panel, 'drawn').name('drawn / budget').disable().listen();
-    f.add(this.panel, 'inFlight').name('chunks in flight').disable().listen();
-    this.folder = f;
+  /** The splats drawn at most (the selection's budget). */
+  get budget(): number {
+    return this.lod.budget;
+  }
+
+  set budget(n: number) {
+    this.lod.budget = Math.max(1, Math.round(n));
+    this.panel.budget = this.lod.budget;
   }
 
   destroy(): void {
-    this.folder?.destroy();
     this.lod.destroy();
   }
 
@@ -88,7 +84,7 @@ export class LodStreamView {
    */
   static async open(
     device: GPUDevice,
-    source: SceneSource,
+    source: LoadSource,
     options: { budget: number; shBindingBytes: number; memoryBytes?: number; load?: LoadSource['options']; onError?: (file: string, e: unknown) => void },
     firstCamera: (bound: LodMeta['bound']) => FrameCamera,
   ): Promise<{ view: LodStreamView; first: GpuScene }> {
@@ -116,17 +112,17 @@ export class LodStreamView {
 }
 
 /** The manifest's bytes and a loader of its chunks, by URL or from the files dropped with it. */
-async function openManifest(source: SceneSource, options: LoadSource['options']): Promise<{ meta: LodMeta; load: ChunkLoader }> {
+async function openManifest(source: LoadSource, options: LoadSource['options']): Promise<{ meta: LodMeta; load: ChunkLoader }> {
   if (source.kind === 'url') {
-    const url = new URL(source.url, location.href).href;
+    const url = new URL(source.url, globalThis.location?.href).href;
     const res = await fetch(url);
     if (!res.ok) throw new Error(`HTTP ${res.status} ${res.statusText} for ${url}`);
     const meta = parseLodMeta(new Uint8Array(await res.arrayBuffer()), url.split('/').pop() ?? 'lod-meta.json');
     return { meta, load: chunkLoader(meta, (path) => ({ kind: 'url', name: path, url: sceneFileUrl(url, path), ...(options ? { options } : {}) })) };
   }
-  if (source.kind !== 'file') throw new Error('a streamed LOD scene comes from a URL or files');
-  const mainPath = normalizePath(source.companions?.mainPath ?? source.file.name);
-  const meta = parseLodMeta(new Uint8Array(await source.file.arrayBuffer()), mainPath);
+  if (source.kind !== 'blob') throw new Error('a streamed LOD scene comes from a URL or files');
+  const mainPath = normalizePath(source.companions?.mainPath ?? source.name);
+  const meta = parseLodMeta(new Uint8Array(await source.blob.arrayBuffer()), mainPath);
   const files = source.companions?.files ?? {};
   const dir = mainPath.slice(0, mainPath.lastIndexOf('/') + 1);
   return {

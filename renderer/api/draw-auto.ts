@@ -1,0 +1,116 @@
+/**
+ * The draw's `auto` as a viewer runs it (the pick and the trial plan are
+ * profile/auto-draw.ts): what the draw setting asks for now, the trial over the
+ * viewer's frames, the picks by splat count, and the note that words it.
+ */
+import { DRAW_NAMES, type DrawName } from '../pipeline/draw-strategies';
+import { strategyByName } from '../pipeline/strategies';
+import { AUTO_DRAW, chooseDraw, decideDraw, DrawTrial, type DrawChoice, type DrawSource, type TrialFrame } from '../profile/auto-draw';
+import type { Viewer } from './viewer';
+
+export class DrawAuto {
+  /** The trial over the frames in progress, or null. */
+  trial: { trial: DrawTrial; count: number; finishedAt: number | null } | null = null;
+  /** Measure the draws once the scene is on screen (auto, not measured for this splat count). */
+  wanted = false;
+  /** The picks by splat count: no new trial for a scene measured already. */
+  readonly picks = new Map<number, DrawChoice>();
+  /** The line that says the draw's auto pick and why, or the chosen draw. */
+  note = '';
+
+  constructor(
+    private readonly v: Viewer,
+    /** Where the draw setting came from (the note words it). */
+    public source: DrawSource,
+  ) {}
+
+  /**
+   * Draws what the draw setting asks for now (decideDraw): an explicit draw, auto's
+   * pick for this scene's splat count, or auto's start (tiles; quads under a host
+   * sort), and a trial once the scene is on screen. Stops a trial in flight.
+   */
+  apply(): boolean {
+    const v = this.v;
+    this.trial = null;
+    const count = v.renderer.cloud?.count;
+    const host = !strategyByName(v.renderer.strategy).sorter;
+    const d = decideDraw(v.settings.draw, this.source, { name: v.renderer.strategy, host }, count === undefined ? null : (this.picks.get(count) ?? null));
+    this.wanted = d.measure;
+    if (this.use(d.draw)) {
+      this.say(d.note);
+      return true;
+    }
+    // Auto's start did not fit (e.g. the tiles draw's buffers over a binding limit): the other draw, unmeasured.
+    this.wanted = false;
+    if (v.settings.draw === AUTO_DRAW) this.say(`auto: ${v.renderer.draw}, as ${d.draw} cannot draw this scene here`);
+    return v.settings.draw === AUTO_DRAW;
+  }
+
+  /** Switches the renderer's draw; false (and a message) when the renderer refused it. */
+  use(name: DrawName): boolean {
+    const v = this.v;
+    if (v.renderer.draw === name) return true;
+    return v.tryChange(() => {
+      v.renderer.setDraw(name);
+      // The window's medians would mix the two draws' stages.
+      v.profiler.stats.clear();
+      v.changed(true);
+    });
+  }
+
+  say(text: string): void {
+    this.note = text;
+    this.v.emit('change', { clearGraph: false });
+  }
+
+  /**
+   * The trial's part of a frame (before it is encoded): the draw and whether it
+   * is timed (then submitted alone), 'skip' for no frame now, or null for a frame
+   * that is no trial's. Ends the trial once every timed frame has its GPU reading.
+   */
+  frame(now: number): TrialFrame | 'skip' | null {
+    const t = this.trial;
+    if (!t) return null;
+    const f = t.trial.next();
+    if (f === 'wait') return 'skip';
+    if (f === null) {
+      // The GPU readings come a few frames late; without them in 1 s, the wall clock.
+      t.finishedAt ??= now;
+      if (t.trial.reportsIn || now - t.finishedAt > 1000) this.finish();
+      return null;
+    }
+    // A timed frame runs alone on the queue: its wall clock is its own.
+    if (f.timed && this.v.gpuInFlight > 0) return 'skip';
+    if (!this.use(f.draw)) {
+      this.apply();
+      this.wanted = false;
+      return null;
+    }
+    // The whole frame's work (the sort too), whatever the sort mode.
+    this.v.dirty = true;
+    return f;
+  }
+
+  start(count: number): void {
+    this.wanted = false;
+    const trial = new DrawTrial(DRAW_NAMES, this.v.renderer.draw);
+    this.trial = { trial, count, finishedAt: null };
+    this.say(`auto: drawing with ${this.v.renderer.draw}; measuring ${trial.draws.join(', ')} at ${count.toLocaleString('en-US')} splats in this view…`);
+  }
+
+  private finish(): void {
+    const t = this.trial;
+    if (!t) return;
+    this.trial = null;
+    const { timings, method } = t.trial.result();
+    const choice = chooseDraw(timings, t.count, method);
+    if (!choice) {
+      this.apply();
+      this.wanted = false;
+      this.say(`auto: could not time the draws here; drawing with ${this.v.renderer.draw}`);
+      return;
+    }
+    this.picks.set(t.count, choice);
+    this.apply();
+  }
+}

@@ -1,0 +1,26 @@
+/**
+ * The events a Viewer dispatches (it is an EventTarget): CustomEvents whose
+ * `detail` is typed here. Hosts listen with `viewer.addEventListener('load', ...)`.
+ */
+import type { FrameSample } from '../profile/frame-stats';
+
+export interface ViewerEventMap {
+  /** Bytes read and splats parsed of the load in flight; `phase` 'upload' while the scene goes to the GPU. */
+  progress: CustomEvent<{ name: string; phase: 'read' | 'upload'; bytes: number; totalBytes?: number; splats: number; totalSplats?: number }>;
+  /** A scene is on screen. */
+  load: CustomEvent<{ name: string; id: string; splats: number; shDegree: number }>;
+  /** A load failed (the scene on screen stays): `error` is the loader's typed error (scenes/errors.ts, GpuBudgetError, SceneLoadCancelled). */
+  error: CustomEvent<{ name: string; error: unknown }>;
+  /** A frame of a scene completed on the GPU: its id and the figures of the last profiled frame (`viewer.stats`). */
+  frame: CustomEvent<{ frameId: number; stats: FrameSample | null }>;
+  /** The device was lost; the viewer recovers on a new one unless it was given its device (then it stops). */
+  devicelost: CustomEvent<{ reason: string; message: string }>;
+  /** A line for a status bar: text, or null when the last line no longer holds. */
+  message: CustomEvent<{ text: string | null; kind: 'error' | 'info'; hideAfterMs?: number }>;
+  /** Something a UI shows changed (draw, sort, notes, settings): refresh it; `clearGraph` when the frame times are of other work now. */
+  change: CustomEvent<{ clearGraph: boolean }>;
+  /** A frame's GPU figures arrived (a few frames late): for a frame graph. */
+  sample: CustomEvent<{ frameId: number; sample: FrameSample; current: boolean }>;
+}
+
+export type ViewerEventName = keyof ViewerEventMap;

@@ -1,0 +1,38 @@
+/**
+ * splatview's library entry (`import { createViewer } from 'splatview'`):
+ * docs/API.md describes it. Everything a page needs of the viewer comes from
+ * here (index.html's own page imports nothing else of the renderer: checked by
+ * .dependency-cruiser.cjs).
+ */
+export { createViewer, type ViewerOptions, type ControlsOptions, type TextureSize } from './create-viewer';
+export { Viewer, type ViewerCamera } from './viewer';
+export type { ViewerEventMap, ViewerEventName } from './events';
+export type { RenderSettings } from './settings';
+export type { SceneInput } from './sources';
+export type { LoadRecord } from './scene-open';
+export { SceneLoadCancelled } from './scene-loader';
+export { DeviceLostDuringLoad } from './scene-open';
+export { GpuBudgetError } from '../pipeline/gpu-budget';
+export { WebGpuUnavailableError } from '../gpu/browser-device';
+export * from '../../scenes/errors';
+export type { OffscreenImage } from '../pipeline/offscreen';
+export type { FrameSample } from '../profile/frame-stats';
+export type { CameraPose, UpAxis, Vec3 } from '../camera/camera';
+
+// For UIs over a viewer (the page's panel, HUD, graph): names, stage table, formatting.
+export { AUTO_STRATEGY } from '../profile/auto-strategy';
+export { AUTO_DRAW, isDrawSetting, type DrawSetting, type DrawChoice } from '../profile/auto-draw';
+export { DRAW_NAMES, drawByName, type DrawName } from '../pipeline/draw-strategies';
+export { DRAW_ORDERS, type DrawOrder } from '../pipeline/draw-pass';
+export type { StrategyInfo } from '../pipeline/strategies';
+export { FRAME_STAGES, STAGE_NAMES, type StageName } from '../pipeline/frame-stages';
+export { FrameStats, summarize, type Summary } from '../profile/frame-stats';
+export { RefreshGate } from '../profile/live-figures';
+export { formatFps } from '../profile/fps';
+export { formatTable, toCsv, toJson, type BenchmarkRow } from '../profile/benchmark-report';
+export { cross, length, normalize, sub } from '../camera/camera';
+export type { LoadProgress } from './scene-load-protocol';
+export { groupSceneFiles } from './scene-files';
+export { budgetLine, readShParam, withShParam, budgetLimitsFor, loadOptionsFor } from './load-sh';
+export type { SanitizeReport, ShDegree } from '../../scenes/splat-cloud';
+export { DEFAULT_PRECISION, PRECISIONS, type ScenePrecision } from '../pipeline/scene-precision';

@@ -1,0 +1,110 @@
+/**
+ * The library's API in Node (real WGSL on the default adapter, lavapipe in CI):
+ * createViewer drawing into a texture of its own with the test's device, a PLY
+ * loaded from an ArrayBuffer (the loader's job on this thread: Node has no
+ * workers), the events in order, frames drawn and profiled (stats), the picture
+ * read back, a bad file and an aborted load refused with the scene kept, and
+ * destroy() giving back every buffer the viewer made.
+ */
+import { describe, expect, it } from 'vitest';
+import { createViewer, SceneLoadCancelled, SceneLoadError, STAGE_NAMES, type Viewer } from '../../renderer/api/index';
+import { generateDefaultScene } from '../../scenes/generate';
+import { writeSplatPly } from '../../scenes/write-ply';
+import { useGpu } from '../support/gpu';
+import { writeTestPng } from '../support/test-png';
+
+const ctx = useGpu();
+
+/** Counts the device's live buffers: createBuffer wrapped, each buffer's destroy too. */
+function countBuffers(device: GPUDevice): { live: () => number; created: () => number } {
+  const live = new Set<GPUBuffer>();
+  let created = 0;
+  const create = device.createBuffer.bind(device);
+  device.createBuffer = (desc: GPUBufferDescriptor) => {
+    const b = create(desc);
+    created++;
+    live.add(b);
+    const destroy = b.destroy.bind(b);
+    b.destroy = () => {
+      live.delete(b);
+      destroy();
+    };
+    return b;
+  };
+  return { live: () => live.size, created: () => created };
+}
+
+function nextEvent(v: Viewer, type: string): Promise<CustomEvent> {
+  return new Promise((resolve) => v.addEventListener(type, (e) => resolve(e as CustomEvent), { once: true }));
+}
+
+async function frames(v: Viewer, n: number): Promise<void> {
+  for (let i = 0; i < n; i++) await nextEvent(v, 'frame');
+}
+
+describe('createViewer in Node (offscreen target)', () => {
+  it('loads, draws, profiles, refuses bad and aborted loads keeping the scene, and frees its buffers on destroy', async () => {
+    const device = ctx.gpu.device;
+    const buffers = countBuffers(device);
+    const before = buffers.live();
+    const ply = writeSplatPly(generateDefaultScene(3000));
+    const viewer = await createViewer({ width: 128, height: 96 }, { device, scene: ply.buffer as ArrayBuffer, sort: 'radix16', draw: 'quads', background: '#000000' });
+    const events: string[] = [];
+    for (const type of ['progress', 'load', 'frame', 'error']) viewer.addEventListener(type, () => events.push(type));
+    await viewer.ready;
+    expect(viewer.scene).toMatchObject({ splats: 3000 });
+    await frames(viewer, 4);
+    // progress... then load, then frames: nothing before its time.
+    const firstLoad = events.indexOf('load');
+    expect(events.slice(0, firstLoad).every((e) => e === 'progress')).toBe(true);
+    expect(events.indexOf('progress')).toBe(0);
+    expect(events.slice(firstLoad + 1)).toContain('frame');
+    expect(events).not.toContain('error');
+    expect(viewer.framesCompleted).toBeGreaterThanOrEqual(4);
+    // The last profiled frame's figures: the profiler's sample (CPU ms always; GPU stages where timestamps work).
+    await frames(viewer, 4);
+    const stats = viewer.stats;
+    expect(stats).not.toBeNull();
+    expect(stats!.cpuMs).toBeGreaterThanOrEqual(0);
+    for (const k of Object.keys(stats!)) expect(['cpuMs', 'frameMs', 'total', ...STAGE_NAMES]).toContain(k);
+
+    // The picture: the scene lit in the middle of a black background.
+    const img = await viewer.readPixels();
+    expect([img.width, img.height]).toEqual([128, 96]);
+    writeTestPng('viewer-api.png', img.rgba, img.width, img.height);
+    let lit = 0;
+    for (let i = 0; i < img.rgba.length; i += 4) if (img.rgba[i]! + img.rgba[i + 1]! + img.rgba[i + 2]! > 30) lit++;
+    expect(lit / (img.width * img.height)).toBeGreaterThan(0.05);
+
+    // The camera: set, read back.
+    viewer.camera = { eye: [0, -1, -8], target: [0, 0, 0], fovy: 50 };
+    viewer.camera.eye.forEach((x, i) => expect(x).toBeCloseTo([0, -1, -8][i]!, 9));
+    expect(viewer.camera.fovy).toBe(50);
+
+    // A bad file: the typed error, an error event, the scene kept.
+    const errorEvent = nextEvent(viewer, 'error');
+    await expect(viewer.load(new TextEncoder().encode('not a scene at all').buffer as ArrayBuffer, { name: 'junk.ply' })).rejects.toBeInstanceOf(SceneLoadError);
+    expect((await errorEvent).detail.error).toBeInstanceOf(SceneLoadError);
+    expect(viewer.scene).toMatchObject({ splats: 3000 });
+
+    // An aborted load rejects with SceneLoadCancelled; the scene stays.
+    const abort = new AbortController();
+    const loading = viewer.load(writeSplatPly(generateDefaultScene(2000)).buffer as ArrayBuffer, { signal: abort.signal, name: 'other.ply' });
+    abort.abort();
+    await expect(loading).rejects.toBeInstanceOf(SceneLoadCancelled);
+    expect(viewer.scene).toMatchObject({ splats: 3000 });
+    await frames(viewer, 2);
+
+    // destroy(): every buffer it made is destroyed; the host's device lives on.
+    const made = buffers.created();
+    expect(buffers.live()).toBeGreaterThan(before);
+    viewer.destroy();
+    expect(buffers.live()).toBe(before);
+    expect(made).toBeGreaterThan(5);
+    const probe = device.createBuffer({ size: 16, usage: GPUBufferUsage.COPY_DST });
+    probe.destroy();
+    const framesAtEnd = viewer.framesRendered;
+    await new Promise((r) => setTimeout(r, 100));
+    expect(viewer.framesRendered).toBe(framesAtEnd);
+  });
+});
