@@ -40,6 +40,8 @@ export interface ViewerOptions {
   settings?: Partial<RenderSettings>;
   /** Binding limits lower than the device's (to try a smaller adapter). */
   budgetLimits?: BudgetLimits;
+  /** The most splats a streamed LOD scene (lod-meta.json) draws a frame (default DEFAULT_LOD_BUDGET, 2,000,000). */
+  lodBudget?: number;
   /** How scenes are kept on the GPU: 'compact' (the default: 72 B a splat at SH3) or 'full' (144 B). */
   precision?: ScenePrecision;
   /** Where the draw and sort settings came from (their notes word it). */
@@ -82,6 +84,7 @@ export async function createViewer(canvas: CanvasLike | TextureSize, options: Vi
     sortSource: options.sortSource ?? 'choice',
     ...(options.precision ? { precision: options.precision } : {}),
   });
+  if (options.lodBudget !== undefined) viewer.setLodBudget(options.lodBudget);
   const element = target.element;
   if (element && options.controls !== false) {
     const c = typeof options.controls === 'object' ? options.controls : {};

@@ -66,8 +66,11 @@ export function encodeFrame(v: Viewer, now: number): void {
   const device = v.gpu;
   const encoder = device.createCommandEncoder({ label: 'Viewer.frame' });
   const timestamps = v.profiler.begin();
-  const bounds = cloud?.bounds ?? { min: [-1, -1, -1], max: [1, 1, 1] };
+  const bounds = v.lodStream?.meta.bound ?? cloud?.bounds ?? { min: [-1, -1, -1], max: [1, 1, 1] };
   const camera = frameCamera(pose, width, height, bounds);
+  // A streamed LOD scene: this view's selection, loads and (when the drawn set changed) a new scene, without waiting.
+  const lodScene = v.lodStream?.frame(camera);
+  if (lodScene) v.renderer.setGpuScene(lodScene);
   v.lastCamera = camera;
   const s = v.settings;
   v.renderer.encodeFrame(

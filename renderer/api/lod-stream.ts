@@ -41,10 +41,8 @@ export function budgetParam(search: string): number | null {
 }
 
 export class LodStreamView {
-  readonly panel = { budget: 0, resident: '', drawn: '', inFlight: '' };
 
   private constructor(readonly lod: LodScene) {
-    this.panel.budget = lod.budget;
   }
 
   get meta(): LodMeta {
@@ -53,13 +51,7 @@ export class LodStreamView {
 
   /** This frame's LOD work; a new scene for the renderer when the drawn set changed (the caller adopts it). */
   frame(camera: FrameCamera): GpuScene | null {
-    const next = this.lod.update(lodViewOf(camera));
-    const s = this.lod.stats;
-    const n = (x: number) => x.toLocaleString('en-US');
-    this.panel.resident = `${n(s.resident)} (${(s.residentBytes / 2 ** 20).toFixed(0)} MB)`;
-    this.panel.drawn = `${n(s.drawn)} of ${n(s.budget)}${s.waiting ? ` (${s.waiting} leaves loading)` : ''}`;
-    this.panel.inFlight = `${s.inFlight}${s.failed ? `, ${s.failed} failed` : ''}`;
-    return next;
+    return this.lod.update(lodViewOf(camera));
   }
 
   /** The splats drawn at most (the selection's budget). */
@@ -69,7 +61,6 @@ export class LodStreamView {
 
   set budget(n: number) {
     this.lod.budget = Math.max(1, Math.round(n));
-    this.panel.budget = this.lod.budget;
   }
 
   destroy(): void {

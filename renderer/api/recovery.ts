@@ -57,7 +57,8 @@ export async function recover(v: Viewer, info: GPUDeviceLostInfo): Promise<void>
   v.attachDevice(device);
   v.softwareNote = softwareAdapterNote(device.adapterInfo ?? {});
   const old = v.renderer;
-  const cloud = old.cloud;
+  // A streamed LOD scene's chunks were on the lost device: its source opens again (below), nothing is uploaded from the CPU.
+  const cloud = v.lodStream ? null : old.cloud;
   let renderer: SplatRenderer;
   try {
     renderer = new SplatRenderer(device, v.target.format, old.strategy, old.draw, {}, v.budgetLimits);
@@ -91,6 +92,8 @@ export async function recover(v: Viewer, info: GPUDeviceLostInfo): Promise<void>
   v.countReadback.destroy();
   v.probe?.destroy();
   v.makeFrameHelpers(device);
+  v.lodStream?.destroy();
+  v.lodStream = null;
   v.probe = prepared && cloud ? new DrawnOrderProbe(device, cloud.count) : null;
   v.auto.deviceChanged(device);
   // The draw's auto: a trial in flight runs again; its picks so far stay.

@@ -15,6 +15,10 @@ import { SceneLoadCancelled } from './scene-loader';
 import { normalizeSource, type SceneInput } from './sources';
 import { nextPaint, stepsInTasks, yieldToPage } from './tasks';
 import type { ReadyScene, Viewer } from './viewer';
+import { isLodSource, LodStreamView } from './lod-stream';
+import type { LoadSource } from './scene-load-protocol';
+import { fitPose, upVector } from '../camera/camera';
+import { frameCamera } from '../camera/frame-camera';
 
 /** A load that a lost GPU device ended (the scene on screen stays; the viewer recovers). */
 export class DeviceLostDuringLoad extends Error {
@@ -50,6 +54,7 @@ export async function openSource(v: Viewer, input: SceneInput, options: { signal
   const token = ++v.loadToken;
   const source = normalizeSource(input, v.loadOptions(), options.name);
   const id = source.id;
+  if (source.kind === 'load' && isLodSource(source.load)) return openLodSource(v, input, source.load, id, token, options.signal);
   // A device lost while this load runs ends it (recover keeps the scene on screen).
   const generation = v.deviceGeneration;
   const lostSince = () => v.gpuLost || generation !== v.deviceGeneration;
@@ -171,5 +176,53 @@ export async function openSource(v: Viewer, input: SceneInput, options: { signal
     throw err;
   } finally {
     options.signal?.removeEventListener('abort', aborted);
+  }
+}
+
+/**
+ * A streamed LOD manifest (lod-meta.json, lod-stream.ts): shown once its coarsest
+ * level is in (framed on the whole scene), then streamed each frame (frame.ts) within
+ * the viewer's splat budget. A newer load or the signal ends it before the switch.
+ */
+async function openLodSource(v: Viewer, input: SceneInput, load: LoadSource, id: string, token: number, signal?: AbortSignal): Promise<void> {
+  const name = load.name;
+  const superseded = () => token !== v.loadToken || signal?.aborted === true || v.destroyed;
+  v.loader.cancel();
+  v.say(`Streaming ${name}…`, 'info');
+  try {
+    if (signal?.aborted) throw new SceneLoadCancelled(name);
+    const { width, height } = v.target;
+    const up = upVector(v.settings.upAxis);
+    const { view, first } = await LodStreamView.open(
+      v.gpu,
+      load,
+      {
+        budget: v.lodBudget,
+        shBindingBytes: v.renderer.shBindingBytes,
+        ...(load.options ? { load: load.options } : {}),
+        onError: (file, e) => console.warn(`lod: ${file}: ${e instanceof Error ? e.message : String(e)}`),
+      },
+      (bound) => frameCamera(fitPose(bound, up, v.settings.fovyDeg, width / Math.max(1, height)), width, height, bound),
+    );
+    if (superseded()) {
+      first.destroy();
+      view.destroy();
+      throw new SceneLoadCancelled(name);
+    }
+    const cloud = first.cloud;
+    const ready: ReadyScene = { prepared: v.renderer.prepareGpuScene(first), probe: new DrawnOrderProbe(v.gpu, cloud.count), view: await stepsInTasks(v.bodyViewSteps(cloud)) };
+    v.source = input;
+    v.loading = null;
+    v.setScene(cloud, id, ready);
+    v.lodStream = view;
+    v.unsay();
+  } catch (err) {
+    if (superseded()) throw err instanceof SceneLoadCancelled ? err : new SceneLoadCancelled(name);
+    const msg = err instanceof Error ? err.message : String(err);
+    console.warn(`scene load failed: ${msg}`);
+    v.say(msg);
+    v.emit('error', { name, error: err });
+    v.emit('change', { clearGraph: false });
+    throw err;
   }
 }

@@ -10,6 +10,8 @@
  * switch), draw-auto.ts (the draw's auto), recovery.ts (a lost device),
  * benchmark.ts (the benchmark flight), frame.ts (one frame).
  */
+import { DEFAULT_LOD_BUDGET, type LodStreamView } from './lod-stream';
+import type { LodStats } from '../lod/lod-scene';
 import type { ScenePrecision } from '../pipeline/scene-precision';
 import { defaultForward, fitPose, length, normalize, sub, upVector, type CameraPose, type UpAxis } from '../camera/camera';
 import { CameraController } from '../camera/controller';
@@ -116,6 +118,10 @@ export class Viewer extends EventTarget {
   /** @internal */ frameWaiters: (() => void)[] = [];
   /** @internal */ lostLoad: string | null = null;
   /** @internal */ source: SceneInput | null = null;
+  /** @internal The streamed LOD scene on screen (lod-stream.ts), or null. */
+  lodStream: LodStreamView | null = null;
+  /** @internal The splat budget a streamed LOD scene opens with (ViewerOptions.lodBudget). */
+  lodBudget = DEFAULT_LOD_BUDGET;
   /** @internal */ sceneFirstFrameId: number | null = null;
   /** @internal */ destroyed = false;
   /** @internal */ readonly schedule: (cb: (now: number) => void) => void;
@@ -386,8 +392,27 @@ export class Viewer extends EventTarget {
     return bodyViewSteps(cloud.positions, upVector(this.settings.upAxis), defaultForward(this.settings.upAxis));
   }
 
+  /**
+   * A streamed LOD scene's figures (null for any other scene): its splat budget, the
+   * splats chosen for the view and drawn now, resident on the GPU (and their bytes),
+   * chunk files in flight and failed, leaves drawn coarser than chosen while loading.
+   */
+  get lod(): LodStats | null {
+    return this.lodStream ? { ...this.lodStream.lod.stats } : null;
+  }
+
+  /** The splats a streamed LOD scene may draw (this one and those opened later). */
+  setLodBudget(splats: number): void {
+    if (!(splats >= 1)) throw new RangeError(`setLodBudget: expected a count >= 1, got ${splats}`);
+    this.lodBudget = Math.round(splats);
+    if (this.lodStream) this.lodStream.budget = this.lodBudget;
+    this.invalidate();
+  }
+
   /** @internal Shows `cloud`: made ready already (`ready`), else set up here at once. */
   setScene(cloud: SplatCloud, id: string, ready: ReadyScene | null = null): void {
+    this.lodStream?.destroy();
+    this.lodStream = null;
     if (this.bench) {
       this.bench.reject(new Error('benchmark: stopped, another scene opened'));
       this.bench = null;
@@ -618,6 +643,8 @@ export class Viewer extends EventTarget {
     for (const w of this.frameWaiters.splice(0)) w();
     this.probe?.destroy();
     this.probe = null;
+    this.lodStream?.destroy();
+    this.lodStream = null;
     this.profiler.destroy();
     this.countReadback.destroy();
     this.renderer.destroy();

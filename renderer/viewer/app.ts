@@ -5,8 +5,10 @@
  * the hash (page-hash.ts), files opened or dropped (page-inputs.ts), the
  * benchmark box (page-benchmark.ts) and screenshots as downloads.
  */
+import { LodPanel } from './lod-panel';
 import { readPrecisionParam } from './precision-param';
 import {
+  budgetParam,
   createViewer,
   drawByName,
   GpuBudgetError,
@@ -79,15 +81,19 @@ export class ViewerApp {
   /** The pair-buffer cap warning of the tiles draw is on screen. */
   private capShown = false;
   private legendDraw: DrawName | null = null;
+  private readonly lodPanel: LodPanel;
 
   static async create(el: AppElements): Promise<ViewerApp> {
     const ps = pageSettings(location.search);
     // ?precision=full keeps scenes in the full layout; compact (half the GPU memory) by default.
     const urlPrecision = readPrecisionParam(location.search);
     if (urlPrecision.note) console.warn(urlPrecision.note);
+    // ?budget=N: the splats a streamed LOD scene draws at most.
+    const lodBudget = budgetParam(location.search);
     const viewer = await createViewer(el.canvas, {
       settings: ps.settings,
       precision: urlPrecision.precision,
+      ...(lodBudget !== null ? { lodBudget } : {}),
       drawSource: ps.drawSource,
       sortSource: ps.sortSource,
       ...(ps.bindLimitBytes ? { budgetLimits: { maxStorageBufferBindingSize: ps.bindLimitBytes, maxBufferSize: Number.MAX_SAFE_INTEGER } } : {}),
@@ -132,6 +138,7 @@ export class ViewerApp {
       open: (source) => void this.openSource(source),
       busy: () => v.benchmarking,
     });
+    this.lodPanel = new LodPanel(this.panel.gui, v);
     this.panel.setStrategyNote(v.strategyNote);
     this.panel.setDrawNote(v.drawNote);
     this.listen();
@@ -188,6 +195,8 @@ export class ViewerApp {
   }
 
   private figures(): void {
+    this.lodPanel.sceneChanged();
+    this.lodPanel.refresh();
     updateFigures(this.viewer, {
       hud: this.el.hud,
       panel: this.panel,

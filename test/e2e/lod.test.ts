@@ -21,8 +21,9 @@ let fx: LodFixture;
 interface Stats { budget: number; drawn: number; resident: number; inFlight: number; failed: number }
 const stats = (page: Page) =>
   page.evaluate(() => {
-    const a = (window as unknown as { splatview: { lodStream: { lod: { stats: Stats } } | null; renderer: { cloud: { count: number } | null } } }).splatview;
-    return a.lodStream ? { ...a.lodStream.lod.stats, onScreen: a.renderer.cloud?.count ?? 0 } : null;
+    // The library's public figures (viewer.lod, viewer.scene) of the page's viewer.
+    const v = (window as unknown as { splatview: { viewer: { lod: Stats | null; scene: { splats: number } | null } } }).splatview.viewer;
+    return v.lod ? { ...v.lod, onScreen: v.scene?.splats ?? 0 } : null;
   });
 
 describe.skipIf(!have)('streamed LOD in the page', () => {
@@ -72,20 +73,17 @@ describe.skipIf(!have)('streamed LOD in the page', () => {
     expect(panelText).toMatch(/splat budget/);
     expect(panelText).toMatch(/chunks in flight/);
 
-    // The panel's budget raised to the finest level's count: all of it is drawn.
+    // The budget raised to the finest level's count (viewer.setLodBudget, as the panel's control does): all of it is drawn.
     const full = fx.info.lodCounts[0]!;
-    await page.evaluate((v) => {
-      const a = (window as unknown as { splatview: { lodStream: { panel: { budget: number }; lod: { budget: number } } } }).splatview;
-      a.lodStream.panel.budget = v;
-      a.lodStream.lod.budget = v;
+    await page.evaluate((n) => {
+      (window as unknown as { splatview: { viewer: { setLodBudget(n: number): void } } }).splatview.viewer.setLodBudget(n);
     }, full);
     const all = await sampleUntil((s) => s.drawn === full && s.onScreen === full, 180_000);
     expect(all.drawn).toBe(full);
 
     // Down again, and the camera moved (a view hash): within the budget all along.
     await page.evaluate(() => {
-      const a = (window as unknown as { splatview: { lodStream: { lod: { budget: number } } } }).splatview;
-      a.lodStream.lod.budget = 1500;
+      (window as unknown as { splatview: { viewer: { setLodBudget(n: number): void } } }).splatview.viewer.setLodBudget(1500);
       location.hash = '#cam=0,0,3,2,2,5,0,-1,0,60&scene=%2Flod-e2e%2Flod-meta.json';
     });
     const low = await sampleUntil((s) => s.budget === 1500 && s.onScreen <= 1500 && s.inFlight === 0, 120_000);
