@@ -393,6 +393,19 @@ export class Viewer extends EventTarget {
   }
 
   /**
+   * The scene's resident GPU buffers (null without a scene): bytes in all, bytes a
+   * splat, and how they are kept ('compact', the default, or 'full'). A streamed LOD
+   * scene's chunk pool is in `lod.residentBytes`.
+   */
+  get sceneMemory(): { bytes: number; bytesPerSplat: number; precision: string } | null {
+    const c = this.renderer.cloud;
+    const precision = this.renderer.scenePrecision;
+    if (!c || precision === null) return null;
+    const bytes = this.renderer.sceneBytes;
+    return { bytes, bytesPerSplat: bytes / Math.max(1, c.count), precision };
+  }
+
+  /**
    * A streamed LOD scene's figures (null for any other scene): its splat budget, the
    * splats chosen for the view and drawn now, resident on the GPU (and their bytes),
    * chunk files in flight and failed, leaves drawn coarser than chosen while loading.

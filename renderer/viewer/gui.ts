@@ -21,6 +21,8 @@ export interface PanelStats {
   blend: string;
   /** The tiles draw's pair buffer: pairs / capacity, and a warning when capped. */
   tilePairs: string;
+  /** The scene's GPU memory: MB, B a splat, precision. */
+  gpuMemory: string;
   gpuTotal: string;
   timing: string;
 }
@@ -93,7 +95,7 @@ export class ViewerPanel {
   readonly gui: GUI;
   readonly stats: PanelStats = {
     splats: '-', visible: '-', fps: '-', cpuMs: '-', project: '-', sort: '-', draw: '-',
-    tileKeys: '-', ranges: '-', blend: '-', tilePairs: '-', gpuTotal: '-', timing: '',
+    tileKeys: '-', ranges: '-', blend: '-', tilePairs: '-', gpuMemory: '-', gpuTotal: '-', timing: '',
   };
   private readonly shController: Controller;
   private sceneController: Controller;
@@ -124,6 +126,7 @@ export class ViewerPanel {
     scene.add({ shot2: () => actions.screenshot(2) }, 'shot2').name('Screenshot 2x (Shift+P)');
     scene.add({ fs: () => actions.toggleFullscreen() }, 'fs').name('Fullscreen (Shift+F)');
     scene.add(this.stats, 'splats').name('splats').disable().listen();
+    scene.add(this.stats, 'gpuMemory').name('GPU memory').disable().listen();
     this.shController = scene.add(settings, 'shDegree', 0, 3, 1).name('SH degree').onChange(() => actions.onSettingsChange());
     // Drops SH bands while loading (less CPU and GPU memory): the way out when a scene's SH does not fit the GPU.
     scene

@@ -35,6 +35,8 @@ export function updateFigures(v: Viewer, views: FigureViews): void {
   // The tiles draw counts its own visible splats (splats touching a tile).
   const visible = tiles ? (pairs?.last?.visible ?? null) : live.figures.visible;
   s.splats = scene ? scene.splats.toLocaleString('en-US') : '-';
+  const mem = v.sceneMemory;
+  s.gpuMemory = mem ? `${(mem.bytes / 2 ** 20).toFixed(1)} MB (${mem.bytesPerSplat.toFixed(0)} B a splat, ${mem.precision})` : '-';
   s.visible = visible === null ? '-' : visible.toLocaleString('en-US');
   s.fps = fps === null ? '-' : fps < 1 ? fps.toFixed(2) : fps.toFixed(1);
   s.cpuMs = fmt(med(sum.cpuMs));

@@ -6,6 +6,7 @@
  * read back, a bad file and an aborted load refused with the scene kept, and
  * destroy() giving back every buffer the viewer made.
  */
+import { sceneBytesPerSplat } from '../../renderer/pipeline/scene-precision';
 import { describe, expect, it } from 'vitest';
 import { createViewer, SceneLoadCancelled, SceneLoadError, STAGE_NAMES, type Viewer } from '../../renderer/api/index';
 import { generateDefaultScene } from '../../scenes/generate';
@@ -53,6 +54,10 @@ describe('createViewer in Node (offscreen target)', () => {
     for (const type of ['progress', 'load', 'frame', 'error']) viewer.addEventListener(type, () => events.push(type));
     await viewer.ready;
     expect(viewer.scene).toMatchObject({ splats: 3000 });
+    // The default scene is SH1: 36 B a splat compact (the default), its buffers' bytes.
+    const mem = viewer.sceneMemory!;
+    expect(mem.precision).toBe('compact');
+    expect(mem.bytesPerSplat).toBeCloseTo(sceneBytesPerSplat(viewer.scene!.shDegree, 'compact'), 0);
     await frames(viewer, 4);
     // progress... then load, then frames: nothing before its time.
     const firstLoad = events.indexOf('load');
