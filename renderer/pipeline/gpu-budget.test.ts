@@ -13,14 +13,14 @@ describe('GPU budget arithmetic (the full precision\'s buffers, then the compact
     expect(GpuScene.pack(cloud, shWordsPerSplat(2)).sh.length).toBe(14);
   });
 
-  it('buffers sized by the count: scene, sort pairs and sorter scratch; quads adds its draw records, tiles its records and footprints', () => {
+  it('buffers sized by the count: scene, sort pairs and sorter scratch; quads adds its draw records, tiles its records', () => {
     const quads = sceneBuffers(1000, 3, 'quads', 'full');
     expect(Object.fromEntries(quads.map((b) => [b.name, b.bytes]))).toEqual({
       SH: 96_000, covariances: 32_000, centers: 16_000, 'sort keys': 4000, 'sort values': 4000, 'sort scratch keys': 4000, 'sort scratch values': 4000,
       'draw records': 48_000,
     });
     const tiles = sceneBuffers(1000, 3, 'tiles', 'full');
-    expect(tiles.length).toBe(quads.length + 1);
+    expect(tiles.length).toBe(quads.length);
     expect(tiles.find((b) => b.name === 'tile records')?.bytes).toBe(32_000);
     expect(checkBudget(1000, 3, 'quads', lim(2 ** 31), 'full').totalBytes).toBe(1000 * (96 + 32 + 16 + 16 + 48));
   });
@@ -120,7 +120,7 @@ describe('GPU budget arithmetic (the full precision\'s buffers, then the compact
     const n = 1_500_000;
     const q = checkBudget(n, 1, 'quads', lim(60e6), 'full');
     const t = checkBudget(n, 1, 'tiles', lim(60e6), 'full');
-    expect(t.totalBytes - q.totalBytes).toBe(0); // 48 B a splat each
+    expect(q.totalBytes - t.totalBytes).toBe(16 * n); // quads' records 48 B a splat, the tiles draw's 32
     expect(q.over?.name).toBe('draw records');
     expect(t.over).toBeNull();
     expect(checkBudget(n, 1, 'tiles', lim(40e6), 'full').over?.name).toBe('covariances');

@@ -85,7 +85,7 @@ export function bindingNeed(b: BufferNeed, bindingBytes: number): number {
  * - the sort's (key, id) pair: keys and values 4 B a splat each (SplatRenderer),
  *   and the GPU sorter's scratch copies of both, 4 B a splat each (sort/sorter-base.ts;
  *   bitonic pads to a power of two and checks that itself);
- * - tiles only: per-splat records 32 B and footprints 16 B (tiles/tile-rasterizer.ts).
+ * - tiles only: per-splat records 32 B (tiles/tile-rasterizer.ts).
  *   Its (tile, depth) pair buffers are not listed: they start at what the device
  *   binds at most and grow only that far (tiles/pair-budget.ts).
  */
@@ -102,7 +102,7 @@ export function sceneBuffers(count: number, degree: number, draw: DrawName = 'qu
     need('sort scratch keys', 4),
     need('sort scratch values', 4),
   ];
-  if (draw === 'tiles') list.push(need('tile records', 32), need('tile footprints', 16));
+  if (draw === 'tiles') list.push(need('tile records', 32));
   // The quads draw's per-splat records of its prepare pass (draw-pass.ts RECORD_BYTES).
   else list.push(need('draw records', RECORD_BYTES));
   return list;
