@@ -25,12 +25,12 @@ describe('the load SH degree in the page', () => {
 
   it('the page words the way out for itself, with the numbers', () => {
     const limits = { maxStorageBufferBindingSize: 1e9, maxBufferSize: 4e9 };
-    // Under tiles: 25M splats of SH3 need 1.2 GB in each of the SH's two bindings; at SH2 700 MB.
-    const err = new GpuBudgetError('big.ply', 25_000_000, 3, checkBudget(25_000_000, 3, 'tiles', limits));
+    // The full layout, under tiles: 25M splats of SH3 need 1.2 GB in each of the SH's two bindings; at SH2 700 MB.
+    const err = new GpuBudgetError('big.ply', 25_000_000, 3, checkBudget(25_000_000, 3, 'tiles', limits, 'full'));
     expect(budgetLine(err)).toBe(
       'big.ply: 25,000,000 splats of SH degree 3 need 2.4 GB of SH (1.2 GB in each of 2 bindings), the adapter allows 1.0 GB per binding (maxStorageBufferBindingSize): reload with SH degree 2 (?sh=2, or Scene › load SH degree); the scene on screen stays',
     );
-    const none = new GpuBudgetError('huge.ply', 40_000_000, 0, checkBudget(40_000_000, 0, 'quads', limits));
+    const none = new GpuBudgetError('huge.ply', 40_000_000, 0, checkBudget(40_000_000, 0, 'quads', limits, 'full'));
     expect(budgetLine(none)).toBe(none.message);
     expect(none.message).toMatch(/binds at most 20,833,333 splats/);
   });
