@@ -191,6 +191,8 @@ export class ViewerApp {
   private lastCountRead = 0;
   private hashWritten = 0;
   private loadToken = 0;
+  /** [h-ux] The load in flight's abort (every phase, the GPU upload included) and its scene's name, for cancelLoad. */
+  private loadAbort: { controller: AbortController; name: string } | null = null;
   /** The last scene the GPU budget refused (pipeline/gpu-budget.ts), reopened when the load SH degree changes. */
   private refused: SceneSource | null = null;
   /** A setting changed that needs a new sort or draw even if the camera stands still. */
@@ -372,7 +374,7 @@ export class ViewerApp {
       exportCsv: () => this.download('splatview-benchmark.csv', 'text/csv', toCsv(this.lastBenchmark ?? [])),
       exportJson: () => this.download('splatview-benchmark.json', 'application/json', toJson(this.lastBenchmark ?? [])),
     });
-    this.progress = new LoadProgressView(el.load, () => this.loader.cancel());
+    this.progress = new LoadProgressView(el.load, () => this.cancelLoad()); // [h-ux] was this.loader.cancel(): Cancel now also stops the GPU upload
     this.makeFrameHelpers(device);
     this.graph = new FrameGraph(el.graph);
     this.graph.setVisible(this.settings.graph);
@@ -681,6 +683,10 @@ export class ViewerApp {
     };
     // A newer choice replaces a load in flight (its worker stops at once).
     this.loader.cancel();
+    // [h-ux] And its GPU upload, if it is that far (superseded: the token check ends it quietly).
+    this.loadAbort?.controller.abort();
+    const abort = new AbortController();
+    const flight = (this.loadAbort = { controller: abort, name: source.kind === 'generated' ? source.spec : '' });
     let record: ViewerApp['loads'][number] | null = null;
     const setLoading = (line: string | null) => {
       this.loading = line;
@@ -704,6 +710,7 @@ export class ViewerApp {
         this.hideMessage();
         this.progress.show(load.name, source.kind === 'file' ? source.file.size : undefined);
         setLoading(this.progress.text);
+        flight.name = load.name; // [h-ux]
         record = { name: load.name, startedAt: performance.now(), readyAt: null, shownAt: null, switchMs: null, outcome: 'loading' };
         this.loads.push(record);
         endIfLost(load.name); // opened while the page is replacing its device
@@ -731,6 +738,7 @@ export class ViewerApp {
           this.progress.preparing(cloud.count);
           setLoading(this.progress.text);
           await nextPaint();
+          abort.signal.throwIfAborted(); // [h-ux] cancelled while the bar painted
         }
       }
       if (token !== this.loadToken) {
@@ -744,7 +752,7 @@ export class ViewerApp {
         if (token !== this.loadToken || source.kind === 'generated') return;
         this.progress.preparing(cloud.count, uploaded);
         setLoading(this.progress.text);
-      });
+      }, abort.signal); // [h-ux] Cancel stops the upload at its next slice and frees what it made
       let probe: DrawnOrderProbe | null = null;
       let ready: ReadyScene | null = null;
       try {
@@ -753,11 +761,12 @@ export class ViewerApp {
         ready = { prepared, probe, view: await stepsInTasks(this.bodyViewSteps(cloud)) };
         await yieldToPage();
       } finally {
-        if (!ready || token !== this.loadToken || lostSince()) {
+        if (!ready || token !== this.loadToken || lostSince() || abort.signal.aborted) {
           probe?.destroy();
           prepared.destroy();
         }
       }
+      abort.signal.throwIfAborted(); // [h-ux] cancelled while its first view was worked out
       if (token !== this.loadToken) {
         if (record) record.outcome = 'superseded';
         return false;
@@ -771,10 +780,12 @@ export class ViewerApp {
       this.refused = null;
       const shownAt = performance.now();
       if (record) Object.assign(record, { shownAt, switchMs: shownAt - switchAt, outcome: 'shown' });
+      if (this.loadAbort === flight) this.loadAbort = null; // [h-ux]
       this.loading = null;
       this.hideMessage();
       return true;
     } catch (err) {
+      if (this.loadAbort === flight) this.loadAbort = null; // [h-ux]
       if (record) record.outcome = token !== this.loadToken ? 'superseded' : err instanceof SceneLoadCancelled ? 'cancelled' : 'failed';
       if (token !== this.loadToken) return false;
       this.progress.hide();
@@ -798,6 +809,17 @@ export class ViewerApp {
   /** The loaders' options for the panel's load SH degree. */
   private loadOptions(): { maxShDegree?: ShDegree } {
     return loadOptionsFor(this.settings.loadSh as ShDegree);
+  }
+
+  /**
+   * [h-ux] The bar's Cancel: stops the load in whatever phase it is, the worker's read and
+   * parse (the loader) or the GPU upload and what follows it (the abort signal, whose
+   * reason is the same SceneLoadCancelled the loader gives: one message for both).
+   */
+  private cancelLoad(): void {
+    const flight = this.loadAbort;
+    this.loader.cancel();
+    if (flight && !flight.controller.signal.aborted) flight.controller.abort(new SceneLoadCancelled(flight.name));
   }
 
   /**
