@@ -11,8 +11,9 @@
  * the numbers and the SH degree that fits (renderer/pipeline/gpu-budget.ts).
  *
  * Renders one frame through the same renderer as the page, in Node (Dawn), into an
- * offscreen texture and writes a PNG. Without --camera the view fits the scene with
- * the COLMAP y-down frame turned upright (--up -y). --cut stops splats at 2.83 sigma
+ * offscreen texture and writes a PNG. Without --camera the view is the page's first
+ * view (camera/framing.ts: the dense body and what its splats show, from a side that
+ * shows it), with the COLMAP y-down frame turned upright (--up -y). --cut stops splats at 2.83 sigma
  * (PlayCanvas's extent, an image change; docs/PERFORMANCE.md gives its PSNR cost);
  * --geometry picks the polygon splats are drawn with (the same image). Both shape
  * the quads draw only: the tiles draw (--draw tiles) has no polygons and no cut.
@@ -29,7 +30,8 @@
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { PNG } from 'pngjs';
-import { fitPose, parseCameraArg, robustBounds, upVector, type UpAxis } from '../renderer/camera/camera';
+import { defaultForward, parseCameraArg, upVector, type UpAxis } from '../renderer/camera/camera';
+import { firstViewPose } from '../renderer/camera/framing';
 import { frameCamera } from '../renderer/camera/frame-camera';
 import { renderOffscreen } from '../renderer/pipeline/offscreen';
 import { SplatRenderer } from '../renderer/pipeline/splat-renderer';
@@ -82,7 +84,7 @@ runCli(async () => {
   renderer.setScene(cloud);
   const pose = values.camera
     ? parseCameraArg(values.camera)
-    : fitPose(robustBounds(cloud.positions), upVector(values.up as UpAxis), 60, width / height);
+    : firstViewPose(cloud, upVector(values.up as UpAxis), defaultForward(values.up as UpAxis), 60, width / height);
   gpu.device.pushErrorScope('validation');
   const t0 = performance.now();
   const image = await renderOffscreen(renderer, frameCamera(pose, width, height, cloud.bounds), {

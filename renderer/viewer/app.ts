@@ -834,7 +834,8 @@ export class ViewerApp {
 
   /** The first view of a scene (framing.ts): its dense body, seen from a side that shows it. */
   private bodyViewSteps(cloud: SplatCloud): Generator<void, BodyView, void> {
-    return bodyViewSteps(cloud.positions, upVector(this.settings.upAxis), defaultForward(this.settings.upAxis));
+    // [h-ux] + cloud: the body's bounds cover what its splats show (scales, opacities), not only their centres.
+    return bodyViewSteps(cloud.positions, upVector(this.settings.upAxis), defaultForward(this.settings.upAxis), cloud);
   }
 
   /**
