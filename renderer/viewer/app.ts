@@ -25,8 +25,9 @@ import { DRAW_ORDERS, type DrawOrder } from '../pipeline/draw-pass';
 import { listStrategies } from '../pipeline/strategies';
 import { renderOffscreen } from '../pipeline/offscreen';
 import { canBlendInto } from '../pipeline/tiles/tile-pipelines';
-import { AUTO_STRATEGY, softwareAdapterNote, startingStrategy } from '../profile/auto-strategy';
+import { AUTO_STRATEGY, softwareAdapterNote, startingStrategy, type AutoChoice } from '../profile/auto-strategy';
 import { AutoRun } from '../profile/auto-run';
+import { adapterKey, AutoPicks, isPickOf, type KeyValueStore } from '../profile/auto-picks'; // [h-ux]
 import { AUTO_DRAW, chooseDraw, decideDraw, DrawTrial, isDrawSetting, type DrawChoice, type DrawSource, type TrialFrame } from '../profile/auto-draw';
 import { LiveFigures, RefreshGate } from '../profile/live-figures';
 import { hudText, sanitizedLine } from './hud';
@@ -79,6 +80,15 @@ function yieldToPage(): Promise<void> {
     yieldWaiters.push(resolve);
     yieldChannel.port2.postMessage(null);
   });
+}
+
+/** [h-ux] The page's localStorage for auto's picks, or null where storage is off (private mode, a sandboxed frame). */
+function pageStore(): KeyValueStore | null {
+  try {
+    return window.localStorage;
+  } catch {
+    return null;
+  }
 }
 
 /** Runs a generator of steps (framing.ts), a step a task: the page runs between them. */
@@ -227,8 +237,10 @@ export class ViewerApp {
   private drawTrial: { trial: DrawTrial; count: number; finishedAt: number | null } | null = null;
   /** Measure the draws once the scene is on screen (auto, not measured for this splat count). */
   private drawWanted = false;
-  /** The draw's auto picks, by splat count: no new trial for a scene measured already. */
-  private readonly drawPicks = new Map<number, DrawChoice>();
+  /** The draw's auto picks, by adapter and splat count (kept across visits): no new trial for a scene size measured already. [h-ux: was a Map by count] */
+  private readonly drawPicks: AutoPicks<DrawChoice>;
+  /** [h-ux] The last completed frame's time from submit to done (ms): no auto trial sort takes longer. */
+  private lastFrameGpuMs: number | null = null;
   /** Where the draw setting came from (the panel's line words it). */
   private drawSource: DrawSource = 'default';
   /** The line under the panel's draw control: the draw's auto pick and why, or the user's choice (read by the end-to-end test). */
@@ -340,7 +352,11 @@ export class ViewerApp {
     this.drawNote = firstDraw.note;
     this.drawWanted = firstDraw.measure;
     this.renderer = new SplatRenderer(device, format, first, firstDraw.draw, {}, this.budgetLimits);
+    // [h-ux] Picks by adapter and scene size, in localStorage: a size measured before is not measured again.
+    const picksKey = adapterKey(device.adapterInfo ?? {});
+    this.drawPicks = new AutoPicks<DrawChoice>('draw', picksKey, isPickOf<DrawChoice>(DRAW_NAMES), pageStore());
     this.auto = new AutoRun(device, strategies, {
+      frameMs: () => this.lastFrameGpuMs, // [h-ux] each trial sort within the page's own frame time
       frameDone: () => this.nextFrameDone(),
       noted: (t) => {
         this.panel?.setStrategyNote(t);
@@ -353,7 +369,7 @@ export class ViewerApp {
         this.changed(true);
       },
       active: () => this.settings.sorter === AUTO_STRATEGY && this.bench === null,
-    });
+    }, new AutoPicks<AutoChoice>('sort', picksKey, isPickOf<AutoChoice>(strategies.map((s) => s.name)), pageStore())); // [h-ux]
     if (this.settings.sorter === AUTO_STRATEGY) this.auto.note = `auto: starting with ${first}${this.softwareNote ? ' (fastest known on software GPUs)' : ''}; measuring once a scene is on screen`;
     else if (urlSort === this.settings.sorter) this.auto.note = `${first}: chosen by the link (?sort=)`;
     else this.auto.note = `${first}: your choice (remembered; pick auto to measure and choose)`;
@@ -1248,6 +1264,7 @@ export class ViewerApp {
         this.gpuInFlight--;
         this.framesCompleted++;
         const done = performance.now();
+        this.lastFrameGpuMs = done - submitAt; // [h-ux]
         if (trialFrame?.timed && trial) trial.trial.completed(frameId, done - submitAt);
         if (frameId === this.sceneFirstFrameId) this.sceneFirstFrameDoneAt = done;
         this.figures.completed(frameId, done);
