@@ -35,6 +35,7 @@ import { SceneList, sceneIdOf, type SceneSource } from './scene-list';
 import { LoadProgressView } from './load-progress';
 import { sceneNameOfUrl, type LoadSource } from './scene-load-protocol';
 import { SceneLoadCancelled, SceneLoader } from './scene-loader';
+import { refusedChoiceLine, StatusMessages, type MessageAction } from './status-messages'; // [h-ux]
 import { createBrowserDevice } from '../gpu/browser-device';
 import { LossWindow, MAX_RECOVERIES, retryWithBackoff } from '../gpu/device-recovery';
 import { droppedFiles, fromList, type PathedFile } from './dropped-files';
@@ -201,6 +202,16 @@ export class ViewerApp {
   private lastCountRead = 0;
   private hashWritten = 0;
   private loadToken = 0;
+  /** [h-ux] The message line, owned by the action that raised it (status-messages.ts): it leaves when a later action succeeds. */
+  private readonly status = new StatusMessages((m) => {
+    if (!m) {
+      this.el.message.hidden = true;
+      return;
+    }
+    this.el.message.textContent = m.text;
+    this.el.message.className = m.kind === 'info' ? 'info' : '';
+    this.el.message.hidden = false;
+  });
   /** [h-ux] The load in flight's abort (every phase, the GPU upload included) and its scene's name, for cancelLoad. */
   private loadAbort: { controller: AbortController; name: string } | null = null;
   /** The last scene the GPU budget refused (pipeline/gpu-budget.ts), reopened when the load SH degree changes. */
@@ -383,7 +394,10 @@ export class ViewerApp {
       onStrategyChange: (name) => this.chooseStrategy(name),
       onDrawChange: (name) => this.chooseDraw(name),
       onUpAxisChange: (axis) => this.setUpAxis(axis),
-      onSettingsChange: () => this.changed(),
+      onSettingsChange: () => {
+        this.status.succeeded('settings'); // [h-ux] an earlier action's line leaves
+        this.changed();
+      },
       screenshot: (scale) => this.screenshot(scale),
       toggleFullscreen: () => toggleFullscreen(),
       runBenchmark: (list) => this.startBenchmark(list),
@@ -477,7 +491,7 @@ export class ViewerApp {
       this.showMessage(`${lead}, ${MAX_RECOVERIES + 1} times within a minute: not trying again; reload the page`);
       return;
     }
-    this.showMessage(`${lead}: recovering…`, 'info');
+    this.showMessage(`${lead}: recovering…`, 'info', 'device', true); // [h-ux] progress
     let device: GPUDevice;
     try {
       ({ device } = await retryWithBackoff(() => createBrowserDevice(), { stopped: () => token !== this.recoveryToken }));
@@ -588,14 +602,24 @@ export class ViewerApp {
     this.auto.deviceLost();
   }
 
-  /** Applies a strategy change; a refused one (e.g. tiles with a host sort) shows why and changes nothing. */
-  private tryChange(change: () => void): boolean {
+  /**
+   * Applies a strategy change; a refused one (e.g. tiles with a host sort) shows why and
+   * changes nothing. [h-ux] With `choice` (the user's sort or draw choice), the line says
+   * what to change to have it and what still runs (status-messages.ts refusedChoiceLine).
+   */
+  private tryChange(change: () => void, choice?: { what: 'sort' | 'draw'; asked: string }): boolean {
     try {
       change();
       this.dirty = true;
       return true;
     } catch (err) {
-      this.showMessage(err instanceof Error ? err.message : String(err));
+      const reason = err instanceof Error ? err.message : String(err);
+      if (!choice) {
+        this.showMessage(reason);
+        return false;
+      }
+      const gpuSorts = listStrategies(this.device).filter((s) => strategyByName(s.name).sorter).map((s) => s.name);
+      this.showMessage(refusedChoiceLine(choice.what, choice.asked, { sort: this.renderer.strategy, draw: this.renderer.draw, gpuSorts }, reason), 'error', choice.what);
       return false;
     }
   }
@@ -713,7 +737,7 @@ export class ViewerApp {
       if (source.kind === 'generated') {
         this.progress.hide();
         setLoading(`Generating ${source.spec}…`);
-        this.showMessage(`Generating ${source.spec}…`, 'info');
+        this.showMessage(`Generating ${source.spec}…`, 'info', 'load', true); // [h-ux] progress
         // Let the message paint before the (synchronous) generation.
         await new Promise((r) => setTimeout(r, 20));
         endIfLost(source.spec);
@@ -953,11 +977,12 @@ export class ViewerApp {
         this.useDraw('quads');
       }
       // A refused change (e.g. the tiles draw with a host sort) shows why and changes nothing.
-      if (!this.tryChange(() => this.renderer.setStrategy(name))) return false;
+      if (!this.tryChange(() => this.renderer.setStrategy(name), { what: 'sort', asked: name })) return false; // [h-ux] says what to change
       this.sortChanged();
       this.auto.cancel();
       this.auto.say(`${name}: your choice (remembered; pick auto to measure and choose)`);
     }
+    this.status.succeeded('sort'); // [h-ux] an earlier action's line leaves
     this.changed(true);
     return true;
   }
@@ -970,9 +995,11 @@ export class ViewerApp {
   /** The panel's draw control. An explicit draw wins and is remembered (panel save); auto measures again unless this scene was measured. */
   private chooseDraw(name: string): boolean {
     // Tiles under a host sort is refused, saying why (the panel shows the previous value).
-    if (name === 'tiles' && !strategyByName(this.renderer.strategy).sorter && !this.tryChange(() => this.renderer.setDraw(name))) return false;
+    if (name === 'tiles' && !strategyByName(this.renderer.strategy).sorter && !this.tryChange(() => this.renderer.setDraw(name), { what: 'draw', asked: name })) return false; // [h-ux] says what to change
     this.drawSource = name === AUTO_DRAW ? 'default' : 'panel';
-    return this.applyDrawSetting();
+    const ok = this.applyDrawSetting();
+    if (ok) this.status.succeeded('draw'); // [h-ux] an earlier action's line leaves
+    return ok;
   }
 
   /**
@@ -1128,14 +1155,13 @@ export class ViewerApp {
     this.dirty = true;
   }
 
-  showMessage(text: string, kind: 'error' | 'info' = 'error'): void {
-    this.el.message.textContent = text;
-    this.el.message.className = kind === 'info' ? 'info' : '';
-    this.el.message.hidden = false;
+  /** [h-ux] Through status-messages.ts: `action` owns the line (a progress line only its own action ends). */
+  showMessage(text: string, kind: 'error' | 'info' = 'error', action: MessageAction = 'page', progress = false): void {
+    this.status.raise(action, text, kind, progress);
   }
 
   private hideMessage(): void {
-    this.el.message.hidden = true;
+    this.status.hide();
   }
 
   private resize(): void {
@@ -1404,7 +1430,7 @@ export class ViewerApp {
     this.renderer.setStrategy(run.strategy!);
     this.panel.setExportEnabled(false);
     this.el.bench.hidden = true;
-    this.showMessage(`Benchmark: ${strategies.join(', ')} × ${path.length} frames…`, 'info');
+    this.showMessage(`Benchmark: ${strategies.join(', ')} × ${path.length} frames…`, 'info', 'benchmark', true); // [h-ux] progress
   }
 
   private advanceBenchmark(run: BenchmarkRun, frameId: number, probed: boolean, camera: ReturnType<typeof frameCamera>): void {
