@@ -16,9 +16,9 @@
  * far stops there (on SwiftShader radix4 takes 1.5 s a sort at 60k splats).
  *
  * With a budget (`budgetMs`: the page's own frame time), no trial sort is predicted
- * to take longer than it: each strategy is timed on as many keys as fit, from 4,096
- * up by 4x, and its times are scaled to `count` (trial-pacing.ts), so that the page
- * keeps presenting between the trial's sorts.
+ * to take longer than it: each strategy is timed on 4,096 keys, then on as many as
+ * that time predicts to fit, and its times are scaled to `count` (trial-pacing.ts),
+ * so that the page keeps presenting between the trial's sorts.
  */
 import { getSorterFactory } from '../../sort/registry';
 import { sortBufferUsage } from '../../sort/types';

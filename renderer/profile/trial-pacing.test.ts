@@ -23,11 +23,19 @@ describe('trial pacing (auto sort trials within a frame)', () => {
     expect(walk(60_000, 0.025, 1, null).sizes).toEqual([60_000]);
   });
 
-  it('a fast adapter: up in 4x steps to the whole count, no time scaled', () => {
+  it('a fast adapter: up to the whole count in few steps, no time scaled', () => {
     // 1M keys at 2 ms; the page's frame 8 ms.
     const { sizes, times } = walk(1_000_000, 2e-6, 0.05, 8);
-    expect(sizes).toEqual([4096, 16_384, 65_536, 262_144, 1_000_000]);
+    // The fixed cost makes the first prediction low: one more step.
+    expect(sizes).toEqual([4096, 506_791, 1_000_000]);
     expect(Math.max(...times)).toBeLessThanOrEqual(8);
+  });
+
+  it('a middling one: one step to the largest size that fits', () => {
+    // 4,096 keys in 10 ms, the frame 100 ms: 36,864 keys (90% of the budget).
+    const { sizes, times } = walk(1_000_000, 10 / 4096, 0, 100);
+    expect(sizes).toEqual([4096, 36_864]);
+    expect(times[1]).toBeLessThanOrEqual(100);
   });
 
   it('SwiftShader (radix4 1.5 s at 60,000 keys, frames of 200 ms): no sort over the frame, timed at the largest size that fits', () => {
@@ -43,13 +51,15 @@ describe('trial pacing (auto sort trials within a frame)', () => {
     for (const perKey of [1e-7, 1e-5, 1e-3]) {
       for (const budget of [5, 16.7, 100, 1000]) {
         for (const target of [1000, 60_000, 6_000_000]) {
-          const { sizes, times } = walk(target, perKey, 0, budget);
+          for (const fixed of [0, 0.5, 3]) {
+          const { sizes, times } = walk(target, perKey, fixed, budget);
           expect(sizes.at(-1)!).toBeLessThanOrEqual(target);
           // The first size may exceed it (nothing smaller is timed); every later one fits.
           for (let i = 1; i < times.length; i++) expect(times[i]!).toBeLessThanOrEqual(budget + 1e-9);
-          // Stopped only because the whole count was reached or 4x more would not fit.
+          // Stopped only because the whole count was reached or twice as many would not fit.
           const last = sizes.at(-1)!;
-          if (last < target) expect(times.at(-1)! * (Math.min(target, last * 4) / last)).toBeGreaterThan(budget);
+          if (last < target) expect(times.at(-1)! * (Math.min(target, last * 2) / last)).toBeGreaterThan(0.9 * budget);
+          }
         }
       }
     }

@@ -5,10 +5,11 @@
  * takes seconds (radix4: 1.5 s at 60,000 keys on SwiftShader) where the page's own
  * frame takes a fraction of that; a trial sort is therefore kept under a budget (the
  * page's own frame time: the gap between two frames stays under twice a frame).
- * Each strategy is first run on a few keys (its pipelines compile, untimed), then on
- * 4x as many while the next size's predicted time (linear in the keys) fits the
- * budget, up to the scene's count; its times at the largest size that fit are scaled
- * to the scene's count. Pure.
+ * Each strategy is first run on a few keys (its pipelines compile, untimed), timed
+ * there, then timed at the largest size its time predicts to fit the budget (linear
+ * in the keys, which overestimates a sort with a fixed cost: safe), up to the scene's
+ * count: one step, as each step waits for a page frame (seconds on a software GPU).
+ * Its times there are scaled to the scene's count. Pure.
  */
 
 /** Keys of a strategy's first (warm-up and first timed) trial sort under a budget. */
@@ -19,18 +20,22 @@ export function firstTrialCount(target: number, budgeted: boolean): number {
   return budgeted ? Math.max(1, Math.min(target, FIRST_TRIAL_KEYS)) : target;
 }
 
+/** Share of the budget a predicted size may fill (readings vary from sort to sort). */
+export const BUDGET_SHARE = 0.9;
+
 /**
- * The key count to time next after a sort of `current` keys took `ms`: 4x as many
- * (at most `target`) when that is predicted to take at most `budgetMs`; null to stay
- * at `current` (the whole count reached, or the next size would not fit). Without a
- * budget (null), the whole count at once.
+ * The key count to time next after a sort of `current` keys took `ms`: the most keys
+ * (at most `target`) predicted to take at most BUDGET_SHARE of `budgetMs`, when that
+ * is at least twice `current`; null to stay at `current` (the whole count reached, or
+ * no much larger size fits). Without a budget (null), the whole count at once.
  */
 export function nextTrialCount(target: number, current: number, ms: number, budgetMs: number | null): number | null {
   if (current >= target) return null;
   if (budgetMs === null) return target;
   if (!(ms >= 0) || !Number.isFinite(ms) || !(budgetMs > 0)) return null;
-  const next = Math.min(target, current * 4);
-  return (ms * next) / current <= budgetMs ? next : null;
+  const fits = ms > 0 ? Math.floor((current * BUDGET_SHARE * budgetMs) / ms) : target;
+  const next = Math.min(target, fits);
+  return next >= 2 * current || next === target ? (next > current ? next : null) : null;
 }
 
 /** A sort time of `measuredAt` keys scaled to `target` keys (linear: radix sorts are, past a few thousand keys). */
