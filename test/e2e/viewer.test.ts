@@ -522,6 +522,41 @@ describe('viewer page (headless Chromium, SwiftShader WebGPU)', () => {
     await page.close();
   });
 
+  it('a refused sort or draw choice says what to change, the panel shows what runs, and the line leaves once a later action succeeds (issue 19)', async () => {
+    // Explicit sort and draw: no auto trial to wait for.
+    const { page, log } = await openViewer('?splats=1000&sort=radix16&draw=tiles');
+    await waitFrames(page, 1);
+    if (await page.locator('.lil-gui.lil-root.lil-closed').count()) await page.locator('.lil-gui.lil-root > .lil-title').click();
+    const sortSelect = page.locator('.lil-controller.lil-option', { has: page.locator('.lil-name', { hasText: /^strategy$/ }) }).locator('select');
+    const drawSelect = page.locator('.lil-controller.lil-option', { has: page.locator('.lil-name', { hasText: /^draw$/ }) }).locator('select');
+    const message = page.locator('#message');
+    // Sort 'cpu' under tiles: refused, saying what to change; the select shows what still runs.
+    await sortSelect.selectOption({ label: 'cpu (lags a frame)' }); // lil-gui's options: the label is the value
+    await page.waitForFunction(() => !document.getElementById('message')!.hidden, undefined, { timeout: 30_000 });
+    expect(await message.textContent()).toBe("sort 'cpu' sorts on the host and draw 'tiles' needs a GPU sort: choose draw 'quads' first; still sorting with radix16");
+    expect(await sortSelect.inputValue()).toBe('radix16');
+    expect(await app(page, (a) => a.strategy)).toBe('radix16');
+    // Doing what it says: the draw goes to quads, the line leaves; then cpu is taken.
+    await drawSelect.selectOption('quads');
+    await page.waitForFunction(() => document.getElementById('message')!.hidden, undefined, { timeout: 30_000 });
+    await sortSelect.selectOption({ label: 'cpu (lags a frame)' }); // lil-gui's options: the label is the value
+    await page.waitForFunction(() => (window as unknown as { splatview: AppView }).splatview.strategy === 'cpu', undefined, { timeout: 30_000 });
+    expect(await message.isHidden()).toBe(true);
+    // Tiles under cpu: refused, naming the GPU sorts; the draw select stays on quads.
+    await drawSelect.selectOption('tiles');
+    await page.waitForFunction(() => !document.getElementById('message')!.hidden, undefined, { timeout: 30_000 });
+    expect(await message.textContent()).toMatch(/^draw 'tiles' needs a GPU sort \([^)]+\) and sort 'cpu' sorts on the host: choose (it|one of them) first; still drawing quads$/);
+    expect(await drawSelect.inputValue()).toBe('quads');
+    expect(await app(page, (a) => a.draw)).toBe('quads');
+    // A later, unrelated action that succeeds (the splat scale): the line leaves.
+    const scale = page.locator('.lil-controller', { has: page.locator('.lil-name', { hasText: /^splat scale$/ }) }).locator('input').first();
+    await scale.fill('0.9');
+    await scale.press('Enter');
+    await page.waitForFunction(() => document.getElementById('message')!.hidden, undefined, { timeout: 30_000 });
+    expect(log.errors).toEqual([]);
+    await page.close();
+  });
+
   it('survives a lost GPU device: a new device draws the same scene, settings and view (issue 17)', async () => {
     // Explicit sort and draw: no auto trial (seconds on SwiftShader) to wait for.
     const hash = '#cam=0.6,-1.2,-5,0.1,0,0,0,-1,0,50&scene=default%3A2000';
