@@ -12,8 +12,9 @@
  * the numbers and the SH degree that fits (renderer/pipeline/gpu-budget.ts).
  *
  * Renders one frame through the same renderer as the page, in Node (Dawn), into an
- * offscreen texture and writes a PNG. Without --camera the view fits the scene with
- * the COLMAP y-down frame turned upright (--up -y). --cut stops splats at 2.83 sigma
+ * offscreen texture and writes a PNG. Without --camera the view is the page's first
+ * view (camera/framing.ts: the dense body and what its splats show, from a side that
+ * shows it), with the COLMAP y-down frame turned upright (--up -y). --cut stops splats at 2.83 sigma
  * (PlayCanvas's extent, an image change; docs/PERFORMANCE.md gives its PSNR cost);
  * --geometry picks the polygon splats are drawn with (the same image). Both shape
  * the quads draw only: the tiles draw (--draw tiles) has no polygons and no cut.
@@ -37,7 +38,8 @@
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { PNG } from 'pngjs';
-import { fitPose, parseCameraArg, robustBounds, upVector, type UpAxis } from '../renderer/camera/camera';
+import { defaultForward, fitPose, parseCameraArg, upVector, type UpAxis } from '../renderer/camera/camera';
+import { firstViewPose } from '../renderer/camera/framing';
 import { frameCamera } from '../renderer/camera/frame-camera';
 import { renderOffscreen } from '../renderer/pipeline/offscreen';
 import { SplatRenderer } from '../renderer/pipeline/splat-renderer';
@@ -103,7 +105,9 @@ runCli(async () => {
   const sceneBounds = cloud?.bounds ?? lodMeta!.bound;
   const pose = values.camera
     ? parseCameraArg(values.camera)
-    : fitPose(cloud ? robustBounds(cloud.positions) : sceneBounds, upVector(values.up as UpAxis), 60, width / height);
+    : cloud
+      ? firstViewPose(cloud, upVector(values.up as UpAxis), defaultForward(values.up as UpAxis), 60, width / height)
+      : fitPose(sceneBounds, upVector(values.up as UpAxis), 60, width / height); // a LOD file: its tree's bound (no points here yet)
   const cam = frameCamera(pose, width, height, sceneBounds);
   let drawnLine = '';
   if (cloud) renderer.setScene(cloud);

@@ -3,6 +3,7 @@
  * with the host's device or one of its own, built-in controls, and a first scene.
  */
 import type { ScenePrecision } from '../pipeline/scene-precision';
+import type { KeyValueStore } from '../profile/auto-picks';
 import { createBrowserDevice } from '../gpu/browser-device';
 import type { DrawSetting } from '../profile/auto-draw';
 import type { BudgetLimits } from '../pipeline/gpu-budget';
@@ -47,6 +48,12 @@ export interface ViewerOptions {
   /** Where the draw and sort settings came from (their notes word it). */
   drawSource?: 'default' | 'saved' | 'link';
   sortSource?: 'link' | 'choice';
+  /**
+   * Where auto's sort and draw picks are kept across visits, by adapter and scene size
+   * (e.g. window.localStorage; entries are validated on read): a size measured before
+   * is not measured again. Default: this viewer's memory only.
+   */
+  autoPicksStore?: KeyValueStore | null;
 }
 
 /** A headless target: the viewer draws into a texture of its own this size. */
@@ -83,6 +90,7 @@ export async function createViewer(canvas: CanvasLike | TextureSize, options: Vi
     drawSource: options.drawSource ?? (options.draw && options.draw !== 'auto' ? 'link' : 'default'),
     sortSource: options.sortSource ?? 'choice',
     ...(options.precision ? { precision: options.precision } : {}),
+    ...(options.autoPicksStore ? { autoPicksStore: options.autoPicksStore } : {}),
   });
   if (options.lodBudget !== undefined) viewer.setLodBudget(options.lodBudget);
   const element = target.element;

@@ -6,6 +6,7 @@
 import { DRAW_NAMES, type DrawName } from '../pipeline/draw-strategies';
 import { strategyByName } from '../pipeline/strategies';
 import { AUTO_DRAW, chooseDraw, decideDraw, DrawTrial, type DrawChoice, type DrawSource, type TrialFrame } from '../profile/auto-draw';
+import type { AutoPicks } from '../profile/auto-picks';
 import type { Viewer } from './viewer';
 
 export class DrawAuto {
@@ -13,8 +14,6 @@ export class DrawAuto {
   trial: { trial: DrawTrial; count: number; finishedAt: number | null } | null = null;
   /** Measure the draws once the scene is on screen (auto, not measured for this splat count). */
   wanted = false;
-  /** The picks by splat count: no new trial for a scene measured already. */
-  readonly picks = new Map<number, DrawChoice>();
   /** The line that says the draw's auto pick and why, or the chosen draw. */
   note = '';
 
@@ -22,6 +21,8 @@ export class DrawAuto {
     private readonly v: Viewer,
     /** Where the draw setting came from (the note words it). */
     public source: DrawSource,
+    /** The picks by adapter and scene size (profile/auto-picks.ts; kept in the host's store, if given): no new trial for a size measured already. */
+    readonly picks: AutoPicks<DrawChoice>,
   ) {}
 
   /**

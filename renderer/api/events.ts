@@ -4,6 +4,9 @@
  */
 import type { FrameSample } from '../profile/frame-stats';
 
+/** What raised a `message`: a host's actions on the viewer (load, sort, draw, settings, screenshot, benchmark), the device, or the host page itself. */
+export type MessageAction = 'load' | 'sort' | 'draw' | 'settings' | 'screenshot' | 'benchmark' | 'device' | 'page';
+
 export interface ViewerEventMap {
   /** Bytes read and splats parsed of the load in flight; `phase` 'upload' while the scene goes to the GPU. */
   progress: CustomEvent<{ name: string; phase: 'read' | 'upload'; bytes: number; totalBytes?: number; splats: number; totalSplats?: number }>;
@@ -15,8 +18,12 @@ export interface ViewerEventMap {
   frame: CustomEvent<{ frameId: number; stats: FrameSample | null }>;
   /** The device was lost; the viewer recovers on a new one unless it was given its device (then it stops). */
   devicelost: CustomEvent<{ reason: string; message: string }>;
-  /** A line for a status bar: text, or null when the last line no longer holds. */
-  message: CustomEvent<{ text: string | null; kind: 'error' | 'info'; hideAfterMs?: number }>;
+  /**
+   * A line for a status bar, owned by the `action` that raised it: text, or null when
+   * that action succeeded (an earlier action's line no longer holds). A `progress` line
+   * ('Generating…', 'recovering…') is work under way: only its own action ends it.
+   */
+  message: CustomEvent<{ text: string | null; kind: 'error' | 'info'; action: MessageAction; progress?: boolean; hideAfterMs?: number }>;
   /** Something a UI shows changed (draw, sort, notes, settings): refresh it; `clearGraph` when the frame times are of other work now. */
   change: CustomEvent<{ clearGraph: boolean }>;
   /** A frame's GPU figures arrived (a few frames late): for a frame graph. */

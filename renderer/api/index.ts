@@ -6,7 +6,8 @@
  */
 export { createViewer, type ViewerOptions, type ControlsOptions, type TextureSize } from './create-viewer';
 export { Viewer, type ViewerCamera } from './viewer';
-export type { ViewerEventMap, ViewerEventName } from './events';
+export type { MessageAction, ViewerEventMap, ViewerEventName } from './events';
+export type { KeyValueStore } from '../profile/auto-picks';
 export type { RenderSettings } from './settings';
 export type { SceneInput } from './sources';
 export type { LoadRecord } from './scene-open';

@@ -38,7 +38,7 @@ export async function recover(v: Viewer, info: GPUDeviceLostInfo): Promise<void>
     v.say(`${lead}, ${MAX_RECOVERIES + 1} times within a minute: not trying again; reload the page`);
     return;
   }
-  v.say(`${lead}: recovering…`, 'info');
+  v.say(`${lead}: recovering…`, 'info', 'device', true);
   let device: GPUDevice;
   try {
     ({ device } = await retryWithBackoff(() => createBrowserDevice(), { stopped: () => token !== v.recoveryToken }));
@@ -116,7 +116,7 @@ export async function recover(v: Viewer, info: GPUDeviceLostInfo): Promise<void>
   } else {
     const line = `${lead}: recovered${lostLoad ? `; ${lostLoad}` : ''}`;
     // Gone after a while, unless another line replaced it.
-    v.emit('message', { text: line, kind: 'info', hideAfterMs: 6000 });
+    v.emit('message', { text: line, kind: 'info', action: 'device', hideAfterMs: 6000 });
   }
   // No cloud was kept (none on screen when the device went): the scene's source opens again, in the same view.
   if (!cloud && v.source !== null) {

@@ -62,12 +62,17 @@ export async function openSource(v: Viewer, input: SceneInput, options: { signal
     if (lostSince()) throw new DeviceLostDuringLoad(lostLoadLine(v, name));
   };
   const name = source.kind === 'generated' ? source.spec : source.load.name;
-  const aborted = () => {
-    if (token === v.loadToken) v.loader.cancel();
-  };
-  const superseded = () => token !== v.loadToken || options.signal?.aborted === true;
-  // A newer choice replaces a load in flight (its worker stops at once).
+  // A newer choice replaces a load in flight (its worker stops at once, and its GPU
+  // upload at its next slice: superseded, the token check ends it quietly).
   v.loader.cancel();
+  v.loadAbort?.controller.abort(new SceneLoadCancelled(v.loadAbort.name));
+  // This load's abort, in every phase (the GPU upload included): the host's signal or cancelLoad().
+  const abort = new AbortController();
+  const flight = (v.loadAbort = { controller: abort, name });
+  const aborted = () => {
+    if (v.loadAbort === flight) v.cancelLoad();
+  };
+  const superseded = () => token !== v.loadToken;
   let record: LoadRecord | null = null;
   const setLoading = (line: string | null) => {
     v.loading = line;
@@ -79,14 +84,14 @@ export async function openSource(v: Viewer, input: SceneInput, options: { signal
     let cloud: SplatCloud;
     if (source.kind === 'generated') {
       setLoading(`Generating ${source.spec}…`);
-      v.say(`Generating ${source.spec}…`, 'info');
+      v.say(`Generating ${source.spec}…`, 'info', 'load', true);
       // Let the message paint before the (synchronous) generation.
       await new Promise((r) => setTimeout(r, 20));
       endIfLost(source.spec);
       cloud = withShDegree(generatedScene(source.spec), v.loadOptions());
     } else {
       const load = source.load;
-      v.unsay();
+      v.unsay('load');
       v.emit('progress', { name: load.name, phase: 'read', bytes: 0, ...(source.size === undefined ? {} : { totalBytes: source.size }), splats: 0 });
       record = { name: load.name, startedAt: performance.now(), readyAt: null, shownAt: null, switchMs: null, outcome: 'loading' };
       v.loads.push(record);
@@ -121,6 +126,7 @@ export async function openSource(v: Viewer, input: SceneInput, options: { signal
         await nextPaint();
       }
     }
+    abort.signal.throwIfAborted(); // cancelled while the bar painted
     if (superseded()) {
       if (record) record.outcome = 'superseded';
       throw new SceneLoadCancelled(name);
@@ -131,7 +137,7 @@ export async function openSource(v: Viewer, input: SceneInput, options: { signal
     const prepared = await v.renderer.prepareScene(cloud, yieldToPage, (uploaded) => {
       if (token !== v.loadToken || source.kind === 'generated') return;
       v.emit('progress', { name, phase: 'upload', bytes: source.size ?? 0, splats: uploaded, totalSplats: cloud.count });
-    });
+    }, abort.signal); // Cancel stops the upload at its next slice and frees what it made
     let probe: DrawnOrderProbe | null = null;
     let ready: ReadyScene | null = null;
     try {
@@ -140,11 +146,12 @@ export async function openSource(v: Viewer, input: SceneInput, options: { signal
       ready = { prepared, probe, view: await stepsInTasks(v.bodyViewSteps(cloud)) };
       await yieldToPage();
     } finally {
-      if (!ready || superseded() || lostSince() || v.destroyed) {
+      if (!ready || superseded() || abort.signal.aborted || lostSince() || v.destroyed) {
         probe?.destroy();
         prepared.destroy();
       }
     }
+    abort.signal.throwIfAborted(); // cancelled while its first view was worked out
     if (superseded() || v.destroyed) {
       if (record) record.outcome = 'superseded';
       throw new SceneLoadCancelled(name);
@@ -154,11 +161,13 @@ export async function openSource(v: Viewer, input: SceneInput, options: { signal
     const switchAt = performance.now();
     v.source = input;
     v.loading = null;
+    if (v.loadAbort === flight) v.loadAbort = null;
     v.setScene(cloud, id, ready);
     const shownAt = performance.now();
     if (record) Object.assign(record, { shownAt, switchMs: shownAt - switchAt, outcome: 'shown' });
-    v.unsay();
+    v.unsay('load');
   } catch (err) {
+    if (v.loadAbort === flight) v.loadAbort = null;
     if (record && record.outcome === 'loading') record.outcome = token !== v.loadToken ? 'superseded' : err instanceof SceneLoadCancelled ? 'cancelled' : 'failed';
     if (token !== v.loadToken || v.destroyed) throw err instanceof SceneLoadCancelled ? err : new SceneLoadCancelled(name);
     v.loading = null;
@@ -166,10 +175,10 @@ export async function openSource(v: Viewer, input: SceneInput, options: { signal
     // Said again in the recovered line should it come after this one.
     if (err instanceof DeviceLostDuringLoad && v.gpuLost) v.lostLoad = msg;
     if (err instanceof SceneLoadCancelled) {
-      v.say(`${msg}; ${v.cloud ? `${v.cloud.source.name} stays on screen` : 'nothing else is open'}`, 'info');
+      v.say(`${msg}; ${v.cloud ? `${v.cloud.source.name} stays on screen` : 'nothing else is open'}`, 'info', 'load');
     } else {
       console.warn(`scene load failed: ${msg}`);
-      v.say(msg);
+      v.say(msg, 'error', 'load');
     }
     v.emit('error', { name, error: err });
     v.emit('change', { clearGraph: false });
@@ -188,7 +197,7 @@ async function openLodSource(v: Viewer, input: SceneInput, load: LoadSource, id:
   const name = load.name;
   const superseded = () => token !== v.loadToken || signal?.aborted === true || v.destroyed;
   v.loader.cancel();
-  v.say(`Streaming ${name}…`, 'info');
+  v.say(`Streaming ${name}…`, 'info', 'load', true);
   try {
     if (signal?.aborted) throw new SceneLoadCancelled(name);
     const { width, height } = v.target;
@@ -215,12 +224,12 @@ async function openLodSource(v: Viewer, input: SceneInput, load: LoadSource, id:
     v.loading = null;
     v.setScene(cloud, id, ready);
     v.lodStream = view;
-    v.unsay();
+    v.unsay('load');
   } catch (err) {
     if (superseded()) throw err instanceof SceneLoadCancelled ? err : new SceneLoadCancelled(name);
     const msg = err instanceof Error ? err.message : String(err);
     console.warn(`scene load failed: ${msg}`);
-    v.say(msg);
+    v.say(msg, 'error', 'load');
     v.emit('error', { name, error: err });
     v.emit('change', { clearGraph: false });
     throw err;

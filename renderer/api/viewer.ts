@@ -19,25 +19,27 @@ import { bodyViewSteps, type BodyView } from '../camera/framing';
 import { frameCamera } from '../camera/frame-camera';
 import { LossWindow } from '../gpu/device-recovery';
 import { DrawArgs } from '../pipeline/draw-args';
-import type { DrawName } from '../pipeline/draw-strategies';
+import { DRAW_NAMES, type DrawName } from '../pipeline/draw-strategies';
 import type { BudgetLimits } from '../pipeline/gpu-budget';
 import type { OffscreenImage } from '../pipeline/offscreen';
 import { SplatRenderer, type PreparedScene } from '../pipeline/splat-renderer';
 import { listStrategies, strategyByName, type StrategyInfo } from '../pipeline/strategies';
 import { AUTO_DRAW, decideDraw, type DrawChoice, type DrawSetting } from '../profile/auto-draw';
 import { AutoRun } from '../profile/auto-run';
-import { AUTO_STRATEGY, softwareAdapterNote, startingStrategy } from '../profile/auto-strategy';
+import { AUTO_STRATEGY, softwareAdapterNote, startingStrategy, type AutoChoice } from '../profile/auto-strategy';
+import { adapterKey, AutoPicks, isPickOf, type KeyValueStore } from '../profile/auto-picks';
 import type { BenchmarkRow } from '../profile/benchmark-report';
 import { DrawnOrderProbe } from '../profile/benchmark-path';
 import type { FrameSample } from '../profile/frame-stats';
 import { LiveFigures } from '../profile/live-figures';
 import { GpuProfiler } from '../profile/profiler';
 import type { SplatCloud } from '../../scenes/splat-cloud';
-import type { ViewerEventMap, ViewerEventName } from './events';
+import type { MessageAction, ViewerEventMap, ViewerEventName } from './events';
+import { refusedChoiceLine } from './refused-choice';
 import { DrawAuto } from './draw-auto';
 import { encodeFrame } from './frame';
 import { loadOptionsFor } from './load-sh';
-import { SceneLoader } from './scene-loader';
+import { SceneLoadCancelled, SceneLoader } from './scene-loader';
 import { openSource, type LoadRecord } from './scene-open';
 import { defaultSettings, type RenderSettings } from './settings';
 import type { SceneInput } from './sources';
@@ -81,6 +83,8 @@ export interface ViewerInit {
   sortSource?: 'link' | 'choice';
   /** How scenes are kept on the GPU (scene-precision.ts): 'compact' (default, half the memory) or 'full'. */
   precision?: ScenePrecision;
+  /** Where auto's sort and draw picks are kept across visits (by adapter and scene size); none: this viewer's memory only. */
+  autoPicksStore?: KeyValueStore | null;
   /** Schedules the next frame (default requestAnimationFrame, or a 16 ms timer without one). */
   schedule?: (cb: (now: number) => void) => void;
 }
@@ -111,6 +115,8 @@ export class Viewer extends EventTarget {
   /** @internal */ countPending = false;
   /** @internal */ lastCountRead = 0;
   /** @internal */ loadToken = 0;
+  /** @internal The load in flight's abort (every phase, the GPU upload included) and its scene's name. */
+  loadAbort: { controller: AbortController; name: string } | null = null;
   /** @internal */ dirty = true;
   /** @internal */ submittedFrames = 0;
   /** @internal */ gpuInFlight = 0;
@@ -129,6 +135,8 @@ export class Viewer extends EventTarget {
   /** @internal */ budgetLimitsOverride: BudgetLimits | undefined;
   /** @internal */ lastSample: FrameSample | null = null;
   /** @internal */ softwareNote: string | null;
+  /** @internal The last completed frame's time from submit to done (ms): no auto trial sort takes longer. */
+  lastFrameGpuMs: number | null = null;
 
   /** The binding limits scenes are checked against: the device's, or lower where asked. */
   budgetLimits!: BudgetLimits;
@@ -174,24 +182,34 @@ export class Viewer extends EventTarget {
     this.softwareNote = softwareAdapterNote(adapter);
     // Until auto has measured: the prior for this adapter (the fastest known on software adapters).
     const first = this.settings.sorter === AUTO_STRATEGY ? startingStrategy(adapter, device.features, strategies) : this.settings.sorter;
-    this.drawAuto = new DrawAuto(this, init.drawSource ?? 'default');
+    // Picks by adapter and scene size (in the host's store, if given): a size measured before is not measured again.
+    const picksKey = adapterKey(adapter);
+    const store = init.autoPicksStore ?? null;
+    this.drawAuto = new DrawAuto(this, init.drawSource ?? 'default', new AutoPicks<DrawChoice>('draw', picksKey, isPickOf<DrawChoice>(DRAW_NAMES), store));
     // The tiles draw sorts on the GPU: with a host sort strategy it falls back to quads (decideDraw).
     const firstDraw = decideDraw(this.settings.draw, this.drawAuto.source, { name: first, host: !strategyByName(first).sorter });
     this.drawAuto.note = firstDraw.note;
     this.drawAuto.wanted = firstDraw.measure;
     this.renderer = new SplatRenderer(device, this.target.format, first, firstDraw.draw, {}, this.budgetLimits);
     if (init.precision) this.renderer.precision = init.precision;
-    this.auto = new AutoRun(device, strategies, {
-      frameDone: () => this.nextFrameDone(),
-      noted: () => this.emit('change', { clearGraph: false }),
-      apply: (name) => {
-        if (this.renderer.strategy === name) return;
-        this.renderer.setStrategy(name);
-        this.sortChanged();
-        this.changed(true);
+    this.auto = new AutoRun(
+      device,
+      strategies,
+      {
+        // Each trial sort within the viewer's own frame time (trial-pacing.ts).
+        frameMs: () => this.lastFrameGpuMs,
+        frameDone: () => this.nextFrameDone(),
+        noted: () => this.emit('change', { clearGraph: false }),
+        apply: (name) => {
+          if (this.renderer.strategy === name) return;
+          this.renderer.setStrategy(name);
+          this.sortChanged();
+          this.changed(true);
+        },
+        active: () => this.settings.sorter === AUTO_STRATEGY && this.bench === null,
       },
-      active: () => this.settings.sorter === AUTO_STRATEGY && this.bench === null,
-    });
+      new AutoPicks<AutoChoice>('sort', picksKey, isPickOf<AutoChoice>(strategies.map((s) => s.name)), store),
+    );
     if (this.settings.sorter === AUTO_STRATEGY) this.auto.note = `auto: starting with ${first}${this.softwareNote ? ' (fastest known on software GPUs)' : ''}; measuring once a scene is on screen`;
     else if (init.sortSource === 'link') this.auto.note = `${first}: chosen by the link (?sort=)`;
     else this.auto.note = `${first}: your choice (remembered; pick auto to measure and choose)`;
@@ -207,14 +225,14 @@ export class Viewer extends EventTarget {
     if (!this.destroyed) this.dispatchEvent(new CustomEvent(type, { detail }));
   }
 
-  /** @internal A line for the host's status bar (the `message` event). */
-  say(text: string, kind: 'error' | 'info' = 'error'): void {
-    this.emit('message', { text, kind });
+  /** @internal A line for the host's status bar (the `message` event), owned by `action`. */
+  say(text: string, kind: 'error' | 'info' = 'error', action: MessageAction = 'device', progress = false): void {
+    this.emit('message', { text, kind, action, ...(progress ? { progress } : {}) });
   }
 
-  /** @internal */
-  unsay(): void {
-    this.emit('message', { text: null, kind: 'info' });
+  /** @internal `action` succeeded: an earlier action's line no longer holds (the `message` event with null). */
+  unsay(action: MessageAction): void {
+    this.emit('message', { text: null, kind: 'info', action });
   }
 
   // ---- what is on screen ----
@@ -377,9 +395,14 @@ export class Viewer extends EventTarget {
     return openSource(this, source, options);
   }
 
-  /** Stops the load in flight, if any (its promise rejects with SceneLoadCancelled). */
+  /**
+   * Stops the load in flight, if any, in whatever phase it is: the worker's read and
+   * parse, or the GPU upload and what follows it (its promise rejects with SceneLoadCancelled).
+   */
   cancelLoad(): void {
+    const flight = this.loadAbort;
     this.loader.cancel();
+    if (flight && !flight.controller.signal.aborted) flight.controller.abort(new SceneLoadCancelled(flight.name));
   }
 
   /** @internal The loaders' options for the load SH degree. */
@@ -389,7 +412,8 @@ export class Viewer extends EventTarget {
 
   /** @internal The first view of a scene (framing.ts): its dense body, seen from a side that shows it. */
   bodyViewSteps(cloud: SplatCloud): Generator<void, BodyView, void> {
-    return bodyViewSteps(cloud.positions, upVector(this.settings.upAxis), defaultForward(this.settings.upAxis));
+    // + cloud: the body's bounds cover what its splats show (scales, opacities), not only their centres.
+    return bodyViewSteps(cloud.positions, upVector(this.settings.upAxis), defaultForward(this.settings.upAxis), cloud);
   }
 
   /**
@@ -466,14 +490,26 @@ export class Viewer extends EventTarget {
 
   // ---- sort and draw ----
 
-  /** @internal Applies a change; a refused one shows why and changes nothing. */
-  tryChange(change: () => void): boolean {
+  /**
+   * @internal Applies a change; a refused one shows why and changes nothing. With
+   * `choice` (a host's sort or draw choice), the line says what to change to have it
+   * and what still runs (refused-choice.ts).
+   */
+  tryChange(change: () => void, choice?: { what: 'sort' | 'draw'; asked: string }): boolean {
     try {
       change();
       this.dirty = true;
       return true;
     } catch (err) {
-      this.say(err instanceof Error ? err.message : String(err));
+      const reason = err instanceof Error ? err.message : String(err);
+      if (!choice) {
+        this.say(reason, 'error', 'page');
+        return false;
+      }
+      const gpuSorts = listStrategies(this.gpu)
+        .filter((s) => strategyByName(s.name).sorter)
+        .map((s) => s.name);
+      this.say(refusedChoiceLine(choice.what, choice.asked, { sort: this.renderer.strategy, draw: this.renderer.draw, gpuSorts }, reason), 'error', choice.what);
       return false;
     }
   }
@@ -493,12 +529,13 @@ export class Viewer extends EventTarget {
         this.drawAuto.use('quads');
       }
       // A refused change (e.g. the tiles draw with a host sort) shows why and changes nothing.
-      if (!this.tryChange(() => this.renderer.setStrategy(name))) return false;
+      if (!this.tryChange(() => this.renderer.setStrategy(name), { what: 'sort', asked: name })) return false;
       this.settings.sorter = name;
       this.sortChanged();
       this.auto.cancel();
       this.auto.say(`${name}: your choice (remembered; pick auto to measure and choose)`);
     }
+    this.unsay('sort'); // an earlier action's line (e.g. a refused choice) leaves
     this.changed(true);
     return true;
   }
@@ -511,10 +548,12 @@ export class Viewer extends EventTarget {
   /** The draw: 'quads', 'tiles' or 'auto' (the faster measured here). False when refused (the message event says why). */
   setDraw(name: DrawSetting, source: 'panel' | 'saved' | 'link' = 'panel'): boolean {
     // Tiles under a host sort is refused, saying why.
-    if (name === 'tiles' && !strategyByName(this.renderer.strategy).sorter && !this.tryChange(() => this.renderer.setDraw(name))) return false;
+    if (name === 'tiles' && !strategyByName(this.renderer.strategy).sorter && !this.tryChange(() => this.renderer.setDraw(name), { what: 'draw', asked: name })) return false;
     this.settings.draw = name;
     this.drawAuto.source = name === AUTO_DRAW ? 'default' : source;
-    return this.drawAuto.apply();
+    const ok = this.drawAuto.apply();
+    if (ok) this.unsay('draw'); // an earlier action's line leaves
+    return ok;
   }
 
   /**
@@ -647,7 +686,7 @@ export class Viewer extends EventTarget {
     this.destroyed = true;
     this.recoveryToken++;
     this.loadToken++;
-    this.loader.cancel();
+    this.cancelLoad();
     this.auto.deviceLost();
     this.drawAuto.trial = null;
     this.bench = null;

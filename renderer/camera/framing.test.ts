@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { boundsCenter, boundsRadius, fitDistance, length, robustBounds, sub, type Vec3 } from './camera';
+import { boundsCenter, boundsRadius, cross, dot, fitDistance, fitPose, length, normalize, robustBounds, sub, type Vec3 } from './camera';
 import { CameraController } from './controller';
-import { broadSideForward, denseBounds, denseBoundsSteps, selectKth } from './framing';
+import { bodyRadius, broadSideForward, denseBounds, denseBoundsSteps, firstViewPose, selectKth, splatReach } from './framing';
 
 /** Deterministic pseudo-random numbers (mulberry32). */
 function rng(seed: number): () => number {
@@ -192,5 +192,132 @@ describe('denseBoundsSteps (denseBounds a pass at a time, for a page)', () => {
     for (; !r.done; r = steps.next()) pauses++;
     expect(pauses).toBe(5);
     expect(r.value).toEqual(denseBounds(p));
+  });
+});
+
+describe('the first view frames the whole body (firstViewPose): blobs, shells, planes, large splats', () => {
+  const up: Vec3 = [0, -1, 0];
+  const forward: Vec3 = [0, 0, 1];
+  const aspect = 16 / 9;
+
+  interface Synthetic {
+    positions: Float32Array;
+    scales: Float32Array;
+    opacities: Float32Array;
+    /** The first `body` splats are the body; the rest are floaters. */
+    body: number;
+  }
+
+  function cloud(body: Vec3[], floaters: Vec3[], scale: (i: number) => number, opacity = 0.9): Synthetic {
+    const all = [...body, ...floaters];
+    const positions = new Float32Array(all.flat());
+    const scales = new Float32Array(all.length * 3).map((_, k) => scale(Math.floor(k / 3)));
+    return { positions, scales, opacities: new Float32Array(all.length).fill(opacity), body: body.length };
+  }
+
+  /** Share of the body's splats (each a sphere of its visible reach) wholly inside the view, and the eye inside any of them. */
+  function seen(c: Synthetic, fovyDeg: number) {
+    const pose = firstViewPose(c, up, forward, fovyDeg, aspect);
+    const f = normalize(sub(pose.target, pose.eye));
+    const r = normalize(cross(f, pose.up));
+    const u = cross(r, f);
+    const ty = Math.tan((fovyDeg * Math.PI) / 360);
+    const tx = ty * aspect;
+    let inside = 0;
+    let eyeInBody = 0;
+    for (let i = 0; i < c.body; i++) {
+      const p: Vec3 = [c.positions[3 * i], c.positions[3 * i + 1], c.positions[3 * i + 2]];
+      const e = splatReach(c.scales[3 * i], c.opacities[i]);
+      const d = sub(p, pose.eye);
+      if (length(d) < e) eyeInBody++;
+      const z = dot(d, f);
+      // The sphere of radius e lies within the four side planes (and in front of the eye).
+      const inX = Math.abs(dot(d, r)) * Math.cos(Math.atan(tx)) + e <= z * Math.sin(Math.atan(tx));
+      const inY = Math.abs(dot(d, u)) * Math.cos(Math.atan(ty)) + e <= z * Math.sin(Math.atan(ty));
+      if (z > e && inX && inY) inside++;
+    }
+    return { pose, share: inside / c.body, eyeInBody, distance: length(sub(pose.target, pose.eye)) };
+  }
+
+  const r = rng(11);
+  const ball = (n: number, radius: number, at: Vec3 = [0, 0, 0]): Vec3[] =>
+    Array.from({ length: n }, () => {
+      for (;;) {
+        const v: Vec3 = [2 * r() - 1, 2 * r() - 1, 2 * r() - 1];
+        if (length(v) <= 1) return [at[0] + radius * v[0], at[1] + radius * v[1], at[2] + radius * v[2]];
+      }
+    });
+  const farOutliers = (n: number): Vec3[] => Array.from({ length: n }, () => [-400 + 800 * r(), -400 + 800 * r(), -400 + 800 * r()]);
+
+  it('a blob of few, large splats (fruit_drops-like: 4,721 splats as wide as the blob): the camera starts outside it, seeing all of it', () => {
+    // Centres in a unit ball, each splat 1.2 wide: the blob shows out to ~3.4, over three times its centres' reach.
+    const c = cloud(ball(4721, 1), [], () => 1.2);
+    const { share, eyeInBody, distance } = seen(c, 60);
+    expect(eyeInBody).toBe(0);
+    expect(share).toBeGreaterThan(0.99);
+    expect(distance).toBeLessThan(16); // and not far off: the blob fills the view
+    // Framing the centres alone (the old first view) put the eye within reach of many splats.
+    const old = fitPose(denseBounds(c.positions), up, 60, aspect, forward);
+    const within = Array.from({ length: c.body }, (_, i) => length(sub([c.positions[3 * i], c.positions[3 * i + 1], c.positions[3 * i + 2]], old.eye)) < splatReach(1.2, 0.9));
+    expect(within.some(Boolean)).toBe(true);
+  });
+
+  it('a blob with 10% far outliers: the whole blob, the outliers ignored', () => {
+    const c = cloud(ball(9000, 2, [3, 1, -2]), farOutliers(1000), () => 0.1);
+    const { share, eyeInBody, distance, pose } = seen(c, 60);
+    expect(share).toBeGreaterThan(0.99);
+    expect(eyeInBody).toBe(0);
+    expect(distance).toBeLessThan(12); // ~5.3 for a ball of 2.2; miles away would be hundreds
+    expect(length(sub(pose.target, [3, 1, -2]))).toBeLessThan(0.3);
+  });
+
+  it('a dense core inside a wide sparse body (70% in a ball of 0.3, 30% in one of 4): the whole body, not the core', () => {
+    const c = cloud([...ball(7000, 0.3), ...ball(3000, 4)], farOutliers(300), () => 0.02);
+    const { share, eyeInBody, distance } = seen(c, 60);
+    expect(eyeInBody).toBe(0);
+    expect(share).toBeGreaterThan(0.98);
+    expect(distance).toBeLessThan(30);
+  });
+
+  it('a hollow shell (a sphere of radius 5): the whole shell, from outside', () => {
+    const shell: Vec3[] = Array.from({ length: 8000 }, () => {
+      const [x, y, z] = ball(1, 1)[0]!;
+      const l = Math.hypot(x, y, z) || 1;
+      return [(5 * x) / l, (5 * y) / l, (5 * z) / l];
+    });
+    const c = cloud(shell, farOutliers(200), () => 0.05);
+    const { share, distance } = seen(c, 60);
+    expect(share).toBeGreaterThan(0.99);
+    expect(distance).toBeGreaterThan(5);
+    expect(distance).toBeLessThan(25);
+  });
+
+  it('a flat plane (a 20 x 20 floor, 1 thick) with outliers: the whole floor', () => {
+    const plane: Vec3[] = Array.from({ length: 10_000 }, () => [-10 + 20 * r(), r() - 0.5, -10 + 20 * r()]);
+    const c = cloud(plane, farOutliers(300), () => 0.1);
+    const { share, distance } = seen(c, 60);
+    expect(share).toBeGreaterThan(0.98);
+    expect(distance).toBeLessThan(40);
+  });
+
+  it('splatReach: 2.15 sigma for an opaque splat, less for fainter ones, nothing for one under alpha 0.1', () => {
+    expect(splatReach(1, 1)).toBeCloseTo(Math.sqrt(2 * Math.log(10)), 9);
+    expect(splatReach(2, 1)).toBeCloseTo(2 * Math.sqrt(2 * Math.log(10)), 9);
+    expect(splatReach(1, 0.5)).toBeLessThan(splatReach(1, 1));
+    expect(splatReach(1, 0.1)).toBe(0);
+    expect(splatReach(NaN, 1)).toBe(0);
+    expect(splatReach(1, NaN)).toBe(0);
+  });
+
+  it('bodyRadius: reach medians for a compact body, farther while the shells beyond still hold points', () => {
+    const n = 1000;
+    // 900 points at distance 1, 100 spread over 5..40 (10 a sqrt(2) shell and more): the body goes on.
+    const dist = new Float64Array(n).fill(1);
+    for (let i = 0; i < 100; i++) dist[900 + i] = 5 * 2 ** ((i / 100) * 3);
+    expect(bodyRadius(dist, n, 1, 5, 0.005, 16)).toBe(16); // capped at maxGrowth
+    // The same with only a single far point: floaters, the radius stays at reach.
+    const lone = new Float64Array(n).fill(1);
+    lone[0] = 30;
+    expect(bodyRadius(lone, n, 1, 5, 0.005, 16)).toBe(5);
   });
 });

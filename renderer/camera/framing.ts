@@ -9,15 +9,21 @@
  * most splats are instead:
  *   1. the per-axis median is a centre no minority of floaters can move far;
  *   2. the median distance to it is the body's typical radius; points beyond
- *      `reach` times it are floaters;
+ *      `reach` times it are floaters, unless the body goes on beyond that: the
+ *      radius grows by sqrt(2) steps while each step's shell still holds a real
+ *      share of the points (`shellShare`; a body with a dense core and a wide,
+ *      sparser rest, where the median is the core's), up to `maxGrowth` medians;
  *   3. once more from the kept points (the first centre may sit off a lopsided body);
- *   4. the bounds are per-axis `lo`/`hi` percentiles of the points kept.
+ *   4. the bounds are per-axis `lo`/`hi` percentiles of the points kept, each
+ *      point widened by its splat's own visible reach when the splats' scales and
+ *      opacities are given (a scene of few, large splats shows well beyond its
+ *      centres: framing the centres alone put the camera inside such a blob).
  * A strided sample of at most `maxSamples` points keeps it cheap (milliseconds for 6M
  * splats; medians and percentiles by selection, not sorting). Points with a
  * non-finite coordinate are skipped. Pure, no DOM.
  */
 import type { Bounds } from '../../scenes/splat-cloud';
-import { sampleFinite, type Vec3 } from './camera';
+import { fitPose, sampleFinite, type CameraPose, type Vec3 } from './camera';
 
 export interface DenseBoundsOptions {
   /** Points farther than this many median distances from the centre are floaters (default 5: a standing figure's feet are ~3 median distances from its torso). */
@@ -27,6 +33,56 @@ export interface DenseBoundsOptions {
   hi?: number;
   /** Points sampled at most (default 40,000: ~8 ms warm, ~60 ms JIT-cold, on this 2-core machine). */
   maxSamples?: number;
+  /** The least share of the points a sqrt(2) shell beyond `reach` must hold for the body to go on (default 0.005). */
+  shellShare?: number;
+  /** The body's radius grows to this many median distances at most (default 16). */
+  maxGrowth?: number;
+  /** The splats' scales (3 a splat) and opacities: the bounds then cover what the splats show, not only their centres. */
+  splats?: SplatExtents;
+}
+
+/** What {@link splatReach} needs of a scene's splats (a SplatCloud has both). */
+export interface SplatExtents {
+  /** Linear scales, 3 a splat. */
+  scales: Float32Array;
+  /** Opacities in [0, 1], 1 a splat. */
+  opacities: Float32Array;
+}
+
+/** Alpha under which a splat's edge no longer shows (framing only). */
+const VISIBLE_ALPHA = 0.1;
+
+/**
+ * How far from its centre a splat shows: its largest axis times the distance (in
+ * sigmas) where its alpha, opacity * exp(-d^2 / 2), falls to VISIBLE_ALPHA: 2.15 sigma
+ * for an opaque splat, nothing for one fainter than that. 0 for non-finite input.
+ */
+export function splatReach(maxScale: number, opacity: number): number {
+  if (!(opacity > VISIBLE_ALPHA) || !(maxScale > 0) || !Number.isFinite(maxScale)) return 0;
+  return maxScale * Math.sqrt(2 * Math.log(Math.min(1, opacity) / VISIBLE_ALPHA));
+}
+
+/**
+ * How far the body reaches from its centre, in median distances `r`: `reach`, or
+ * farther while each sqrt(2) shell beyond holds at least `share` of the `n` points
+ * (the sparse part of a body goes on; floaters thin out at once). `dist` are the
+ * points' distances to the centre.
+ */
+export function bodyRadius(dist: Float64Array, n: number, r: number, reach: number, share: number, maxGrowth: number): number {
+  if (!(r > 0)) return reach * r;
+  const bins = Math.ceil(2 * Math.log2(maxGrowth / reach));
+  if (bins <= 0) return reach * r;
+  const hist = new Uint32Array(bins);
+  const base = reach * r;
+  for (let i = 0; i < n; i++) {
+    const d = dist[i];
+    if (!(d > base)) continue;
+    const b = Math.floor(2 * Math.log2(d / base));
+    if (b < bins) hist[b]++;
+  }
+  let j = 0;
+  while (j < bins && hist[j] >= share * n) j++;
+  return Math.min(maxGrowth * r, base * 2 ** (j / 2));
 }
 
 /**
@@ -98,12 +154,15 @@ export function* denseBoundsSteps(positions: Float32Array, opts: DenseBoundsOpti
   const lo = opts.lo ?? 0.002;
   const hi = opts.hi ?? 0.998;
   const maxSamples = opts.maxSamples ?? 40_000;
-  const { axes, n } = sampleFinite(positions, maxSamples);
+  const shellShare = opts.shellShare ?? 0.005;
+  const maxGrowth = opts.maxGrowth ?? 16;
+  const { axes, n, extent } = sampleBody(positions, maxSamples, opts.splats);
   if (n === 0) return { min: [0, 0, 0], max: [0, 0, 0] };
   for (let a = 0; a < 3; a++) axes[a] = axes[a].subarray(0, n);
   const scratch = new Float64Array(n);
   const dist = new Float64Array(n);
   let keep = new Uint8Array(n).fill(1);
+  let radius = Infinity;
   yield;
   for (let round = 0; round < 2; round++) {
     const c: Vec3 = [0, 0, 0];
@@ -116,10 +175,11 @@ export function* denseBoundsSteps(positions: Float32Array, opts: DenseBoundsOpti
     }
     yield;
     const r = medianOf(scratch, gather(dist, keep, scratch));
+    radius = bodyRadius(dist, n, r, reach, shellShare, maxGrowth);
     const next = new Uint8Array(n);
     let m = 0;
     for (let i = 0; i < n; i++) {
-      if (dist[i] <= reach * r || r === 0) {
+      if (dist[i] <= radius || r === 0) {
         next[i] = 1;
         m++;
       }
@@ -131,15 +191,54 @@ export function* denseBoundsSteps(positions: Float32Array, opts: DenseBoundsOpti
 
   const min: Vec3 = [0, 0, 0];
   const max: Vec3 = [0, 0, 0];
+  // A splat wider than the body's radius is not the body's (a sky or floor splat seen through it).
+  const widen = extent ? extent.map((e) => Math.min(e, Number.isFinite(radius) ? radius : e)) : null;
   for (let a = 0; a < 3; a++) {
     const k = gather(axes[a], keep, scratch);
     const iLo = Math.floor(lo * (k - 1));
     const iHi = Math.ceil(hi * (k - 1));
+    if (!widen) {
+      min[a] = selectKth(scratch, iLo, 0, k);
+      // Everything after iLo is >= it: the upper percentile is among them.
+      max[a] = selectKth(scratch, iHi, iLo, k);
+      continue;
+    }
+    // Each point's near and far edge along the axis: the percentiles of each.
+    let m = 0;
+    for (let i = 0; i < n; i++) if (keep[i]) scratch[m++] = axes[a][i] - widen[i];
     min[a] = selectKth(scratch, iLo, 0, k);
-    // Everything after iLo is >= it: the upper percentile is among them.
-    max[a] = selectKth(scratch, iHi, iLo, k);
+    m = 0;
+    for (let i = 0; i < n; i++) if (keep[i]) scratch[m++] = axes[a][i] + widen[i];
+    max[a] = selectKth(scratch, iHi, 0, k);
   }
   return { min, max };
+}
+
+/**
+ * Every stride-th point with finite coordinates (at most about `maxSamples`), an
+ * array an axis, and with `splats` each one's {@link splatReach}.
+ */
+function sampleBody(positions: Float32Array, maxSamples: number, splats?: SplatExtents): { axes: [Float64Array, Float64Array, Float64Array]; n: number; extent: Float64Array | null } {
+  if (!splats) return { ...sampleFinite(positions, maxSamples), extent: null };
+  const count = Math.floor(positions.length / 3);
+  const stride = Math.max(1, Math.ceil(count / Math.max(1, maxSamples)));
+  const cap = Math.ceil(count / stride);
+  const axes: [Float64Array, Float64Array, Float64Array] = [new Float64Array(cap), new Float64Array(cap), new Float64Array(cap)];
+  const extent = new Float64Array(cap);
+  const { scales, opacities } = splats;
+  let n = 0;
+  for (let i = 0; i < count; i += stride) {
+    const x = positions[3 * i];
+    const y = positions[3 * i + 1];
+    const z = positions[3 * i + 2];
+    if (!Number.isFinite(x) || !Number.isFinite(y) || !Number.isFinite(z)) continue;
+    axes[0][n] = x;
+    axes[1][n] = y;
+    axes[2][n] = z;
+    extent[n] = splatReach(Math.max(scales[3 * i] ?? 0, scales[3 * i + 1] ?? 0, scales[3 * i + 2] ?? 0), opacities[i] ?? 0);
+    n++;
+  }
+  return { axes, n, extent: extent.subarray(0, n) };
 }
 
 /**
@@ -204,12 +303,23 @@ export interface BodyView {
 }
 
 /**
- * {@link denseBounds} then {@link broadSideForward} (the two walks over a scene's
- * points that framing it takes) as a generator that pauses between passes, like
+ * {@link denseBounds} (of the splats' visible extent when `splats` is given: a
+ * SplatCloud's scales and opacities) then {@link broadSideForward} (the two walks
+ * over a scene's points that framing it takes) as a generator that pauses between passes, like
  * {@link denseBoundsSteps}; the view is its return value.
  */
-export function* bodyViewSteps(positions: Float32Array, up: Vec3, forward: Vec3): Generator<void, BodyView, void> {
-  const body = yield* denseBoundsSteps(positions);
+export function* bodyViewSteps(positions: Float32Array, up: Vec3, forward: Vec3, splats?: SplatExtents): Generator<void, BodyView, void> {
+  const body = yield* denseBoundsSteps(positions, splats ? { splats } : {});
   yield;
   return { body, forward: broadSideForward(positions, body, up, forward), up };
+}
+
+/**
+ * The first view of a scene, at once (no pauses): its body from {@link bodyViewSteps},
+ * fitted into a `fovyDeg` / `aspect` view (camera.ts fitPose), as the page frames a
+ * new scene; for headless renders and tests.
+ */
+export function firstViewPose(cloud: SplatExtents & { positions: Float32Array }, up: Vec3, forward: Vec3, fovyDeg: number, aspect: number): CameraPose {
+  const steps = bodyViewSteps(cloud.positions, up, forward, cloud);
+  for (let r = steps.next(); ; r = steps.next()) if (r.done) return fitPose(r.value.body, up, fovyDeg, aspect, r.value.forward);
 }

@@ -4,6 +4,7 @@ import { packCovariance } from './covariance';
 import { bindingLimit, shSplitAt } from './gpu-budget';
 import { toHalf } from './half';
 import { DEFAULT_PRECISION, sceneLayout, type SceneLayout, type ScenePrecision } from './scene-precision';
+import { runInSlices, type SliceOptions } from '../gpu/sliced-upload';
 
 /** Splats packed and uploaded at a time. */
 export const UPLOAD_CHUNK = 1 << 16;
@@ -95,10 +96,13 @@ export class GpuScene {
   }
 
   /**
-   * The same scene, packed and uploaded in slices of `chunk` splats with `pause()`
-   * awaited whenever `budgetMs` of work has passed since the last one: the page's
-   * thread is never held for the whole upload (a 1M-splat SH3 scene takes seconds
-   * on a slow CPU). The buffers hold the scene once the promise resolves.
+   * The same scene, packed and uploaded in slices (renderer/gpu/sliced-upload.ts:
+   * `chunk` splats a slice, `pause()` awaited whenever `budgetMs` of work has passed,
+   * the queue awaited every `settleBytes`): the page's thread is never held for the
+   * whole upload (a 1M-splat SH3 scene takes seconds on a slow CPU). The buffers hold
+   * the scene once the promise resolves. Aborting `signal` stops the upload at the
+   * next slice: the buffers made so far are destroyed and the promise rejects with
+   * `signal.reason`.
    */
   static async create(
     device: GPUDevice,
@@ -107,48 +111,30 @@ export class GpuScene {
     pause: () => Promise<void>,
     {
       chunk = 2048,
-      budgetMs = 8,
-      settleBytes = 4 << 20,
-      progress,
       precision = DEFAULT_PRECISION,
-    }: { chunk?: number; budgetMs?: number; settleBytes?: number; progress?: (uploaded: number) => void; precision?: ScenePrecision } = {},
+      ...slicing
+    }: Omit<SliceOptions, 'bytesPerItem' | 'now'> & { precision?: ScenePrecision } = {},
   ): Promise<GpuScene> {
-    let since = performance.now();
     let decode: CompactDecode | undefined;
     if (precision === 'compact') {
-      // The ranges first (a pass over the cloud), paced as the upload.
+      // The ranges first (a pass over the cloud), paced as the upload and stopped by the same signal.
       const ranges = new CompactRanges();
-      for (let first = 0; first < cloud.count; first += chunk * 8) {
-        ranges.add(cloud, first, Math.min(cloud.count, first + chunk * 8));
-        if (performance.now() - since >= budgetMs) {
-          await pause();
-          since = performance.now();
-        }
-      }
+      const { progress: _progress, ...pacing } = slicing;
+      await runInSlices(cloud.count, (first, end) => ranges.add(cloud, first, end), pause, pause, { ...pacing, chunk: chunk * 8 });
       decode = ranges.finish();
     }
     const scene = new GpuScene(device, cloud, shBindingBytes, { precision, upload: false, ...(decode ? { decode } : {}) });
     // One set of packing arrays for every slice (writeBuffer copies them): no garbage per slice.
     const scratch: PackScratch = { centers: new Float32Array(chunk * 4), covs: new Float32Array(chunk * 8), sh: new Uint32Array(chunk * scene.shStride) };
-    let unsettled = 0;
-    for (let first = 0; first < scene.count; first += chunk) {
-      const end = Math.min(scene.count, first + chunk);
-      scene.uploadRange(first, end, scratch);
-      unsettled += (end - first) * scene.bytesPerSplat;
-      if (unsettled >= settleBytes) {
-        // Let the GPU side take what was written so far before writing more: a
-        // browser's writeBuffer stages through a bounded ring and blocks the page's
-        // thread when it is full (seen as one slice of ~500 ms among slices of ~10 ms
-        // on SwiftShader); awaiting the queue blocks nothing.
-        progress?.(end);
-        await device.queue.onSubmittedWorkDone();
-        unsettled = 0;
-        since = performance.now();
-      } else if (performance.now() - since >= budgetMs) {
-        progress?.(end);
-        await pause();
-        since = performance.now();
-      }
+    try {
+      await runInSlices(scene.count, (first, end) => scene.uploadRange(first, end, scratch), pause, () => device.queue.onSubmittedWorkDone(), {
+        ...slicing,
+        chunk,
+        bytesPerItem: scene.bytesPerSplat,
+      });
+    } catch (e) {
+      scene.destroy(); // aborted (or failed) part-way: nothing of it stays on the GPU
+      throw e;
     }
     return scene;
   }

@@ -267,16 +267,25 @@ export class SplatRenderer {
    * (GpuScene.create), then its sort buffers and the active draw's state, with
    * `pause()` awaited between these steps. Nothing of the scene on screen changes.
    * `progress` hears the splats uploaded so far whenever the upload hands the thread back.
+   * Aborting `signal` (a cancelled load) stops it at the next slice or step: everything
+   * made for it is destroyed, the scene on screen stays, and the promise rejects with
+   * `signal.reason`.
    * @throws GpuBudgetError as setScene, before any upload
    */
-  async prepareScene(cloud: SplatCloud, pause: () => Promise<void>, progress?: (uploaded: number) => void): Promise<PreparedScene> {
+  async prepareScene(cloud: SplatCloud, pause: () => Promise<void>, progress?: (uploaded: number) => void, signal?: AbortSignal): Promise<PreparedScene> {
     assertSceneFits(cloud.source.name, cloud.count, cloud.shDegree, this.drawName, this.budgetLimits, this.precision);
-    const scene = await GpuScene.create(this.device, cloud, bindingLimit(this.budgetLimits).bytes, pause, { precision: this.precision, ...(progress ? { progress } : {}) });
+    const scene = await GpuScene.create(this.device, cloud, bindingLimit(this.budgetLimits).bytes, pause, {
+      precision: this.precision,
+      ...(progress ? { progress } : {}),
+      ...(signal ? { signal } : {}),
+    });
     let sort: ReturnType<SplatRenderer['sortTargetFor']> | null = null;
     try {
       await pause();
+      signal?.throwIfAborted();
       sort = this.sortTargetFor(scene);
       await pause();
+      signal?.throwIfAborted();
       return new Prepared(scene, sort.keys, sort.values, sort.target, this.drawStateFor(scene, sort.target));
     } catch (e) {
       scene.destroy();

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { AutoPicks } from './auto-picks';
 import { AutoRun } from './auto-run';
+import type { AutoChoice } from './auto-strategy';
 
 const hooks = (active = true) => ({ frameDone: async () => undefined, noted: () => undefined, apply: () => undefined, active: () => active });
 const fakeDevice = (label: string) => ({ label }) as unknown as GPUDevice;
@@ -27,5 +29,40 @@ describe('AutoRun across a lost device', () => {
     inactive.deviceLost();
     inactive.deviceChanged(fakeDevice('b'));
     expect(inactive.wanted).toBe(false);
+  });
+});
+
+describe('AutoRun with picks by scene size (auto-picks.ts)', () => {
+  const strategies = [
+    { name: 'radix4', stable: true, lagsCamera: false },
+    { name: 'radix16', stable: true, lagsCamera: false },
+  ];
+  const isChoice = (v: unknown): v is AutoChoice => !!v && typeof v === 'object' && typeof (v as AutoChoice).name === 'string';
+
+  it('a size measured before on this adapter: its pick applied at once, no trial (the fake device would fail one)', async () => {
+    const picks = new AutoPicks<AutoChoice>('sort', 'test', isChoice);
+    picks.set(60_000, { name: 'radix16', ms: 2, reason: 'radix16: fastest exact sort here', ranked: [{ name: 'radix16', ms: 2 }] });
+    const applied: string[] = [];
+    const notes: string[] = [];
+    const auto = new AutoRun(fakeDevice('a'), strategies, { ...hooks(), apply: (n) => void applied.push(n), noted: (t) => void notes.push(t) }, picks);
+    auto.sceneChanged();
+    expect(auto.wanted).toBe(true);
+    const choice = await auto.measure('scene-b', 61_000, 32, 'radix4');
+    expect(choice?.name).toBe('radix16');
+    expect(applied).toEqual(['radix16']);
+    expect(notes.at(-1)).toBe('radix16: fastest exact sort here (measured before on this adapter)');
+    expect(auto.busy).toBe(false);
+    expect(auto.holding).toBe(false);
+    // Picking auto again for that scene reuses it too.
+    auto.chosen('scene-b');
+    expect(applied).toEqual(['radix16', 'radix16']);
+  });
+
+  it('a pick of a strategy this device lacks is not used', async () => {
+    const picks = new AutoPicks<AutoChoice>('sort', 'test', isChoice);
+    picks.set(60_000, { name: 'onesweep', ms: 1, reason: 'onesweep', ranked: [] });
+    const auto = new AutoRun(fakeDevice('a'), strategies, hooks(), picks);
+    // It goes on to a trial, which the fake device cannot run.
+    await expect(auto.measure('s', 60_000, 32, 'radix4')).rejects.toThrow();
   });
 });

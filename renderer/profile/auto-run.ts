@@ -1,10 +1,14 @@
 /**
  * The `auto` strategy in a running viewer: when to measure (once a new scene is on
- * screen), the measurement itself (strategy-trial.ts), its pick per scene, and the
- * line the panel shows. The viewer draws; this decides. No DOM.
+ * screen), the measurement itself (strategy-trial.ts, each trial sort within the
+ * page's own frame time: trial-pacing.ts), its pick per scene size (auto-picks.ts:
+ * a size measured on this adapter before, in this visit or an earlier one, is not
+ * measured again), and the line the panel shows. The viewer draws; this decides. No DOM.
  */
 import { chooseStrategy, isExact, type AutoChoice, type StrategyTraits } from './auto-strategy';
 import { timeStrategies } from './strategy-trial';
+import type { AutoPicks } from './auto-picks';
+import { trialBudgetMs } from './trial-pacing';
 
 export interface AutoRunHooks {
   /** The page's next frame completed (so a slow adapter keeps presenting between trial sorts). */
@@ -15,6 +19,8 @@ export interface AutoRunHooks {
   apply(name: string): void;
   /** Whether auto is still wanted (the strategy setting is auto, no benchmark runs). */
   active(): boolean;
+  /** The page's own frame time (ms) now, or null while unknown: no trial sort takes longer. */
+  frameMs?(): number | null;
 }
 
 export class AutoRun {
@@ -33,6 +39,8 @@ export class AutoRun {
     private device: GPUDevice,
     private readonly strategies: readonly StrategyTraits[],
     private readonly hooks: AutoRunHooks,
+    /** Picks by adapter and scene size (auto-picks.ts); none: every scene is measured. */
+    private readonly picks: AutoPicks<AutoChoice> | null = null,
   ) {}
 
   say(text: string): void {
@@ -104,6 +112,14 @@ export class AutoRun {
 
   private async measureNow(token: number, scene: string | null, count: number, keyBits: number, current: string): Promise<AutoChoice | null> {
     const stale = () => token !== this.token || !this.hooks.active();
+    // A scene of about this size was measured on this adapter: its pick, no new trial.
+    const known = this.picks?.get(count);
+    if (known && this.strategies.some((s) => s.name === known.name)) {
+      if (scene !== null) this.pick = { scene, choice: known };
+      this.hooks.apply(known.name);
+      this.say(`${known.reason} (measured before on this adapter)`);
+      return known;
+    }
     const candidates = this.strategies.filter(isExact).sort((a, b) => Number(b.name === current) - Number(a.name === current));
     this.say(`auto: drawing with ${current}; measuring ${candidates.map((c) => c.name).join(', ')} with ${count.toLocaleString('en-US')} keys…`);
     const result = await timeStrategies(this.device, candidates, count, {
@@ -117,6 +133,7 @@ export class AutoRun {
       progress: (t) => {
         if (!stale()) this.say(`auto: drawing with ${current}; measuring ${t}…`);
       },
+      ...(this.hooks.frameMs ? { budgetMs: () => trialBudgetMs(this.hooks.frameMs?.()) } : {}),
     });
     if (!result || stale()) return null;
     const choice = chooseStrategy(result.timings, count, result.method);
@@ -125,6 +142,7 @@ export class AutoRun {
       return null;
     }
     if (scene !== null) this.pick = { scene, choice };
+    this.picks?.set(count, choice);
     this.hooks.apply(choice.name);
     this.say(choice.reason);
     return choice;

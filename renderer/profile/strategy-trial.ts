@@ -14,10 +14,16 @@
  * and allocate; never held), then timed ones: 5 when a sort takes < 20 ms, 3 below
  * 300 ms, else 1; a strategy whose first timed sort is 3x slower than the best so
  * far stops there (on SwiftShader radix4 takes 1.5 s a sort at 60k splats).
+ *
+ * With a budget (`budgetMs`: the page's own frame time), no trial sort is predicted
+ * to take longer than it: each strategy is timed on 4,096 keys, then on as many as
+ * that time predicts to fit, and its times are scaled to `count` (trial-pacing.ts),
+ * so that the page keeps presenting between the trial's sorts.
  */
 import { getSorterFactory } from '../../sort/registry';
 import { sortBufferUsage } from '../../sort/types';
 import type { StrategyTiming, StrategyTraits } from './auto-strategy';
+import { firstTrialCount, nextTrialCount, scaledMs } from './trial-pacing';
 
 export interface TrialOptions {
   /** Timed sorts per strategy after the warm-up (default: 5 when the first takes < 20 ms, 3 below 300 ms, else 1). */
@@ -36,6 +42,11 @@ export interface TrialOptions {
   progress?: (text: string) => void;
   /** Clock in ms (default performance.now). */
   now?: () => number;
+  /**
+   * The most ms one trial sort may take, read before each step (the page's own frame
+   * time; null while unknown): keys are then timed in the sizes that fit and scaled.
+   */
+  budgetMs?: () => number | null;
 }
 
 export interface TrialResult {
@@ -88,14 +99,18 @@ export async function timeStrategies(device: GPUDevice, candidates: readonly Str
   /** Timestamps read 0 here: time by the wall clock, alone on the queue. */
   let wallClock = !stamps;
 
-  /** One sort of fresh keys; its time in ms (NaN for a warm-up, which is not timed). */
-  const sortOnce = async (sorter: ReturnType<ReturnType<typeof getSorterFactory>['create']>, warmUp = false): Promise<number> => {
+  /** The key count in countBuf. */
+  let written = n;
+  /** One sort of `m` fresh keys; its time in ms (NaN for a warm-up, which is not timed). */
+  const sortOnce = async (sorter: ReturnType<ReturnType<typeof getSorterFactory>['create']>, m: number, warmUp = false): Promise<number> => {
     await opts.between?.();
     const alone = wallClock && !warmUp;
     if (alone) opts.hold(true);
     try {
-      device.queue.writeBuffer(keys, 0, keyData);
-      device.queue.writeBuffer(values, 0, iota);
+      if (written !== m) device.queue.writeBuffer(countBuf, 0, new Uint32Array([m, 0, 0, 0]));
+      written = m;
+      device.queue.writeBuffer(keys, 0, keyData, 0, m);
+      device.queue.writeBuffer(values, 0, iota, 0, m);
       // Alone: the frames in flight and the uploads finish first.
       if (alone) await device.queue.onSubmittedWorkDone();
       const encoder = device.createCommandEncoder({ label: 'strategyTrial.sort' });
@@ -121,7 +136,7 @@ export async function timeStrategies(device: GPUDevice, candidates: readonly Str
       if (!alone) {
         // Timestamps read 0: from now on by the wall clock, alone; this sort again.
         wallClock = true;
-        return sortOnce(sorter);
+        return sortOnce(sorter, m);
       }
       usedWall++;
       return wall;
@@ -132,6 +147,8 @@ export async function timeStrategies(device: GPUDevice, candidates: readonly Str
 
   const timings: StrategyTiming[] = [];
   let best = Infinity;
+  /** The fewest keys a strategy's times were scaled from (n: none scaled). */
+  let fewest = n;
   try {
     for (const c of candidates) {
       if (opts.cancelled?.()) return null;
@@ -140,11 +157,21 @@ export async function timeStrategies(device: GPUDevice, candidates: readonly Str
       device.pushErrorScope('validation');
       try {
         sorter = getSorterFactory(c.name).create(device, n);
+        let m = firstTrialCount(n, opts.budgetMs !== undefined);
         opts.progress?.(`${c.name} warm-up`);
-        await sortOnce(sorter, true);
+        await sortOnce(sorter, m, true);
         if (opts.cancelled?.()) return null;
         opts.progress?.(`${c.name} 1`);
-        const first = await sortOnce(sorter);
+        let atM = await sortOnce(sorter, m);
+        // Up in sizes while the next one fits the budget (trial-pacing.ts).
+        for (let next = nextTrialCount(n, m, atM, opts.budgetMs?.() ?? null); next !== null; next = nextTrialCount(n, m, atM, opts.budgetMs?.() ?? null)) {
+          if (opts.cancelled?.()) return null;
+          m = next;
+          opts.progress?.(`${c.name} 1 (${m.toLocaleString('en-US')} keys)`);
+          atM = await sortOnce(sorter, m);
+        }
+        fewest = Math.min(fewest, m);
+        const first = scaledMs(atM, m, n);
         ms.push(first);
         // Clearly slower than the best so far: one sort is figure enough.
         if (!(first > 3 * best)) {
@@ -152,7 +179,7 @@ export async function timeStrategies(device: GPUDevice, candidates: readonly Str
           for (let r = 1; r < reps; r++) {
             if (opts.cancelled?.()) return null;
             opts.progress?.(`${c.name} ${r + 1}/${reps}`);
-            ms.push(await sortOnce(sorter));
+            ms.push(scaledMs(await sortOnce(sorter, m), m, n));
           }
         }
       } catch (e) {
@@ -178,6 +205,7 @@ export async function timeStrategies(device: GPUDevice, candidates: readonly Str
     resolve?.destroy();
     readback?.destroy();
   }
-  const method = usedStamps > 0 && usedWall === 0 ? 'GPU timestamps' : 'wall clock of lone sorts';
+  const how = usedStamps > 0 && usedWall === 0 ? 'GPU timestamps' : 'wall clock of lone sorts';
+  const method = fewest < n ? `${how}, scaled from ${fewest.toLocaleString('en-US')} keys` : how;
   return { timings, method };
 }

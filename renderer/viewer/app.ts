@@ -19,7 +19,9 @@ import {
   type CameraPose,
   type DrawChoice,
   type DrawName,
+  type KeyValueStore,
   type LoadRecord,
+  type MessageAction,
   type ShDegree,
   type Viewer,
   type ViewerEventMap,
@@ -34,6 +36,7 @@ import { wireFileInputs } from './page-inputs';
 import { pageSettings } from './page-settings';
 import type { PathedFile } from './dropped-files';
 import { SceneList, sceneIdOf, type SceneSource } from './scene-list';
+import { StatusMessages } from './status-messages';
 import { downloadBlob, screenshotName, toggleFullscreen } from './screenshot';
 import { readSceneParam, sceneIdIsUrl } from './view-url';
 
@@ -52,6 +55,15 @@ export interface AppElements {
 
 /** Built-in scenes offered in the panel's scene list (generated, no data shipped). */
 const BUILT_IN_SCENES = ['default', 'default:3000', 'synthetic:100000', 'synthetic:1000000'];
+
+/** The page's localStorage for auto's picks, or null where storage is off (private mode, a sandboxed frame). */
+function pageStore(): KeyValueStore | null {
+  try {
+    return window.localStorage;
+  } catch {
+    return null;
+  }
+}
 
 /** The scene list's source as the viewer takes it. */
 function viewerInput(source: SceneSource): Parameters<Viewer['load']>[0] {
@@ -82,6 +94,11 @@ export class ViewerApp {
   private capShown = false;
   private legendDraw: DrawName | null = null;
   private readonly lodPanel: LodPanel;
+  /**
+   * The message line (#message), owned by the action that raised it (status-messages.ts):
+   * the viewer's lines say theirs (the message event's action), the page's own theirs.
+   */
+  private readonly status: StatusMessages;
 
   static async create(el: AppElements): Promise<ViewerApp> {
     const ps = pageSettings(location.search);
@@ -94,6 +111,8 @@ export class ViewerApp {
       settings: ps.settings,
       precision: urlPrecision.precision,
       ...(lodBudget !== null ? { lodBudget } : {}),
+      // Auto's picks by adapter and scene size, kept across visits: a size measured before is not measured again.
+      autoPicksStore: pageStore(),
       drawSource: ps.drawSource,
       sortSource: ps.sortSource,
       ...(ps.bindLimitBytes ? { budgetLimits: { maxStorageBufferBindingSize: ps.bindLimitBytes, maxBufferSize: Number.MAX_SAFE_INTEGER } } : {}),
@@ -110,6 +129,15 @@ export class ViewerApp {
     private readonly el: AppElements,
   ) {
     const v = viewer;
+    this.status = new StatusMessages((m) => {
+      if (!m) {
+        el.message.hidden = true;
+        return;
+      }
+      el.message.textContent = m.text;
+      el.message.className = m.kind === 'info' ? 'info' : '';
+      el.message.hidden = false;
+    });
     this.panel = new ViewerPanel(settings, v.strategies, this.scenes.options(), {
       openFile: () => el.file.click(),
       openScene: (id) => this.openScene(id),
@@ -119,7 +147,10 @@ export class ViewerApp {
       onStrategyChange: (name) => v.setSort(name),
       onDrawChange: (name) => v.setDraw(name),
       onUpAxisChange: (axis) => v.setUpAxis(axis),
-      onSettingsChange: () => v.invalidate(),
+      onSettingsChange: () => {
+        this.status.succeeded('settings'); // an earlier action's line leaves
+        v.invalidate();
+      },
       screenshot: (scale) => this.screenshot(scale),
       toggleFullscreen: () => toggleFullscreen(),
       runBenchmark: (list) => this.benchUi.start(list),
@@ -130,7 +161,8 @@ export class ViewerApp {
     this.graph = new FrameGraph(el.graph);
     this.graph.setVisible(settings.graph);
     this.setLegend();
-    this.benchUi = new PageBenchmark(v, el.bench, () => this.panel, (t, kind) => (t === null ? this.hideMessage() : this.showMessage(t, kind)));
+    // The benchmark's line is work in progress: only the benchmark's end removes it.
+    this.benchUi = new PageBenchmark(v, el.bench, () => this.panel, (t, kind) => (t === null ? this.status.ended('benchmark') : this.showMessage(t, kind, 'benchmark', true)));
     this.hash = new HashSync({
       sceneId: () => v.sceneId,
       applyPose: (pose) => this.applyPose(pose),
@@ -149,10 +181,11 @@ export class ViewerApp {
   private listen(): void {
     const on = <K extends keyof ViewerEventMap>(type: K, f: (d: ViewerEventMap[K]['detail']) => void) =>
       this.viewer.addEventListener(type, (e) => f((e as ViewerEventMap[K]).detail));
-    on('message', ({ text, kind, hideAfterMs }) => {
-      if (text === null) return this.hideMessage();
-      this.showMessage(text, kind);
-      if (hideAfterMs) setTimeout(() => this.el.message.textContent === text && !this.el.message.hidden && this.hideMessage(), hideAfterMs);
+    on('message', ({ text, kind, action, progress, hideAfterMs }) => {
+      // Null: that action succeeded, and an earlier action's line leaves (another's progress line stays).
+      if (text === null) return this.status.succeeded(action);
+      this.showMessage(text, kind, action, progress === true);
+      if (hideAfterMs) setTimeout(() => this.status.current?.text === text && this.hideMessage(), hideAfterMs);
     });
     on('change', ({ clearGraph }) => {
       if (clearGraph) this.graph.stats.clear();
@@ -241,7 +274,7 @@ export class ViewerApp {
     const k = scale === 1 ? 1 : this.viewer.screenshotScale(scale);
     this.viewer.screenshot(k).then(
       (png) => downloadBlob(png, screenshotName(scene.name, k)),
-      (e) => this.showMessage(`Screenshot failed: ${e instanceof Error ? e.message : String(e)}`),
+      (e) => this.showMessage(`Screenshot failed: ${e instanceof Error ? e.message : String(e)}`, 'error', 'screenshot'),
     );
   }
 
@@ -324,14 +357,13 @@ export class ViewerApp {
     if (source) void this.openSource(source);
   }
 
-  showMessage(text: string, kind: 'error' | 'info' = 'error'): void {
-    this.el.message.textContent = text;
-    this.el.message.className = kind === 'info' ? 'info' : '';
-    this.el.message.hidden = false;
+  /** Through status-messages.ts: `action` owns the line (a progress line only its own action ends). */
+  showMessage(text: string, kind: 'error' | 'info' = 'error', action: MessageAction = 'page', progress = false): void {
+    this.status.raise(action, text, kind, progress);
   }
 
   private hideMessage(): void {
-    this.el.message.hidden = true;
+    this.status.hide();
   }
 
   // ---- what the end-to-end tests and the browser benchmark read ----

@@ -139,7 +139,18 @@ export class ViewerPanel {
       'auto (fastest measured)': AUTO_STRATEGY,
       ...Object.fromEntries(strategies.map((s) => [`${s.name}${s.stable ? '' : ' (unstable)'}${s.lagsCamera ? ' (lags a frame)' : ''}`, s.name])),
     };
-    this.strategyController = sort.add(settings, 'sorter', options).name('strategy').onChange((v: string) => actions.onStrategyChange(v));
+    // A refused choice puts the select back on what runs (the panel always shows what runs).
+    let sorter = settings.sorter;
+    this.strategyController = sort
+      .add(settings, 'sorter', options)
+      .name('strategy')
+      .onChange((v: string) => {
+        if (actions.onStrategyChange(v)) sorter = v;
+        else {
+          settings.sorter = sorter;
+          this.strategyController.updateDisplay();
+        }
+      });
     this.strategyNote = document.createElement('div');
     this.strategyNote.className = 'sv-note';
     sort.$children.appendChild(this.strategyNote);

@@ -86,14 +86,13 @@ export class LoadProgressView {
 
   /**
    * The bytes are read and parsed; the page now sets the scene up on the GPU,
-   * on its main thread (nothing to cancel any more): says so, the bar full until
-   * the upload reports `uploaded` splats, then the share uploaded.
+   * on its main thread, in slices (Cancel stays on: it aborts the upload): says so,
+   * the bar full until the upload reports `uploaded` splats, then the share uploaded.
    */
   preparing(splats: number, uploaded?: number): void {
     this.text = preparingText(this.name, splats, uploaded);
     this.label.textContent = this.text;
     this.bar.value = uploaded === undefined ? 1 : Math.min(1, uploaded / Math.max(1, splats));
-    this.cancel.disabled = true;
   }
 
   hide(): void {

@@ -339,6 +339,19 @@ describe('viewer page: figures, views, auto, conveniences (issue 11)', () => {
     // No parameters at all: the default scene (60,000 splats), the default sort and draw (both auto).
     // A small window: the draw trial's frames on SwiftShader cost by the pixel.
     const { page, log } = await openViewer('', { width: 320, height: 240 });
+    // Animation frames and completed frames while auto measures (the gaps between frames, issue 19).
+    await page.evaluate(() => {
+      const w = window as unknown as { rafLog: number[]; splatview: { framesCompleted: number }; doneLog: [number, number][] };
+      w.rafLog = [];
+      w.doneLog = [];
+      const tick = (t: number) => {
+        w.rafLog.push(t);
+        const n = w.splatview?.framesCompleted ?? 0;
+        if (!w.doneLog.length || w.doneLog.at(-1)![1] !== n) w.doneLog.push([t, n]);
+        requestAnimationFrame(tick);
+      };
+      requestAnimationFrame(tick);
+    });
     // Until measured the draw is tiles (a GPU sort: the sort's auto starts with one), said so under the draw control.
     await waitFrames(page, 1);
     expect(await app(page, (a) => a.draw)).toBe('tiles');
@@ -349,6 +362,12 @@ describe('viewer page: figures, views, auto, conveniences (issue 11)', () => {
     const strategy = await app(page, (a) => a.strategy);
     const note = await page.locator('.sv-note').textContent();
     console.log(`auto on SwiftShader: ${note}`);
+    const rafs = await page.evaluate(() => (window as unknown as { rafLog: number[] }).rafLog);
+    const gaps = rafs.slice(1).map((t, i) => t - rafs[i]!);
+    const done = await page.evaluate(() => (window as unknown as { doneLog: [number, number][] }).doneLog);
+    const frameGaps = done.slice(1).map(([t], i) => t - done[i]![0]);
+    const med = (v: number[]) => [...v].sort((a, b) => a - b)[v.length >> 1] ?? 0;
+    console.log(`sort trial: ${rafs.length} animation frames, the longest gap ${Math.max(...gaps).toFixed(0)} ms; completed frames every ${med(frameGaps).toFixed(0)} ms (median), longest ${Math.max(...frameGaps).toFixed(0)} ms; gaps over 1 s: ${JSON.stringify(gaps.filter((g) => g > 1000).map(Math.round))}`);
     expect(strategy).not.toBe('radix4');
     expect(note).toMatch(new RegExp(`^${strategy}: fastest exact sort`));
     expect(await page.locator('#hud').textContent()).toMatch(new RegExp(`sort ${strategy} \\(auto\\)`));
@@ -516,6 +535,41 @@ describe('viewer page (headless Chromium, SwiftShader WebGPU)', () => {
     // The panel's auto goes back to measuring.
     await drawSelect.selectOption({ label: 'auto (fastest measured)' }, { force: true });
     await page.waitForFunction(() => /^auto: /.test(document.querySelector('.sv-draw-note')?.textContent ?? ''), undefined, { timeout: 60_000 });
+    expect(log.errors).toEqual([]);
+    await page.close();
+  });
+
+  it('a refused sort or draw choice says what to change, the panel shows what runs, and the line leaves once a later action succeeds (issue 19)', async () => {
+    // Explicit sort and draw: no auto trial to wait for.
+    const { page, log } = await openViewer('?splats=1000&sort=radix16&draw=tiles');
+    await waitFrames(page, 1);
+    if (await page.locator('.lil-gui.lil-root.lil-closed').count()) await page.locator('.lil-gui.lil-root > .lil-title').click();
+    const sortSelect = page.locator('.lil-controller.lil-option', { has: page.locator('.lil-name', { hasText: /^strategy$/ }) }).locator('select');
+    const drawSelect = page.locator('.lil-controller.lil-option', { has: page.locator('.lil-name', { hasText: /^draw$/ }) }).locator('select');
+    const message = page.locator('#message');
+    // Sort 'cpu' under tiles: refused, saying what to change; the select shows what still runs.
+    await sortSelect.selectOption({ label: 'cpu (lags a frame)' }); // lil-gui's options: the label is the value
+    await page.waitForFunction(() => !document.getElementById('message')!.hidden, undefined, { timeout: 30_000 });
+    expect(await message.textContent()).toBe("sort 'cpu' sorts on the host and draw 'tiles' needs a GPU sort: choose draw 'quads' first; still sorting with radix16");
+    expect(await sortSelect.inputValue()).toBe('radix16');
+    expect(await app(page, (a) => a.strategy)).toBe('radix16');
+    // Doing what it says: the draw goes to quads, the line leaves; then cpu is taken.
+    await drawSelect.selectOption('quads');
+    await page.waitForFunction(() => document.getElementById('message')!.hidden, undefined, { timeout: 30_000 });
+    await sortSelect.selectOption({ label: 'cpu (lags a frame)' }); // lil-gui's options: the label is the value
+    await page.waitForFunction(() => (window as unknown as { splatview: AppView }).splatview.strategy === 'cpu', undefined, { timeout: 30_000 });
+    expect(await message.isHidden()).toBe(true);
+    // Tiles under cpu: refused, naming the GPU sorts; the draw select stays on quads.
+    await drawSelect.selectOption('tiles');
+    await page.waitForFunction(() => !document.getElementById('message')!.hidden, undefined, { timeout: 30_000 });
+    expect(await message.textContent()).toMatch(/^draw 'tiles' needs a GPU sort \([^)]+\) and sort 'cpu' sorts on the host: choose (it|one of them) first; still drawing quads$/);
+    expect(await drawSelect.inputValue()).toBe('quads');
+    expect(await app(page, (a) => a.draw)).toBe('quads');
+    // A later, unrelated action that succeeds (the splat scale): the line leaves.
+    const scale = page.locator('.lil-controller', { has: page.locator('.lil-name', { hasText: /^splat scale$/ }) }).locator('input').first();
+    await scale.fill('0.9');
+    await scale.press('Enter');
+    await page.waitForFunction(() => document.getElementById('message')!.hidden, undefined, { timeout: 30_000 });
     expect(log.errors).toEqual([]);
     await page.close();
   });
@@ -720,6 +774,39 @@ describe('scene loading in a worker (issue 10)', () => {
     expect(await page.locator('#hud').textContent()).toMatch(/nan\.ply\s+17 splats/);
     // The 404 is the test's own (the page logs the failed request); nothing else went wrong.
     expect(log.errors.filter((e) => !/404/.test(e))).toEqual([]);
+  });
+
+  it('Cancel works while the scene goes to the GPU (the upload, issue 19): the upload stops, the scene on screen stays', async () => {
+    const file = bigScene();
+    const shownBefore = await app(page, (a) => a.scenesShown);
+    const titleBefore = await page.title();
+    // Cancel once the bar says how much is uploaded; note whether the button was enabled then.
+    await page.evaluate(() => {
+      const w = window as unknown as { cancelWasEnabled: boolean | null };
+      w.cancelWasEnabled = null;
+      const load = document.getElementById('load')!;
+      const obs = new MutationObserver(() => {
+        if (!load.hidden && /% uploaded/.test(load.textContent ?? '')) {
+          obs.disconnect();
+          const button = load.querySelector('button')!;
+          w.cancelWasEnabled = !button.disabled;
+          button.click();
+        }
+      });
+      obs.observe(load, { childList: true, characterData: true, subtree: true, attributes: true });
+    });
+    await page.locator('#file').setInputFiles(file);
+    await page.waitForFunction(() => (window as unknown as { splatview: { loads: LoadRecord[] } }).splatview.loads.at(-1)?.outcome === 'cancelled', undefined, { timeout: 240_000 });
+    expect(await page.evaluate(() => (window as unknown as { cancelWasEnabled: boolean | null }).cancelWasEnabled)).toBe(true);
+    const load = await lastLoad(page);
+    expect(load.readyAt).not.toBeNull(); // cancelled after the worker's part: during the upload
+    expect(await page.locator('#load').isHidden()).toBe(true);
+    expect(await page.locator('#message').textContent()).toMatch(/^synthetic-1m-sh3\.ply: loading cancelled; .+ stays on screen$/);
+    expect(await page.title()).toBe(titleBefore);
+    expect(await app(page, (a) => a.scenesShown)).toEqual(shownBefore);
+    const frames = await app(page, (a) => a.framesRendered);
+    await waitFrames(page, frames + 3);
+    expect(log.errors).toEqual([]);
   });
 
   it.skipIf(!haveSharedScenes())('SOG in the worker: an unbundled folder (meta.json + .webp chosen together), then a bundled .sog; a missing texture is named and the scene stays', async () => {

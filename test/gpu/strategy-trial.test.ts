@@ -42,6 +42,32 @@ describe('timeStrategies (auto strategy trial)', () => {
     expect(progress[0]).toMatch(/warm-up/);
   });
 
+  it('under a budget no sort runs more keys than fit: each strategy timed at the sizes that fit, its times scaled to the count', async () => {
+    const { device } = ctx.gpu;
+    const candidates = listStrategies(device).filter(isExact);
+    // The key counts the trial writes (its count buffer), in order.
+    const counts: number[] = [];
+    const writeBuffer = device.queue.writeBuffer.bind(device.queue);
+    device.queue.writeBuffer = ((buffer: GPUBuffer, offset: number, data: BufferSource, dataOffset?: number, size?: number) => {
+      if (buffer.label === 'strategyTrial.count') counts.push(new Uint32Array((data as Uint32Array).buffer, (data as Uint32Array).byteOffset, 1)[0]!);
+      return writeBuffer(buffer, offset, data as ArrayBuffer, dataOffset, size);
+    }) as GPUQueue['writeBuffer'];
+    try {
+      // A budget no sort meets: everything at the first size, 4,096 keys.
+      const tiny = await withValidation(device, () => timeStrategies(device, candidates, 200_000, { hold: () => undefined, budgetMs: () => 1e-6 }));
+      expect(tiny!.method).toMatch(/, scaled from 4,096 keys$/);
+      expect(counts.slice(1).every((c) => c === 4096)).toBe(true);
+      for (const t of tiny!.timings) for (const ms of t.ms) expect(ms).toBeGreaterThan(0);
+      // A generous budget: up to the whole count, nothing scaled.
+      counts.length = 0;
+      const wide = await withValidation(device, () => timeStrategies(device, candidates.slice(0, 1), 20_000, { hold: () => undefined, budgetMs: () => 1e9 }));
+      expect(wide!.method).not.toMatch(/scaled/);
+      expect(counts).toEqual([20_000, 4096, 20_000]); // set up, the first size, then the whole count
+    } finally {
+      device.queue.writeBuffer = writeBuffer;
+    }
+  });
+
   it('stops when cancelled', async () => {
     const { device } = ctx.gpu;
     const candidates = listStrategies(device).filter(isExact);
