@@ -37,5 +37,5 @@ export { groupSceneFiles } from './scene-files';
 export { budgetLine, readShParam, withShParam, budgetLimitsFor, loadOptionsFor } from './load-sh';
 export type { SanitizeReport, ShDegree } from '../../scenes/splat-cloud';
 export { DEFAULT_PRECISION, PRECISIONS, type ScenePrecision } from '../pipeline/scene-precision';
-export { budgetParam, DEFAULT_LOD_BUDGET } from './lod-stream';
+export { budgetParam, DEFAULT_LOD_BUDGET } from './lod-source';
 export type { LodStats } from '../lod/lod-scene';

@@ -1,16 +1,12 @@
 /**
- * The page's side of a streamed LOD scene (renderer/lod): a lod-meta.json
+ * The viewer's side of a streamed LOD scene (renderer/lod): a lod-meta.json
  * opened by URL or among dropped files is streamed under a splat budget
  * instead of loaded whole. Each chunk file (an unbundled SOG) loads in a
- * scene-loader worker of its own (cancel = terminate); each frame the app
- * hands the camera to `frame`, which never waits, and adopts the scene it
- * returns when the drawn set changed. The panel gets a "Streamed LOD" folder:
- * the splat budget (also `?budget=N`) and splats resident / drawn / budget and
- * chunks in flight.
- *
- * The app's part (a few lines): `isLodSource` before its ordinary load,
- * `openLodStream` for such a source, `frame` before each encodeFrame, `destroy`
- * when another scene replaces it.
+ * scene-loader worker of its own (cancel = terminate); each frame the viewer
+ * hands the camera to `frame` (frame.ts), which never waits, and adopts the
+ * scene it returns when the drawn set changed. Loaded on demand (scene-open.ts
+ * imports it when a lod-meta.json opens: a host that never streams does not
+ * load it); lod-source.ts says which sources are streamed.
  */
 import { checkLodChunk, parseLodMeta, type LodMeta } from '../../scenes/lod-meta';
 import type { SplatCloud } from '../../scenes/splat-cloud';
@@ -23,22 +19,7 @@ import { SceneLoader } from './scene-loader';
 import { sceneFileUrl, normalizePath } from './scene-files';
 import type { LoadSource } from './scene-load-protocol';
 
-/** The default budget: what a mid-range GPU draws at interactive rates. */
-export const DEFAULT_LOD_BUDGET = 2_000_000;
-const LOD_NAME = /(^|\/)lod-meta\.json$/i;
-
-/** Whether a source is a streamed LOD manifest (by its name: lod-meta.json, as splat-transform writes it). */
-export function isLodSource(source: LoadSource): boolean {
-  if (source.kind === 'url') return LOD_NAME.test(new URL(source.url, globalThis.location?.href).pathname);
-  if (source.kind === 'blob') return LOD_NAME.test(source.companions?.mainPath ?? source.name);
-  return false;
-}
-
-/** `?budget=N` (splats), or null. */
-export function budgetParam(search: string): number | null {
-  const v = Number((new URLSearchParams(search).get('budget') ?? '').replace(/[,_]/g, ''));
-  return Number.isInteger(v) && v >= 1 ? v : null;
-}
+export { DEFAULT_LOD_BUDGET } from './lod-source';
 
 export class LodStreamView {
 

@@ -15,7 +15,7 @@ import { SceneLoadCancelled } from './scene-loader';
 import { normalizeSource, type SceneInput } from './sources';
 import { nextPaint, stepsInTasks, yieldToPage } from './tasks';
 import type { ReadyScene, Viewer } from './viewer';
-import { isLodSource, LodStreamView } from './lod-stream';
+import { isLodSource } from './lod-source';
 import type { LoadSource } from './scene-load-protocol';
 import { fitPose, upVector } from '../camera/camera';
 import { frameCamera } from '../camera/frame-camera';
@@ -202,6 +202,7 @@ async function openLodSource(v: Viewer, input: SceneInput, load: LoadSource, id:
     if (signal?.aborted) throw new SceneLoadCancelled(name);
     const { width, height } = v.target;
     const up = upVector(v.settings.upAxis);
+    const { LodStreamView } = await import('./lod-stream');
     const { view, first } = await LodStreamView.open(
       v.gpu,
       load,

@@ -10,7 +10,8 @@
  * switch), draw-auto.ts (the draw's auto), recovery.ts (a lost device),
  * benchmark.ts (the benchmark flight), frame.ts (one frame).
  */
-import { DEFAULT_LOD_BUDGET, type LodStreamView } from './lod-stream';
+import { DEFAULT_LOD_BUDGET } from './lod-source';
+import type { LodStreamView } from './lod-stream';
 import type { LodStats } from '../lod/lod-scene';
 import type { ScenePrecision } from '../pipeline/scene-precision';
 import { defaultForward, fitPose, length, normalize, sub, upVector, type CameraPose, type UpAxis } from '../camera/camera';
