@@ -178,6 +178,10 @@ describe('viewer page: figures, views, auto, conveniences (issue 11)', () => {
   it('a hash with FOV 45 restores FOV 45, and a view saved for another scene is not applied', async () => {
     const { page, log } = await openViewer('?splats=2000#cam=0.5,-1,-6,0,0,0,0,-1,0,45&scene=default%3A2000');
     await waitFrames(page, 2);
+    // The hash's view applies once its scene is on screen (the first scene loads
+    // asynchronously): wait for it rather than for a number of frames (a loaded
+    // machine's frames can come first), then check all of it.
+    await page.waitForFunction(() => (window as unknown as { splatview: { view: { fovyDeg: number } } }).splatview.view.fovyDeg === 45, undefined, { timeout: 30_000 }).catch(() => undefined);
     const v = await app(page, (a) => a.view);
     expect(v.fovyDeg).toBe(45);
     expect(near(v.eye, [0.5, -1, -6])).toBe(true);
