@@ -8,7 +8,7 @@ export { createViewer, type ViewerOptions, type ControlsOptions, type TextureSiz
 export { Viewer, type ViewerCamera } from './viewer';
 export type { MessageAction, ViewerEventMap, ViewerEventName } from './events';
 export type { KeyValueStore } from '../profile/auto-picks';
-export type { RenderSettings } from './settings';
+export { defaultSettings, type RenderSettings } from './settings';
 export type { SceneInput } from './sources';
 export type { LoadRecord } from './scene-open';
 export { SceneLoadCancelled } from './scene-loader';

@@ -3,7 +3,7 @@
  * link's parameters (?sort= ?draw= ?cut= ?mincontrib= ?aa= ?order= ?sh=), which
  * win for the visit.
  */
-import { AUTO_DRAW, AUTO_STRATEGY, DRAW_ORDERS, isDrawSetting, readShParam, type DrawOrder } from '../api/index';
+import { AUTO_DRAW, defaultSettings, DRAW_ORDERS, isDrawSetting, readShParam, type DrawOrder } from '../api/index';
 import { ViewerPanel, type ViewerSettings } from './gui';
 
 export interface PageSettings {
@@ -24,26 +24,11 @@ export function pageSettings(search: string): PageSettings {
   let drawSource: PageSettings['drawSource'] = saved.draw && saved.draw !== AUTO_DRAW ? 'saved' : 'default';
   let sortSource: PageSettings['sortSource'] = 'choice';
   const settings: ViewerSettings = {
+    // The viewer's defaults (sort and draw auto: measured on this adapter; a saved or
+    // ?sort= / ?draw= choice wins), and the page's own.
+    ...defaultSettings(),
     scene: 'default',
-    // auto: measured on this adapter (auto-strategy.ts); a saved or ?sort= choice wins.
-    sorter: AUTO_STRATEGY,
-    // auto: quads or tiles, the faster measured on this adapter (auto-draw.ts); a saved or ?draw= choice wins.
-    draw: AUTO_DRAW,
-    keyBits: 32,
-    sortMode: 'every frame',
-    shDegree: 3,
-    splatScale: 1,
-    cull: true,
-    sigmaCut: false,
-    minContribution: 0,
-    antialias: false,
-    drawOrder: 'auto',
-    background: '#000000',
-    upAxis: '-y',
-    fovyDeg: 60,
     graph: true,
-    benchFrames: 120,
-    loadSh: 3,
     ...saved,
   };
   const shParam = readShParam(search);
