@@ -185,13 +185,19 @@ export function formatCameraArg(pose: CameraPose, digits?: number): string {
 
 /**
  * Every stride-th point whose coordinates are all finite, at most about
- * `maxSamples` of them, split into one array an axis (valid up to `n`).
+ * `maxSamples` of them, split into one array an axis (valid up to `n`); with
+ * `extra`, its value for each point kept, in `values` (valid up to `n` too).
  */
-export function sampleFinite(positions: Float32Array, maxSamples: number): { axes: [Float64Array, Float64Array, Float64Array]; n: number } {
+export function sampleFinite(
+  positions: Float32Array,
+  maxSamples: number,
+  extra?: (i: number) => number,
+): { axes: [Float64Array, Float64Array, Float64Array]; n: number; values: Float64Array | null } {
   const count = Math.floor(positions.length / 3);
   const stride = Math.max(1, Math.ceil(count / Math.max(1, maxSamples)));
   const cap = Math.ceil(count / stride);
   const axes: [Float64Array, Float64Array, Float64Array] = [new Float64Array(cap), new Float64Array(cap), new Float64Array(cap)];
+  const values = extra ? new Float64Array(cap) : null;
   let n = 0;
   for (let i = 0; i < count; i += stride) {
     const x = positions[3 * i];
@@ -201,9 +207,10 @@ export function sampleFinite(positions: Float32Array, maxSamples: number): { axe
     axes[0][n] = x;
     axes[1][n] = y;
     axes[2][n] = z;
+    if (values) values[n] = extra!(i);
     n++;
   }
-  return { axes, n };
+  return { axes, n, values };
 }
 
 /**

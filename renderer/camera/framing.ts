@@ -219,26 +219,14 @@ export function* denseBoundsSteps(positions: Float32Array, opts: DenseBoundsOpti
  * array an axis, and with `splats` each one's {@link splatReach}.
  */
 function sampleBody(positions: Float32Array, maxSamples: number, splats?: SplatExtents): { axes: [Float64Array, Float64Array, Float64Array]; n: number; extent: Float64Array | null } {
-  if (!splats) return { ...sampleFinite(positions, maxSamples), extent: null };
-  const count = Math.floor(positions.length / 3);
-  const stride = Math.max(1, Math.ceil(count / Math.max(1, maxSamples)));
-  const cap = Math.ceil(count / stride);
-  const axes: [Float64Array, Float64Array, Float64Array] = [new Float64Array(cap), new Float64Array(cap), new Float64Array(cap)];
-  const extent = new Float64Array(cap);
-  const { scales, opacities } = splats;
-  let n = 0;
-  for (let i = 0; i < count; i += stride) {
-    const x = positions[3 * i];
-    const y = positions[3 * i + 1];
-    const z = positions[3 * i + 2];
-    if (!Number.isFinite(x) || !Number.isFinite(y) || !Number.isFinite(z)) continue;
-    axes[0][n] = x;
-    axes[1][n] = y;
-    axes[2][n] = z;
-    extent[n] = splatReach(Math.max(scales[3 * i] ?? 0, scales[3 * i + 1] ?? 0, scales[3 * i + 2] ?? 0), opacities[i] ?? 0);
-    n++;
-  }
-  return { axes, n, extent: extent.subarray(0, n) };
+  const reach = splats
+    ? (i: number) => {
+        const s = splats.scales;
+        return splatReach(Math.max(s[3 * i] ?? 0, s[3 * i + 1] ?? 0, s[3 * i + 2] ?? 0), splats.opacities[i] ?? 0);
+      }
+    : undefined;
+  const { axes, n, values } = sampleFinite(positions, maxSamples, reach);
+  return { axes, n, extent: values ? values.subarray(0, n) : null };
 }
 
 /**
