@@ -68,7 +68,7 @@ import { frameCamera } from '../renderer/camera/frame-camera';
 import { summarize, withHostStage, type FrameSample } from '../renderer/profile/frame-stats';
 import { stageTimes } from '../renderer/profile/profiler';
 import { DrawArgs } from '../renderer/pipeline/draw-args';
-import { TIMESTAMPS_PER_FRAME } from '../renderer/pipeline/frame-stages';
+import { FrameTimestamps } from './frame-timestamps';
 import { SplatRenderer } from '../renderer/pipeline/splat-renderer';
 import { listStrategies, strategyByName } from '../renderer/pipeline/strategies';
 import { drawByName, ownStages } from '../renderer/pipeline/draw-strategies';
@@ -164,10 +164,8 @@ runCli(async () => {
     usage: GPUTextureUsage.RENDER_ATTACHMENT | GPUTextureUsage.STORAGE_BINDING,
   });
   const view = target.createView();
-  const tsBytes = TIMESTAMPS_PER_FRAME * 8;
-  const querySet = hasTs ? device.createQuerySet({ label: 'bench.queries', type: 'timestamp', count: TIMESTAMPS_PER_FRAME }) : null;
-  const resolve = hasTs ? device.createBuffer({ label: 'bench.resolve', size: tsBytes, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC }) : null;
-  const readback = hasTs ? device.createBuffer({ label: 'bench.readback', size: tsBytes, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ }) : null;
+  const timestamps = FrameTimestamps.create(device);
+  const querySet = timestamps?.querySet ?? null;
   const probe = new DrawnOrderProbe(device, cloud.count);
 
   const maxPairs = values['max-pairs'] === undefined ? undefined : Number(values['max-pairs']);
@@ -209,18 +207,13 @@ runCli(async () => {
       renderer.encodeFrame(enc, view, cam, frameSettings, querySet ? { querySet, base: 0 } : undefined);
     }
     if (opts.probe && renderer.debugBuffers) probe.capture(enc, renderer.debugBuffers);
-    if (querySet && resolve && readback) {
-      enc.resolveQuerySet(querySet, 0, TIMESTAMPS_PER_FRAME, resolve, 0);
-      enc.copyBufferToBuffer(resolve, 0, readback, 0, tsBytes);
-    }
+    timestamps?.resolve(enc);
     device.queue.submit([enc.finish()]);
     renderer.submitted();
     await renderer.settle();
     const t: FrameSample = { cpuMs: NaN, frameMs: NaN };
-    if (readback) {
-      await readback.mapAsync(GPUMapMode.READ);
-      const stamps = new BigUint64Array(readback.getMappedRange().slice(0));
-      readback.unmap();
+    if (timestamps) {
+      const stamps = await timestamps.read();
       if (totalOnly) {
         if (stamps[1] > stamps[0]) t.total = Number(stamps[1] - stamps[0]) / 1e6;
       } else {

@@ -16,7 +16,7 @@ import { formatCameraArg, upVector, type CameraPose } from '../renderer/camera/c
 import { frameCamera } from '../renderer/camera/frame-camera';
 import { createNodeGpu } from '../renderer/gpu/node-gpu';
 import { bindingLimit, formatBytes, shWordsPerSplat } from '../renderer/pipeline/gpu-budget';
-import { TIMESTAMPS_PER_FRAME } from '../renderer/pipeline/frame-stages';
+import { FrameTimestamps } from './frame-timestamps';
 import { SplatRenderer } from '../renderer/pipeline/splat-renderer';
 import { benchmarkPath } from '../renderer/profile/benchmark-path';
 import { summarize } from '../renderer/profile/frame-stats';
@@ -51,10 +51,7 @@ export async function lodFrameBench(o: LodBenchOptions): Promise<void> {
 
   const target = device.createTexture({ label: 'bench.target', size: { width: o.width, height: o.height }, format: 'rgba8unorm', usage: GPUTextureUsage.RENDER_ATTACHMENT | GPUTextureUsage.STORAGE_BINDING });
   const view = target.createView();
-  const tsBytes = TIMESTAMPS_PER_FRAME * 8;
-  const querySet = hasTs ? device.createQuerySet({ label: 'bench.queries', type: 'timestamp', count: TIMESTAMPS_PER_FRAME }) : null;
-  const resolve = hasTs ? device.createBuffer({ label: 'bench.resolve', size: tsBytes, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC }) : null;
-  const readback = hasTs ? device.createBuffer({ label: 'bench.readback', size: tsBytes, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ }) : null;
+  const timestamps = FrameTimestamps.create(device);
 
   const errors: string[] = [];
   const lod = new LodScene(device, meta, load, {
@@ -89,19 +86,14 @@ export async function lodFrameBench(o: LodBenchOptions): Promise<void> {
     if (drawn > budget) throw new Error(`frame ${i}: ${drawn} splats drawn, over the budget ${budget}`);
     const enc = device.createCommandEncoder({ label: 'bench.lod-frame' });
     const f0 = performance.now();
-    renderer.encodeFrame(enc, view, cam, { ...settings, shDegree: Math.min(3, renderer.cloud?.shDegree ?? 0), targetStorage: true }, querySet ? { querySet, base: 0 } : undefined);
-    if (querySet && resolve && readback) {
-      enc.resolveQuerySet(querySet, 0, TIMESTAMPS_PER_FRAME, resolve, 0);
-      enc.copyBufferToBuffer(resolve, 0, readback, 0, tsBytes);
-    }
+    renderer.encodeFrame(enc, view, cam, { ...settings, shDegree: Math.min(3, renderer.cloud?.shDegree ?? 0), targetStorage: true }, timestamps ? { querySet: timestamps.querySet, base: 0 } : undefined);
+    timestamps?.resolve(enc);
     device.queue.submit([enc.finish()]);
     renderer.submitted();
     await renderer.settle();
     let gpuMs = NaN;
-    if (readback) {
-      await readback.mapAsync(GPUMapMode.READ);
-      const reading = stageTimes(new BigUint64Array(readback.getMappedRange().slice(0)));
-      readback.unmap();
+    if (timestamps) {
+      const reading = stageTimes(await timestamps.read());
       if (reading.outcome === 'measured') gpuMs = reading.times.total ?? NaN;
     } else {
       await device.queue.onSubmittedWorkDone();
