@@ -3,6 +3,7 @@
  * picture as radix4 (an exact back-to-front order is unique up to equal depths),
  * and switching back and forth leaks no GPU buffer.
  */
+import { meterGpuMemory } from '../../bench/gpu-memory';
 import { describe, expect, it } from 'vitest';
 import { fitPose, robustBounds, upVector } from '../../renderer/camera/camera';
 import { frameCamera } from '../../renderer/camera/frame-camera';
@@ -15,23 +16,6 @@ import { psnr } from '../reference/raster';
 import { useGpu, withValidation } from '../support/gpu';
 
 const ctx = useGpu();
-
-/** Counts buffers created and not yet destroyed on a device (wraps createBuffer). */
-function trackBuffers(device: GPUDevice): { live: () => number; restore: () => void } {
-  const original = device.createBuffer.bind(device);
-  const live = new Set<GPUBuffer>();
-  device.createBuffer = (desc: GPUBufferDescriptor) => {
-    const b = original(desc);
-    live.add(b);
-    const destroy = b.destroy.bind(b);
-    b.destroy = () => {
-      live.delete(b);
-      destroy();
-    };
-    return b;
-  };
-  return { live: () => live.size, restore: () => void (device.createBuffer = original) };
-}
 
 describe('sort strategies in the renderer', () => {
   it('all draw the same picture, switched live on one scene, without leaking buffers', async () => {
@@ -49,7 +33,7 @@ describe('sort strategies in the renderer', () => {
       const renderer = new SplatRenderer(device, 'rgba8unorm', 'radix4');
       renderer.setScene(cloud);
       const reference = (await renderOffscreen(renderer, cam, settings)).rgba;
-      const tracker = trackBuffers(device);
+      const tracker = meterGpuMemory(device);
       try {
         let baseline = -1;
         for (const round of [0, 1]) {
@@ -62,8 +46,8 @@ describe('sort strategies in the renderer', () => {
             expect(p, `${name} differs from radix4 (PSNR ${p.toFixed(1)} dB)`).toBeGreaterThan(45);
           }
           // After a full round the same strategy holds the same buffers as after the first.
-          if (round === 0) baseline = tracker.live();
-          else expect(tracker.live()).toBe(baseline);
+          if (round === 0) baseline = tracker.liveBuffers;
+          else expect(tracker.liveBuffers).toBe(baseline);
         }
       } finally {
         tracker.restore();

@@ -6,6 +6,7 @@
  * read back, a bad file and an aborted load refused with the scene kept, and
  * destroy() giving back every buffer the viewer made.
  */
+import { meterGpuMemory } from '../../bench/gpu-memory';
 import { sceneBytesPerSplat } from '../../renderer/pipeline/scene-precision';
 import { describe, expect, it } from 'vitest';
 import { createViewer, SceneLoadCancelled, SceneLoadError, STAGE_NAMES, type Viewer } from '../../renderer/api/index';
@@ -15,25 +16,6 @@ import { useGpu } from '../support/gpu';
 import { writeTestPng } from '../support/test-png';
 
 const ctx = useGpu();
-
-/** Counts the device's live buffers: createBuffer wrapped, each buffer's destroy too. */
-function countBuffers(device: GPUDevice): { live: () => number; created: () => number } {
-  const live = new Set<GPUBuffer>();
-  let created = 0;
-  const create = device.createBuffer.bind(device);
-  device.createBuffer = (desc: GPUBufferDescriptor) => {
-    const b = create(desc);
-    created++;
-    live.add(b);
-    const destroy = b.destroy.bind(b);
-    b.destroy = () => {
-      live.delete(b);
-      destroy();
-    };
-    return b;
-  };
-  return { live: () => live.size, created: () => created };
-}
 
 function nextEvent(v: Viewer, type: string): Promise<CustomEvent> {
   return new Promise((resolve) => v.addEventListener(type, (e) => resolve(e as CustomEvent), { once: true }));
@@ -46,8 +28,8 @@ async function frames(v: Viewer, n: number): Promise<void> {
 describe('createViewer in Node (offscreen target)', () => {
   it('loads, draws, profiles, refuses bad and aborted loads keeping the scene, and frees its buffers on destroy', async () => {
     const device = ctx.gpu.device;
-    const buffers = countBuffers(device);
-    const before = buffers.live();
+    const buffers = meterGpuMemory(device);
+    const before = buffers.liveBuffers;
     const ply = writeSplatPly(generateDefaultScene(3000));
     const viewer = await createViewer({ width: 128, height: 96 }, { device, scene: ply.buffer as ArrayBuffer, sort: 'radix16', draw: 'quads', background: '#000000' });
     const events: string[] = [];
@@ -101,10 +83,10 @@ describe('createViewer in Node (offscreen target)', () => {
     await frames(viewer, 2);
 
     // destroy(): every buffer it made is destroyed; the host's device lives on.
-    const made = buffers.created();
-    expect(buffers.live()).toBeGreaterThan(before);
+    const made = buffers.created;
+    expect(buffers.liveBuffers).toBeGreaterThan(before);
     viewer.destroy();
-    expect(buffers.live()).toBe(before);
+    expect(buffers.liveBuffers).toBe(before);
     expect(made).toBeGreaterThan(5);
     const probe = device.createBuffer({ size: 16, usage: GPUBufferUsage.COPY_DST });
     probe.destroy();
