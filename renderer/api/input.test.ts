@@ -1,25 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Bounds } from '../../scenes/splat-cloud';
-import { type CameraPose, length, normalize, sub } from '../camera/camera';
+import { sub } from '../camera/camera';
 import { CameraController } from '../camera/controller';
 import { attachControls } from './input';
-
-const START: CameraPose = { eye: [0, 0, -5], target: [0, 0, 0], up: [0, -1, 0], fovyDeg: 60 };
-
-function dist(p: CameraPose): number {
-  return length(sub(p.target, p.eye));
-}
-
-function expectVecClose(a: readonly number[], b: readonly number[], eps = 1e-9): void {
-  for (let i = 0; i < a.length; i++) expect(Math.abs(a[i] - b[i]), `index ${i}: ${a[i]} vs ${b[i]}`).toBeLessThan(eps);
-}
-
-function expectPoseClose(a: CameraPose, b: CameraPose, eps = 1e-9): void {
-  expectVecClose(a.eye, b.eye, eps);
-  expectVecClose(a.target, b.target, eps);
-  expectVecClose(normalize(a.up), normalize(b.up), eps);
-  expect(a.fovyDeg).toBeCloseTo(b.fovyDeg, 9);
-}
+import { dist, expectPoseClose, expectVecClose, START } from '../../test/support/pose-compare';
 
 /**
  * Just enough of an element for attachControls, on Node's own EventTarget:
