@@ -9,11 +9,6 @@
 alias SceneCenter = vec4u;
 alias SceneCov = vec2u;
 
-struct SplatCov {
-  a: vec4f,
-  b: vec4f,
-};
-
 fn splatPosition(i: u32) -> vec3f {
   return bitcast<vec3f>(centers[i].xyz);
 }

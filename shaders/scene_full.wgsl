@@ -10,12 +10,6 @@
 alias SceneCenter = vec4f;
 alias SceneCov = vec4f;
 
-// The 3D covariance: (xx, xy, xz, yy) and (yz, zz, largest axis, 0).
-struct SplatCov {
-  a: vec4f,
-  b: vec4f,
-};
-
 fn splatPosition(i: u32) -> vec3f {
   return centers[i].xyz;
 }
