@@ -140,7 +140,7 @@ const near = (a: number[], b: number[], tol = 1e-3) => a.every((v, i) => Math.ab
 
 describe('viewer page: figures, views, auto, conveniences (issue 11)', () => {
   it('the HUD names a newly opened scene within 250 ms of its first frame, with no figure of the old one', async () => {
-    const { page, log } = await openViewer('?splats=2000');
+    const { page, log } = await openViewer('?splats=2000&sort=onesweep&draw=tiles');
     await waitFrames(page, 2);
     await page.evaluate(() => {
       const w = window as unknown as { hudLog: { t: number; text: string }[] };
@@ -176,7 +176,7 @@ describe('viewer page: figures, views, auto, conveniences (issue 11)', () => {
   });
 
   it('a hash with FOV 45 restores FOV 45, and a view saved for another scene is not applied', async () => {
-    const { page, log } = await openViewer('?splats=2000#cam=0.5,-1,-6,0,0,0,0,-1,0,45&scene=default%3A2000');
+    const { page, log } = await openViewer('?splats=2000&sort=onesweep&draw=tiles#cam=0.5,-1,-6,0,0,0,0,-1,0,45&scene=default%3A2000');
     await waitFrames(page, 2);
     // The hash's view applies once its scene is on screen (the first scene loads
     // asynchronously): wait for it rather than for a number of frames (a loaded
@@ -189,7 +189,7 @@ describe('viewer page: figures, views, auto, conveniences (issue 11)', () => {
     await page.waitForFunction(() => location.hash.includes(',45&scene=default%3A2000'), undefined, { timeout: 30_000 });
     await page.close();
 
-    const other = await openViewer('?splats=2000#cam=0.5,-1,-6,0,0,0,0,-1,0,45&scene=file%3Agarden.ply');
+    const other = await openViewer('?splats=2000&sort=onesweep&draw=tiles#cam=0.5,-1,-6,0,0,0,0,-1,0,45&scene=file%3Agarden.ply');
     await waitFrames(other.page, 2);
     const w = await app(other.page, (a) => a.view);
     expect(near(w.eye, [0.5, -1, -6])).toBe(false);
@@ -199,7 +199,7 @@ describe('viewer page: figures, views, auto, conveniences (issue 11)', () => {
   });
 
   it('editing the hash moves the camera, and back / forward move it again', async () => {
-    const { page, log } = await openViewer('?splats=2000');
+    const { page, log } = await openViewer('?splats=2000&sort=onesweep&draw=tiles');
     await waitFrames(page, 2);
     await page.waitForFunction(() => location.hash.startsWith('#cam='), undefined, { timeout: 30_000 });
     const start = await app(page, (a) => a.view);
@@ -219,7 +219,7 @@ describe('viewer page: figures, views, auto, conveniences (issue 11)', () => {
   });
 
   it('a ?scene= link loads that scene first and never shows the default scene', async () => {
-    const { page, log } = await openViewer('?scene=/e2e-scenes/inria_sh3_tile_1971.ply', undefined, async (p) => {
+    const { page, log } = await openViewer('?scene=/e2e-scenes/inria_sh3_tile_1971.ply&sort=onesweep&draw=tiles', undefined, async (p) => {
       await routeScenes(p);
       await p.addInitScript(() => {
         const w = window as unknown as { hudTexts: string[] };
@@ -246,7 +246,7 @@ describe('viewer page: figures, views, auto, conveniences (issue 11)', () => {
   });
 
   it('the screenshot downloads a PNG of the view (P), and 2x through an offscreen render (Shift+P)', async () => {
-    const { page, log } = await openViewer('?splats=2000');
+    const { page, log } = await openViewer('?splats=2000&sort=onesweep&draw=tiles');
     await waitFrames(page, 3);
     const [one] = await Promise.all([page.waitForEvent('download', { timeout: 120_000 }), page.keyboard.press('p')]);
     const f1 = path.join(OUT, 'e2e-screenshot.png');
@@ -271,7 +271,7 @@ describe('viewer page: figures, views, auto, conveniences (issue 11)', () => {
   });
 
   it('double-click focuses the splat under the cursor: the eye stays, the pivot moves to it', async () => {
-    const { page, log } = await openViewer('?splats=2000');
+    const { page, log } = await openViewer('?splats=2000&sort=onesweep&draw=tiles');
     await waitFrames(page, 3);
     const before = await app(page, (a) => a.view);
     // Below the centre: the ground disc in front of the knot.
@@ -296,7 +296,7 @@ describe('viewer page: figures, views, auto, conveniences (issue 11)', () => {
   });
 
   it('Shift+F toggles fullscreen; a hash with up +y sets the up-axis control', async () => {
-    const { page, log } = await openViewer('?splats=2000#cam=0,1,-6,0,0,0,0,1,0,50');
+    const { page, log } = await openViewer('?splats=2000&sort=onesweep&draw=tiles#cam=0,1,-6,0,0,0,0,1,0,50');
     await waitFrames(page, 1);
     expect(await page.locator('.lil-controller', { hasText: 'up axis' }).locator('select').evaluate((el) => (el as HTMLSelectElement).selectedOptions[0].textContent)).toBe('+y up');
     await page.locator('#view').click({ position: { x: 5, y: 5 } });
@@ -309,7 +309,7 @@ describe('viewer page: figures, views, auto, conveniences (issue 11)', () => {
   });
 
   it('on a 390x844 phone the panel starts collapsed, with touch-sized controls', async () => {
-    const { page, log } = await openViewer('?splats=2000', { width: 390, height: 844 });
+    const { page, log } = await openViewer('?splats=2000&sort=onesweep&draw=tiles', { width: 390, height: 844 });
     await waitFrames(page, 1);
     const root = page.locator('.lil-gui.lil-root');
     expect(await root.evaluate((el) => el.classList.contains('lil-closed'))).toBe(true);
@@ -393,7 +393,7 @@ describe('viewer page: figures, views, auto, conveniences (issue 11)', () => {
 
 describe('viewer page (headless Chromium, SwiftShader WebGPU)', () => {
   it('renders the default scene, opens a real scene, and survives a bad file', async () => {
-    const { page, log } = await openViewer('?splats=3000');
+    const { page, log } = await openViewer('?splats=3000&sort=onesweep&draw=tiles');
     await waitFrames(page, 3);
     const lit = await litFraction(page, 'e2e-default.png');
     expect(lit).toBeGreaterThan(0.05);
