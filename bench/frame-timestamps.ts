@@ -1,4 +1,4 @@
-import { TIMESTAMPS_PER_FRAME } from '../renderer/pipeline/frame-stages';
+import { TIMESTAMPS_PER_FRAME, writtenOnly, type FrameTimestamps as StageSlots } from '../renderer/pipeline/frame-stages';
 
 /**
  * One frame's timestamp queries for the benchmarks (frame.ts, lod-frame.ts): the
@@ -22,6 +22,14 @@ export class FrameTimestamps {
     return device.features.has('timestamp-query') ? new FrameTimestamps(device) : null;
   }
 
+  private frame: StageSlots | null = null;
+
+  /** Where this frame's stages write (renderer.encodeFrame's `timestamps`): read() then keeps only the slots they wrote. */
+  begin(): StageSlots {
+    this.frame = { querySet: this.querySet, base: 0 };
+    return this.frame;
+  }
+
   /** Records the resolve and the copy to the read-back, after the frame's passes. */
   resolve(encoder: GPUCommandEncoder): void {
     encoder.resolveQuerySet(this.querySet, 0, TIMESTAMPS_PER_FRAME, this.resolveBuffer, 0);
@@ -29,10 +37,12 @@ export class FrameTimestamps {
   }
 
   /** The frame's timestamps, once its commands are done (after submit). */
-  async read(): Promise<BigUint64Array> {
+  async read(): Promise<ArrayLike<bigint>> {
     await this.readback.mapAsync(GPUMapMode.READ);
     const stamps = new BigUint64Array(this.readback.getMappedRange().slice(0));
     this.readback.unmap();
-    return stamps;
+    const frame = this.frame;
+    this.frame = null;
+    return frame ? writtenOnly(stamps, frame.written ?? 0) : stamps;
   }
 }

@@ -22,9 +22,10 @@
  * For each shape the raster floor (same geometry, trivial fragment shader) is timed
  * and, unless --no-coverage, one extra frame counts its fragments: the pixels the
  * geometry covers and those that pass the fragment test (can change the image).
- * Each frame is submitted and timed alone (timestamp queries at the begin and end of
- * each stage of renderer/pipeline/frame-stages.ts), so the stage figures are GPU times without
- * overlap. --timing total puts two timestamps around the whole frame instead and none
+ * Each frame is submitted and timed alone (a timestamp query at the frame's start and
+ * at the end of each stage of renderer/pipeline/frame-stages.ts, as the page's profiler
+ * writes them), so the stage figures are GPU times without overlap and add up to the
+ * total. --timing total puts two timestamps around the whole frame instead and none
  * between its passes (the frame as the page draws it without the profiler: the
  * per-stage timestamps cost a little each); the stage columns are then empty.
  * The raster floor is the same path drawn with a trivial fragment shader
@@ -38,8 +39,9 @@
  * (`stages`: medians, `p95`), per stage and for the total.
  *
  * --draw runs each strategy with each draw strategy (default quads). The tiles rows
- * time project, tileKeys, sort (the (tile, depth) pairs, with the row's sorter),
- * ranges and blend (the blend and its copy onto the target); they have no raster floor
+ * time project (with the (tile, depth) pairs and the frame's settling), sort (the pairs,
+ * with the row's sorter) and blend (the tiles' ranges, the blend and its copy onto the
+ * target); they have no raster floor
  * and no drawn-order probe (their order is per tile), and carry the pairs sorted at
  * the first pose. A host sort (`cpu`) cannot serve the tiles draw and is skipped there.
  * --geometry and --cut shape the quads rows only (the tiles draw has no polygons and
@@ -204,7 +206,7 @@ runCli(async () => {
       renderer.encodeFrame(enc, view, cam, frameSettings);
       enc.beginComputePass({ label: 'bench.frameEnd', timestampWrites: { querySet, endOfPassWriteIndex: 1 } }).end();
     } else {
-      renderer.encodeFrame(enc, view, cam, frameSettings, querySet ? { querySet, base: 0 } : undefined);
+      renderer.encodeFrame(enc, view, cam, frameSettings, timestamps?.begin());
     }
     if (opts.probe && renderer.debugBuffers) probe.capture(enc, renderer.debugBuffers);
     timestamps?.resolve(enc);

@@ -86,7 +86,7 @@ export async function lodFrameBench(o: LodBenchOptions): Promise<void> {
     if (drawn > budget) throw new Error(`frame ${i}: ${drawn} splats drawn, over the budget ${budget}`);
     const enc = device.createCommandEncoder({ label: 'bench.lod-frame' });
     const f0 = performance.now();
-    renderer.encodeFrame(enc, view, cam, { ...settings, shDegree: Math.min(3, renderer.cloud?.shDegree ?? 0), targetStorage: true }, timestamps ? { querySet: timestamps.querySet, base: 0 } : undefined);
+    renderer.encodeFrame(enc, view, cam, { ...settings, shDegree: Math.min(3, renderer.cloud?.shDegree ?? 0), targetStorage: true }, timestamps?.begin());
     timestamps?.resolve(enc);
     device.queue.submit([enc.finish()]);
     renderer.submitted();

@@ -42,13 +42,9 @@ export function checkKeyBits(sorter: string, keyBits: number): void {
 
 /** A sort's timestamps as the writes of its (single) compute pass. */
 export function passTimestampWrites(timestamps: SortTimestamps | undefined): GPUComputePassTimestampWrites | undefined {
-  return (
-    timestamps && {
-      querySet: timestamps.querySet,
-      beginningOfPassWriteIndex: timestamps.beginIndex,
-      endOfPassWriteIndex: timestamps.endIndex,
-    }
-  );
+  if (!timestamps) return undefined;
+  const { querySet, beginIndex, endIndex } = timestamps;
+  return beginIndex === undefined ? { querySet, endOfPassWriteIndex: endIndex } : { querySet, beginningOfPassWriteIndex: beginIndex, endOfPassWriteIndex: endIndex };
 }
 
 export interface Grid {

@@ -19,10 +19,10 @@ export interface SortJob {
   keyBits: number;
 }
 
-/** Where the sorter writes timestamps: begin of its first pass, end of its last. */
+/** Where the sorter writes timestamps: begin of its first pass (when given), end of its last. */
 export interface SortTimestamps {
   querySet: GPUQuerySet;
-  beginIndex: number;
+  beginIndex?: number;
   endIndex: number;
 }
 

@@ -1,5 +1,4 @@
 import { createCpuSortClient, type CpuSortClient } from '../../sort/cpu-sort';
-import { encodeEmptyStages } from './frame-stages';
 import type { SortStrategy } from './sort-strategy';
 
 const f32 = new Float32Array(1);
@@ -93,7 +92,7 @@ export class CpuDepthSort {
 /**
  * The CPU worker as a sort strategy: each frame uploads the newest finished order
  * (with its count) and asks for the next one; the GPU does no project or sort work,
- * so those stages are timed as empty passes and the sort's host time stands for
+ * so those stages are absent from its GPU timings and the sort's host time stands for
  * the `sort` stage. Until the first order arrives the draw keeps what the buffers
  * hold (the last strategy's order, or nothing for a new scene).
  */
@@ -111,15 +110,15 @@ export const cpuWorkerStrategy: SortStrategy = {
       get hostSortMs() {
         return sort.lastSortMs;
       },
-      encode(encoder, frame) {
+      encode(_encoder, frame) {
         const order = sort.take();
         if (order) {
           device.queue.writeBuffer(target.values, 0, order.buffer, order.byteOffset, order.byteLength);
           target.writeCount(order.length);
         }
         const cam = frame.camera;
+        // No GPU pass: the frame's project and sort stages are absent from its GPU timings.
         if (frame.sortNow) sort.request(cam.view, frame.keyBits, cam.near, cam.far);
-        encodeEmptyStages(encoder, frame.timestamps, ['project', 'sort']);
       },
       settle: () => sort.settle(),
       destroy: () => sort.destroy(),

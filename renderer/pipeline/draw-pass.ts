@@ -416,12 +416,12 @@ export class DrawPass {
     background: readonly [number, number, number],
     shape: DrawShape,
     variant: DrawVariant = 'splat',
-    timestamps?: { querySet: GPUQuerySet; beginIndex: number; endIndex: number },
+    timestamps?: { querySet: GPUQuerySet; beginIndex?: number; endIndex: number },
     coverage?: GPUBuffer,
   ): void {
     const prep = encoder.beginComputePass({
       label: 'DrawPass.prepare',
-      timestampWrites: timestamps && { querySet: timestamps.querySet, beginningOfPassWriteIndex: timestamps.beginIndex },
+      timestampWrites: timestamps?.beginIndex !== undefined ? { querySet: timestamps.querySet, beginningOfPassWriteIndex: timestamps.beginIndex } : undefined,
     });
     prep.setPipeline(preparePipeline(this.device, shape, this.buffers.precision));
     prep.setBindGroup(0, this.prepareGroup);
@@ -470,7 +470,7 @@ export class DrawPass {
     size: { width: number; height: number },
     background: readonly [number, number, number],
     shape: DrawShape,
-    timestamps?: { querySet: GPUQuerySet; beginIndex: number; endIndex: number },
+    timestamps?: { querySet: GPUQuerySet; beginIndex?: number; endIndex: number },
   ): void {
     const t = this.f2bTargetsFor(size.width, size.height);
     const splats = drawPipeline(this.device, ACCUM_FORMAT, 'splat', shape);

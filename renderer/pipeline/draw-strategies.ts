@@ -16,22 +16,22 @@ export interface DrawInfo {
   description: string;
   /** Sorts keys of its own on the GPU: a host sort strategy cannot serve it. */
   needsGpuSorter: boolean;
-  /** The stages of frame-stages.ts it times (it writes the others with empty passes). */
+  /** The stages of frame-stages.ts it times (its frames leave the others unwritten). */
   stages: readonly StageName[];
 }
 
 export const DRAW_STRATEGIES: readonly DrawInfo[] = [
   { name: 'quads', description: 'instanced quads, back to front, graphics pipeline', needsGpuSorter: false, stages: ['project', 'sort', 'draw'] },
-  { name: 'tiles', description: 'compute tile rasteriser: (tile, depth) pairs sorted on the GPU, blended per 16x16 tile front to back', needsGpuSorter: true, stages: ['project', 'tileKeys', 'sort', 'ranges', 'blend'] },
+  { name: 'tiles', description: 'compute tile rasteriser: (tile, depth) pairs sorted on the GPU, blended per 16x16 tile front to back', needsGpuSorter: true, stages: ['project', 'sort', 'blend'] },
 ];
 
-/** The stages of the table that `draw` does not time (written by empty passes in its frames). */
+/** The stages of the table that `draw` does not time (unwritten in its frames). */
 export function otherStages(draw: DrawInfo): StageName[] {
   const mine = new Set<StageName>(draw.stages);
   return STAGE_NAMES.filter((s) => !mine.has(s));
 }
 
-/** A frame's stage times restricted to `draw`'s own stages (the others are empty passes). */
+/** A frame's stage times restricted to `draw`'s own stages. */
 export function ownStages<T extends Partial<Record<StageName, number>>>(sample: T, draw: DrawInfo): T {
   const out = { ...sample };
   for (const s of otherStages(draw)) delete out[s];

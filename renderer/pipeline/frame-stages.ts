@@ -5,12 +5,13 @@
  * of a sample), the live graph (segments and colours), the benchmark report
  * (CSV / JSON columns) and bench:frame.
  *
- * A stage is timed by one GPU pass (or one sequence of passes, e.g. a sort) that
- * writes a begin and an end timestamp at slot 2i and 2i + 1 of the frame's
- * queries, i = the stage's row. A stage no pass wrote in a frame is absent from
- * that frame. A new draw strategy with stages of its own (e.g. tile keys, ranges,
- * blend) adds rows here and writes them with {@link stageWrites}: the profiler,
- * the statistics, the graph and the report follow the table.
+ * A stage is one GPU pass or a sequence of them (a sort, the tiles' blend) whose
+ * last pass writes the stage's end timestamp at slot 1 + i of the frame's queries,
+ * i = the stage's row; the frame's first pass also writes slot 0, the frame's
+ * start. A stage no pass wrote in a frame is absent from that frame. A new draw
+ * strategy with stages of its own adds rows here and writes them with
+ * {@link stageWrites}: the profiler, the statistics, the graph and the report
+ * follow the table.
  */
 
 /** One row of the table. */
@@ -29,18 +30,20 @@ export interface FrameStage {
   readonly optional?: boolean;
 }
 
-// Rows in the order the passes run. A frame times its own draw strategy's stages
-// (draw-strategies.ts) and writes the others' with empty passes (a query slot keeps
-// its last value otherwise: a switch would show the other draw's stale figures):
-// quads writes the tiles rows before its draw, tiles writes `draw` after its blend.
-// The total spans the first to the last row written: project to draw for quads,
-// project to the empty draw pass (a few microseconds after the blend) for tiles.
+// Rows in the order the passes run; each draw strategy times its own (draw-strategies.ts).
+// A frame writes one timestamp at its very start and one at the end of each of its
+// stages: a stage's time runs from the end of the stage before it (or the frame's
+// start) to its own end, so the stages add up to the frame's total, barriers
+// included. One timestamp a stage, not a begin and an end each, because each
+// timestamp costs: on an H100 (Dawn/Vulkan) a begin and an end per stage made the
+// 6,831-splat tiles frame 0.161 ms, an end per stage 0.152, none but the frame's two
+// 0.130 (docs/PERFORMANCE.md, "What the profiler costs"). For the same reason a
+// frame writes nothing for the stages of the other draw: their slots are read as
+// unwritten (the frame's `written` mask), not filled by empty passes.
 export const FRAME_STAGES = [
-  { name: 'project', label: 'project: view depth, cull (tiles: also conic, colour, footprint)', colour: '#4e79a7', graph: true, report: true },
-  { name: 'tileKeys', label: 'tile keys: one (tile, depth) pair per screen tile a splat touches (tiles)', colour: '#76b7b2', graph: true, report: true, optional: true },
+  { name: 'project', label: 'project: view depth, cull (tiles: also conic, colour, the (tile, depth) pairs and the frame\'s pair count)', colour: '#4e79a7', graph: true, report: true },
   { name: 'sort', label: 'sort of the (key, id) pairs', colour: '#f28e2b', graph: true, report: true },
-  { name: 'ranges', label: 'ranges: each tile\'s run of sorted pairs (tiles)', colour: '#edc948', graph: true, report: true, optional: true },
-  { name: 'blend', label: 'blend: per pixel, front to back in workgroup memory, then onto the target (tiles)', colour: '#b07aa1', graph: true, report: true, optional: true },
+  { name: 'blend', label: 'blend: each tile\'s run of sorted pairs, then per pixel, front to back in workgroup memory, onto the target (tiles)', colour: '#b07aa1', graph: true, report: true, optional: true },
   { name: 'draw', label: 'draw: per-splat records, then polygons back to front (quads)', colour: '#59a14f', graph: true, report: true },
 ] as const satisfies readonly FrameStage[];
 
@@ -50,33 +53,46 @@ export type StageName = (typeof FRAME_STAGES)[number]['name'];
 /** The stage names, in table order. */
 export const STAGE_NAMES: readonly StageName[] = FRAME_STAGES.map((s) => s.name);
 
-/** Timestamps a frame writes: begin and end of each stage. */
-export const TIMESTAMPS_PER_FRAME = 2 * FRAME_STAGES.length;
+/** Timestamps a frame has: its start (slot 0), then the end of each stage (slot 1 + row). */
+export const TIMESTAMPS_PER_FRAME = 1 + FRAME_STAGES.length;
 
-/** Where a frame's stages write timestamps: {@link TIMESTAMPS_PER_FRAME} consecutive queries from `base`. */
+/**
+ * Where a frame's stages write timestamps: {@link TIMESTAMPS_PER_FRAME} consecutive
+ * queries from `base`. `written` is kept by {@link stageWrites}: bit 0 the frame's
+ * start, bit 1 + row each stage's end; slots a frame did not write hold an older
+ * frame's values, so readers mask them with {@link writtenOnly}.
+ */
 export interface FrameTimestamps {
   querySet: GPUQuerySet;
   base: number;
-}
-
-/** Begin and end query index of `stage` in a frame, or undefined when the frame is not timed. */
-export function stageWrites(
-  ts: FrameTimestamps | undefined,
-  stage: StageName,
-): { querySet: GPUQuerySet; beginningOfPassWriteIndex: number; endOfPassWriteIndex: number } | undefined {
-  if (!ts) return undefined;
-  const row = STAGE_NAMES.indexOf(stage);
-  return { querySet: ts.querySet, beginningOfPassWriteIndex: ts.base + 2 * row, endOfPassWriteIndex: ts.base + 2 * row + 1 };
+  written?: number;
 }
 
 /**
- * Empty compute passes that write the timestamps of stages a frame does no GPU
- * work for (e.g. the CPU strategy's project and sort): a query slot keeps its
- * last frame's values otherwise, and the stage reads ~0 ms as it should.
+ * The timestamp writes of the pass that ends `stage` (undefined when the frame is
+ * not timed): its end, and the frame's start too when it is the frame's first timed
+ * pass. Call it once per stage, for the pass that uses it, in the order the passes run.
  */
-export function encodeEmptyStages(encoder: GPUCommandEncoder, ts: FrameTimestamps | undefined, stages: readonly StageName[]): void {
-  if (!ts) return;
-  for (const stage of stages) {
-    encoder.beginComputePass({ label: `skipped ${stage}`, timestampWrites: stageWrites(ts, stage) }).end();
-  }
+export function stageWrites(
+  ts: FrameTimestamps | undefined,
+  stage: StageName,
+): { querySet: GPUQuerySet; beginningOfPassWriteIndex?: number; endOfPassWriteIndex: number } | undefined {
+  if (!ts) return undefined;
+  const row = STAGE_NAMES.indexOf(stage);
+  const first = !ts.written;
+  ts.written = (ts.written ?? 0) | 1 | (2 << row);
+  const end = ts.base + 1 + row;
+  return first ? { querySet: ts.querySet, beginningOfPassWriteIndex: ts.base, endOfPassWriteIndex: end } : { querySet: ts.querySet, endOfPassWriteIndex: end };
+}
+
+/** A stage's writes in the form the sorters and the draw pass take (begin: the frame's start, on its first pass only). */
+export function stageIndices(
+  w: ReturnType<typeof stageWrites>,
+): { querySet: GPUQuerySet; beginIndex?: number; endIndex: number } | undefined {
+  return w && { querySet: w.querySet, beginIndex: w.beginningOfPassWriteIndex, endIndex: w.endOfPassWriteIndex };
+}
+
+/** A frame's resolved timestamps with the slots it did not write (per `written`, FrameTimestamps) set to 0. */
+export function writtenOnly(stamps: ArrayLike<bigint>, written: number): bigint[] {
+  return Array.from({ length: TIMESTAMPS_PER_FRAME }, (_, i) => ((written >> i) & 1 ? stamps[i] : 0n));
 }

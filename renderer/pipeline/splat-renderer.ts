@@ -3,14 +3,14 @@ import type { SanitizeReport, ShDegree, SplatCloud } from '../../scenes/splat-cl
 import { DrawArgs } from './draw-args';
 import { estimateLayers } from './depth-complexity';
 import { COVERAGE_BYTES, DEFAULT_GEOMETRY, DEFAULT_LIST, DrawPass, drawsFrontToBack, VERTICES_PER_SPLAT, type DrawOrder, type DrawShape } from './draw-pass';
-import { encodeEmptyStages, stageWrites, type FrameTimestamps } from './frame-stages';
+import { stageIndices, stageWrites, type FrameTimestamps } from './frame-stages';
 import { FrameUniforms, type FrameCamera, type FrameSettings } from './frame-uniforms';
 import { assertSceneFits, bindingLimit, type BudgetLimits } from './gpu-budget';
 import { GpuScene } from './gpu-scene';
 import { DEFAULT_PRECISION, type ScenePrecision } from './scene-precision';
 import { ProjectPass } from './project-pass';
 import { strategyByName, type SortState, type SortStrategy, type SortTarget, type StrategyInfo } from './strategies';
-import { drawByName, otherStages, type DrawName } from './draw-strategies';
+import { drawByName, type DrawName } from './draw-strategies';
 import { TileRasterizer, type TileRasterizerOptions } from './tiles/tile-rasterizer';
 import type { PairStatus } from './tiles/pair-budget';
 
@@ -487,7 +487,6 @@ export class SplatRenderer {
         },
         (stage) => stageWrites(timestamps, stage),
       );
-      encodeEmptyStages(encoder, timestamps, otherStages(drawByName('tiles')));
       return;
     }
     const shape = drawShape(settings);
@@ -496,7 +495,6 @@ export class SplatRenderer {
     this.orderDrawn = drawsFrontToBack(shape, 'splat') ? 'front-to-back' : 'back-to-front';
     this.vertexCount = VERTICES_PER_SPLAT[shape.geometry];
     this.sortState!.encode(encoder, { camera, keyBits: settings.keyBits, sortNow: settings.sort !== false, timestamps });
-    encodeEmptyStages(encoder, timestamps, otherStages(drawByName('quads')));
     // The vertex count follows the shape every frame, also when the order is reused
     // (after the strategy's own writes: the queue applies them in order).
     this.device.queue.writeBuffer(this.drawArgs, DrawArgs.vertexCountOffset, new Uint32Array([this.vertexCount]));
@@ -508,7 +506,7 @@ export class SplatRenderer {
       settings.background,
       shape,
       coverage ? 'count' : settings.rasterFloor ? 'floor' : 'splat',
-      writes && { querySet: writes.querySet, beginIndex: writes.beginningOfPassWriteIndex, endIndex: writes.endOfPassWriteIndex },
+      stageIndices(writes),
       coverage,
     );
   }

@@ -8,7 +8,7 @@ import { sorterFactories } from '../../sort/registry';
 import type { SorterFactory } from '../../sort/types';
 import { cpuWorkerStrategy } from './cpu-depth-sort';
 import { DrawArgs } from './draw-args';
-import { encodeEmptyStages, stageWrites } from './frame-stages';
+import { stageIndices, stageWrites } from './frame-stages';
 import type { SortStrategy, StrategyInfo } from './sort-strategy';
 
 export type { SortFrame, SortState, SortStrategy, SortTarget, StrategyInfo } from './sort-strategy';
@@ -24,17 +24,15 @@ function gpuSortStrategy(factory: SorterFactory): SortStrategy {
       return {
         hostSortMs: null,
         encode(encoder, frame) {
-          if (!frame.sortNow) {
-            encodeEmptyStages(encoder, frame.timestamps, ['project', 'sort']);
-            return;
-          }
+          // No sort this frame: its project and sort stages are absent from its timings.
+          if (!frame.sortNow) return;
           target.writeCount(0);
           target.project.encode(encoder, stageWrites(frame.timestamps, 'project'));
           const w = stageWrites(frame.timestamps, 'sort');
           sorter.encode(
             encoder,
             { keys: target.keys, values: target.values, count: target.drawArgs, countOffset: DrawArgs.countOffset, keyBits: frame.keyBits },
-            w && { querySet: w.querySet, beginIndex: w.beginningOfPassWriteIndex, endIndex: w.endOfPassWriteIndex },
+            stageIndices(w),
           );
         },
         settle: async () => false,

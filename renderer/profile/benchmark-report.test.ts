@@ -43,7 +43,7 @@ const input: BenchmarkInput = {
   ],
 };
 
-const tileNulls = { tileKeys: null, ranges: null, blend: null };
+const tileNulls = { blend: null };
 const nulls = { project: null, sort: null, draw: null, total: null, ...tileNulls };
 
 describe('buildRows', () => {
@@ -135,14 +135,14 @@ describe('toCsv', () => {
   it('a header and one flat line per strategy; missing figures are empty fields', () => {
     expect(toCsv(buildRows(input))).toBe(
       [
-        'strategy,draw,scene,splats,visible,frames,project_median_ms,project_p95_ms,tileKeys_median_ms,tileKeys_p95_ms,sort_median_ms,sort_p95_ms,ranges_median_ms,ranges_p95_ms,blend_median_ms,blend_p95_ms,draw_median_ms,draw_p95_ms,total_median_ms,total_p95_ms,raster_floor_ms,out_of_order_fraction,key_bits,resolution,adapter,date',
-        'radix4,,garden.ply,5834784,4102334,4,2.5,4,,,2.5,4,,,,,11.5,13,17,18.5,9.25,0,,,,',
-        'cpu,,garden.ply,5834784,4102334,3,,,,,,,,,,,,,,,,0.0125,,,,',
-        'bitonic,,garden.ply,5834784,4102334,3,2,3,,,,,,,,,5,5,5,7,9.25,0.00001,,,,',
+        'strategy,draw,scene,splats,visible,frames,project_median_ms,project_p95_ms,sort_median_ms,sort_p95_ms,blend_median_ms,blend_p95_ms,draw_median_ms,draw_p95_ms,total_median_ms,total_p95_ms,raster_floor_ms,out_of_order_fraction,key_bits,resolution,adapter,date',
+        'radix4,,garden.ply,5834784,4102334,4,2.5,4,2.5,4,,,11.5,13,17,18.5,9.25,0,,,,',
+        'cpu,,garden.ply,5834784,4102334,3,,,,,,,,,,,,0.0125,,,,',
+        'bitonic,,garden.ply,5834784,4102334,3,2,3,,,,,5,5,5,7,9.25,0.00001,,,,',
         '',
       ].join('\n'),
     );
-    expect(CSV_COLUMNS).toHaveLength(26);
+    expect(CSV_COLUMNS).toHaveLength(22);
   });
 
   it('quotes fields with commas, quotes, line breaks or edge spaces', () => {
@@ -151,7 +151,7 @@ describe('toCsv', () => {
     expect(csvField('a\nb')).toBe('"a\nb"');
     expect(csvField(' padded')).toBe('" padded"');
     const [row] = buildRows({ scene: 'a,b', splats: 2, visible: 2, runs: [{ strategy: 'say "hi"', samples: [], outOfOrderFraction: 0 }] });
-    expect(toCsv([row]).split('\n')[1]).toBe('"say ""hi""",,"a,b",2,2,0,,,,,,,,,,,,,,,,0,,,,');
+    expect(toCsv([row]).split('\n')[1]).toBe('"say ""hi""",,"a,b",2,2,0,,,,,,,,,,,,0,,,,');
   });
 
   it('numbers carry 6 significant digits', () => {
@@ -161,7 +161,7 @@ describe('toCsv', () => {
       visible: 1,
       runs: [{ strategy: 'x', samples: [{ cpuMs: 0, frameMs: 0, total: 1 / 3 }], outOfOrderFraction: 2 / 3 }],
     });
-    expect(toCsv([row]).split('\n')[1]).toBe('x,,s,1,1,1,,,,,,,,,,,,,0.333333,0.333333,,0.666667,,,,');
+    expect(toCsv([row]).split('\n')[1]).toBe('x,,s,1,1,1,,,,,,,,,0.333333,0.333333,,0.666667,,,,');
   });
   it("with the run's meta and a measured floor, every column of a measured strategy is filled", () => {
     const meta = { keyBits: 32, resolution: '1280x800', adapter: 'google / swiftshader', date: '2026-11-24T17:10:00.000Z' };
@@ -169,7 +169,7 @@ describe('toCsv', () => {
     const rows = buildRows({ scene: 'g.ply', splats: 10, visible: 9, rasterFloorMs: 2.5, meta, runs: [{ strategy: 'radix4', samples: [sample], outOfOrderFraction: 0 }] });
     expect(rows[0]).toMatchObject(meta);
     const line = toCsv(rows).split('\n')[1];
-    expect(line).toBe('radix4,,g.ply,10,9,1,1,1,,,2,2,,,,,3,3,6,6,2.5,0,32,1280x800,google / swiftshader,2026-11-24T17:10:00.000Z');
+    expect(line).toBe('radix4,,g.ply,10,9,1,1,1,2,2,,,3,3,6,6,2.5,0,32,1280x800,google / swiftshader,2026-11-24T17:10:00.000Z');
     // Every column of the quad draw's stages is filled (the draw name and tile stages belong to tiles rows).
     const cells = line.split(',');
     for (const col of ['project_median_ms', 'sort_median_ms', 'draw_median_ms', 'total_median_ms', 'raster_floor_ms', 'key_bits', 'resolution', 'adapter', 'date']) expect(cells[CSV_COLUMNS.indexOf(col)]).not.toBe('');
@@ -229,16 +229,16 @@ describe('formatTable', () => {
           draw: 'tiles',
           visible: 9,
           tilePairs: 12345,
-          samples: [{ cpuMs: 1, frameMs: 1, project: 1, tileKeys: 0.5, sort: 2, ranges: 0.25, blend: 1, total: 4.75 }],
+          samples: [{ cpuMs: 1, frameMs: 1, project: 1.5, sort: 2, blend: 1.25, total: 4.75 }],
           outOfOrderFraction: NaN,
         },
       ],
     });
-    expect(rows[1]).toMatchObject({ draw: 'tiles', visible: 9, tilePairs: 12345, stages: { tileKeys: 0.5, ranges: 0.25, blend: 1, draw: null } });
+    expect(rows[1]).toMatchObject({ draw: 'tiles', visible: 9, tilePairs: 12345, stages: { project: 1.5, blend: 1.25, draw: null } });
     const table = formatTable(rows);
     expect(table.split('\n')[0].split(/  +/)).toEqual([
-      'strategy', 'draw', 'scene', 'splats', 'visible', 'frames', 'project ms med / p95', 'tileKeys ms med / p95', 'sort ms med / p95',
-      'ranges ms med / p95', 'blend ms med / p95', 'draw ms med / p95', 'total ms med / p95', 'out of order', 'tile pairs',
+      'strategy', 'draw', 'scene', 'splats', 'visible', 'frames', 'project ms med / p95', 'sort ms med / p95',
+      'blend ms med / p95', 'draw ms med / p95', 'total ms med / p95', 'out of order', 'tile pairs',
     ]);
     expect(table).toContain('12,345');
     expect(JSON.parse(toJson(rows))[1].outOfOrderFraction).toBeNull();

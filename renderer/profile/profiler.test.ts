@@ -33,15 +33,14 @@ function clock() {
 const tick = () => new Promise((r) => setTimeout(r, 0));
 
 /**
- * A quads frame's 6 timestamps (project, sort, draw begin/end) in their slots of the
- * stage table; the tiles draw's stages unwritten (0).
+ * A quads frame's 4 timestamps (its start, then the end of project, sort and draw)
+ * in their slots of the stage table; the tiles draw's blend unwritten (0).
  */
 function quads(ts: bigint[]): bigint[] {
   const out = new Array<bigint>(TIMESTAMPS_PER_FRAME).fill(0n);
+  out[0] = ts[0];
   (['project', 'sort', 'draw'] as const).forEach((name, k) => {
-    const i = STAGE_NAMES.indexOf(name);
-    out[2 * i] = ts[2 * k];
-    out[2 * i + 1] = ts[2 * k + 1];
+    out[1 + STAGE_NAMES.indexOf(name)] = ts[1 + k];
   });
   return out;
 }
@@ -50,8 +49,8 @@ function quads(ts: bigint[]): bigint[] {
 function frameTs(project: number, sort: number, draw: number, t0 = 5_000_000_000n): bigint[] {
   const ms = (x: number) => BigInt(Math.round(x * 1e6));
   const t1 = t0 + ms(project);
-  const t3 = t1 + ms(sort);
-  return quads([t0, t1, t1, t3, t3, t3 + ms(draw)]);
+  const t2 = t1 + ms(sort);
+  return quads([t0, t1, t2, t2 + ms(draw)]);
 }
 
 function setup(slots: number, gpu = true, maxWaiting?: number) {
@@ -63,38 +62,41 @@ function setup(slots: number, gpu = true, maxWaiting?: number) {
 }
 
 describe('stageTimes', () => {
-  it('turns ns timestamps into stage ms; total spans project begin to draw end', () => {
-    const r = stageTimes(quads([1_000_000n, 3_000_000n, 3_100_000n, 3_600_000n, 4_000_000n, 10_000_000n]));
-    expect(r).toEqual({ outcome: 'measured', times: { project: 2, sort: 0.5, draw: 6, total: 9 } });
+  it('turns ns timestamps into stage ms, each from the end of the one before; total spans the start to the draw end', () => {
+    const r = stageTimes(quads([1_000_000n, 3_000_000n, 3_500_000n, 10_000_000n]));
+    expect(r).toEqual({ outcome: 'measured', times: { project: 2, sort: 0.5, draw: 6.5, total: 9 } });
   });
 
   it('is exact on large absolute timestamps (differences taken in bigint)', () => {
     const t0 = 1_609_534_029_021n;
-    const r = stageTimes(quads([t0, t0 + 1n, t0 + 1n, t0 + 3n, t0 + 3n, t0 + 7n]));
+    const r = stageTimes(quads([t0, t0 + 1n, t0 + 3n, t0 + 7n]));
     expect(r).toEqual({ outcome: 'measured', times: { project: 1e-6, sort: 2e-6, draw: 4e-6, total: 7e-6 } });
   });
 
   it('all zero (nothing written) is unwritten; a 0 ns frame is unavailable: no zero or negative garbage', () => {
-    expect(stageTimes(quads([0n, 0n, 0n, 0n, 0n, 0n]))).toEqual({ outcome: 'unwritten' });
-    expect(stageTimes(quads(new Array(6).fill(77n)))).toEqual({ outcome: 'unavailable' });
+    expect(stageTimes(quads([0n, 0n, 0n, 0n]))).toEqual({ outcome: 'unwritten' });
+    // A start but no stage, or stages without a start: nothing to measure.
+    expect(stageTimes(quads([5n, 0n, 0n, 0n]))).toEqual({ outcome: 'unwritten' });
+    expect(stageTimes(quads([0n, 5n, 6n, 7n]))).toEqual({ outcome: 'unwritten' });
+    expect(stageTimes(quads(new Array(4).fill(77n)))).toEqual({ outcome: 'unavailable' });
   });
 
-  it('a stage whose queries were not written is absent; the others stand', () => {
-    const r = stageTimes(quads([1_000_000n, 2_000_000n, 0n, 0n, 4_000_000n, 5_000_000n]));
-    expect(r).toEqual({ outcome: 'measured', times: { project: 1, draw: 1, total: 4 } });
-    // Only draw written: total is draw.
-    expect(stageTimes(quads([0n, 0n, 0n, 0n, 4_000_000n, 5_500_000n]))).toEqual({ outcome: 'measured', times: { draw: 1.5, total: 1.5 } });
+  it('a stage that was not written is absent; the next one runs from the end of the one before', () => {
+    const r = stageTimes(quads([1_000_000n, 2_000_000n, 0n, 5_000_000n]));
+    expect(r).toEqual({ outcome: 'measured', times: { project: 1, draw: 3, total: 4 } });
+    // Only draw written (a host sort): the draw is the whole frame.
+    expect(stageTimes(quads([4_000_000n, 0n, 0n, 5_500_000n]))).toEqual({ outcome: 'measured', times: { draw: 1.5, total: 1.5 } });
   });
 
   it('a stage of 0 ns inside a frame that took time is a real 0', () => {
-    const r = stageTimes(quads([1_000_000n, 2_000_000n, 2_000_000n, 2_000_000n, 2_000_000n, 3_000_000n]));
+    const r = stageTimes(quads([1_000_000n, 2_000_000n, 2_000_000n, 3_000_000n]));
     expect(r).toEqual({ outcome: 'measured', times: { project: 1, sort: 0, draw: 1, total: 2 } });
   });
 
-  it('discards a frame where a stage, or the whole span, ends before it begins', () => {
-    expect(stageTimes(quads([1_000_000n, 2_000_000n, 2_000_000n, 3_000_000n, 5_000_000n, 4_000_000n]))).toEqual({ outcome: 'discarded' });
-    // Each stage in order but draw ends before project begins (clock reset between passes).
-    expect(stageTimes(quads([9_000_000n, 9_500_000n, 1_000_000n, 1_200_000n, 1_300_000n, 1_400_000n]))).toEqual({ outcome: 'discarded' });
+  it('discards a frame where a stage ends before the one before it (or before the start)', () => {
+    expect(stageTimes(quads([1_000_000n, 2_000_000n, 5_000_000n, 4_000_000n]))).toEqual({ outcome: 'discarded' });
+    // The clock reset between the start and the first stage.
+    expect(stageTimes(quads([9_000_000n, 1_000_000n, 1_200_000n, 1_400_000n]))).toEqual({ outcome: 'discarded' });
   });
 
   it('rejects fewer timestamps than the table has', () => {

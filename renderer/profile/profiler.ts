@@ -18,7 +18,7 @@
  */
 import type { FrameSample } from './frame-stats';
 import { FrameStats } from './frame-stats';
-import { STAGE_NAMES, TIMESTAMPS_PER_FRAME, type FrameTimestamps, type StageName } from '../pipeline/frame-stages';
+import { STAGE_NAMES, TIMESTAMPS_PER_FRAME, writtenOnly, type FrameTimestamps, type StageName } from '../pipeline/frame-stages';
 
 export { TIMESTAMPS_PER_FRAME } from '../pipeline/frame-stages';
 
@@ -58,7 +58,7 @@ export interface CpuTimings {
 
 /** GPU stage times of one frame, in ms: one per stage of the table that was written. */
 export type StageTimes = Partial<Record<StageName, number>> & {
-  /** From the begin of the first written stage to the end of the last one. */
+  /** From the frame's start to the end of its last stage: the sum of the stages. */
   total: number;
 };
 
@@ -66,32 +66,35 @@ export type StageTimes = Partial<Record<StageName, number>> & {
 export type StageReading = { outcome: 'measured'; times: StageTimes } | { outcome: 'unwritten' | 'unavailable' | 'discarded' };
 
 /**
- * Turns a frame's resolved timestamps (ns; begin and end of each stage of the
- * table, in table order) into stage times in ms.
+ * Turns a frame's resolved timestamps (ns; the frame's start, then the end of each
+ * stage of the table, in table order: pipeline/frame-stages.ts) into stage times in
+ * ms: a stage runs from the end of the written stage before it (or the frame's
+ * start) to its own end, so the stages add up to the total.
  *
- * A query that was never written resolves to 0, so a stage with a 0 begin or end
- * is absent (not a huge or negative time). The frame is `unavailable` when the
- * written stages span 0 ns (nothing real takes 0 ns: the clock is not usable),
- * `discarded` when any stage, or the span, ends before it begins.
+ * A query that was not written reads 0 (readers mask an older frame's values with
+ * writtenOnly), so a stage with a 0 end is absent (not a huge or negative time).
+ * The frame is `unwritten` without a start or any stage, `unavailable` when its
+ * stages span 0 ns (nothing real takes 0 ns: the clock is not usable), `discarded`
+ * when a stage ends before the one before it.
  */
 export function stageTimes(ts: ArrayLike<bigint>): StageReading {
   if (ts.length < TIMESTAMPS_PER_FRAME) throw new RangeError(`stageTimes: need ${TIMESTAMPS_PER_FRAME} timestamps, got ${ts.length}`);
+  const start = ts[0];
+  if (start === 0n) return { outcome: 'unwritten' };
   const times: Partial<Record<StageName, number>> = {};
-  let first: bigint | undefined;
-  let last: bigint | undefined;
+  let last = start;
+  let stages = 0;
   for (let i = 0; i < STAGE_NAMES.length; i++) {
-    const begin = ts[2 * i];
-    const end = ts[2 * i + 1];
-    if (begin === 0n || end === 0n) continue;
-    if (end < begin) return { outcome: 'discarded' };
-    times[STAGE_NAMES[i]] = nsToMs(end - begin);
-    first ??= begin;
+    const end = ts[1 + i];
+    if (end === 0n) continue;
+    if (end < last) return { outcome: 'discarded' };
+    times[STAGE_NAMES[i]] = nsToMs(end - last);
     last = end;
+    stages++;
   }
-  if (first === undefined || last === undefined) return { outcome: 'unwritten' };
-  if (last < first) return { outcome: 'discarded' };
-  if (last === first) return { outcome: 'unavailable' };
-  return { outcome: 'measured', times: { ...times, total: nsToMs(last - first) } };
+  if (stages === 0) return { outcome: 'unwritten' };
+  if (last === start) return { outcome: 'unavailable' };
+  return { outcome: 'measured', times: { ...times, total: nsToMs(last - start) } };
 }
 
 /** Exact difference in bigint first: a Number cannot hold ns timestamps to the ns. */
@@ -352,6 +355,8 @@ export class GpuProfiler {
   private readonly querySet: GPUQuerySet | undefined;
   private readonly resolve: GPUBuffer | undefined;
   private readonly readback: GPUBuffer[] = [];
+  /** Each slot's frame as begin() handed it out (its `written` mask, set while the frame was encoded). */
+  private readonly frames: (FrameTimestamps | undefined)[] = [];
   private zeroFrames = 0;
   private lostReason: string | undefined;
   private destroyed = false;
@@ -424,7 +429,9 @@ export class GpuProfiler {
     if (this.destroyed) return undefined;
     const slot = this.ring.begin();
     if (slot === undefined || !this.querySet) return undefined;
-    return { querySet: this.querySet, base: slot * TIMESTAMPS_PER_FRAME };
+    const ts: FrameTimestamps = { querySet: this.querySet, base: slot * TIMESTAMPS_PER_FRAME };
+    this.frames[slot] = ts;
+    return ts;
   }
 
   /** Encodes the frame's resolve and copy into its readback buffer; call after the frame's passes. */
@@ -460,8 +467,8 @@ export class GpuProfiler {
     const buffer = this.readback[slot];
     await buffer.mapAsync(GPUMapMode.READ, 0, FRAME_BYTES);
     try {
-      // Copy out: the mapped range is detached by unmap().
-      return new BigUint64Array(buffer.getMappedRange(0, FRAME_BYTES).slice(0));
+      // Copy out (the mapped range is detached by unmap()), without the slots this frame did not write.
+      return writtenOnly(new BigUint64Array(buffer.getMappedRange(0, FRAME_BYTES)), this.frames[slot]?.written ?? 0);
     } finally {
       buffer.unmap();
     }

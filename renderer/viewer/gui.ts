@@ -16,8 +16,6 @@ export interface PanelStats {
   project: string;
   sort: string;
   draw: string;
-  tileKeys: string;
-  ranges: string;
   blend: string;
   /** The tiles draw's pair buffer: pairs / capacity, and a warning when capped. */
   tilePairs: string;
@@ -95,7 +93,7 @@ export class ViewerPanel {
   readonly gui: GUI;
   readonly stats: PanelStats = {
     splats: '-', visible: '-', fps: '-', cpuMs: '-', project: '-', sort: '-', draw: '-',
-    tileKeys: '-', ranges: '-', blend: '-', tilePairs: '-', gpuMemory: '-', gpuTotal: '-', timing: '',
+    blend: '-', tilePairs: '-', gpuMemory: '-', gpuTotal: '-', timing: '',
   };
   private readonly shController: Controller;
   private sceneController: Controller;
@@ -199,8 +197,6 @@ export class ViewerPanel {
     profile.add(this.stats, 'project').name('GPU project ms').disable().listen();
     profile.add(this.stats, 'sort').name('GPU sort ms').disable().listen();
     profile.add(this.stats, 'draw').name('GPU draw ms (quads)').disable().listen();
-    profile.add(this.stats, 'tileKeys').name('GPU tile keys ms').disable().listen();
-    profile.add(this.stats, 'ranges').name('GPU ranges ms').disable().listen();
     profile.add(this.stats, 'blend').name('GPU blend ms (tiles)').disable().listen();
     profile.add(this.stats, 'tilePairs').name('tile pairs').disable().listen();
     profile.add(this.stats, 'gpuTotal').name('GPU total ms').disable().listen();

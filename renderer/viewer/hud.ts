@@ -27,7 +27,7 @@ export interface HudFigures {
   /**
    * The draw's own stages in frame order with their median times (ms) over this
    * epoch's measured frames (null where none): quads project / sort / draw, tiles
-   * project / keys / sort / ranges / blend.
+   * project / sort / blend.
    */
   stages: readonly { name: string; ms: number | null }[];
   total: number | null;

@@ -44,8 +44,6 @@ export function updateFigures(v: Viewer, views: FigureViews): void {
   s.sort = fmt(sortMs);
   s.gpuTotal = fmt(med(sum.total));
   s.draw = tiles ? '-' : fmt(med(sum.draw));
-  s.tileKeys = tiles ? fmt(med(sum.tileKeys)) : '-';
-  s.ranges = tiles ? fmt(med(sum.ranges)) : '-';
   s.blend = tiles ? fmt(med(sum.blend)) : '-';
   s.tilePairs = !pairs
     ? '-'
@@ -76,9 +74,7 @@ export function updateFigures(v: Viewer, views: FigureViews): void {
     stages: tiles
       ? [
           { name: 'project', ms: med(sum.project) },
-          { name: 'keys', ms: med(sum.tileKeys) },
           { name: 'sort', ms: sortMs },
-          { name: 'ranges', ms: med(sum.ranges) },
           { name: 'blend', ms: med(sum.blend) },
         ]
       : [

@@ -11,7 +11,7 @@ import type { FrameSample } from '../../renderer/profile/frame-stats';
 import { type FrameMeta, GpuProfiler, TIMESTAMPS_PER_FRAME } from '../../renderer/profile/profiler';
 import type { FrameTimestamps } from '../../renderer/pipeline/splat-renderer';
 import { withValidation } from '../support/gpu';
-import { STAGE_NAMES, type StageName } from '../../renderer/pipeline/frame-stages';
+import { stageWrites, type StageName } from '../../renderer/pipeline/frame-stages';
 
 /** The quad draw's stages, written at their rows of the stage table. */
 const QUAD_STAGES: readonly StageName[] = ['project', 'sort', 'draw'];
@@ -34,7 +34,7 @@ beforeAll(async () => {
 });
 afterAll(() => gpu?.device.destroy());
 
-/** The stand-in frame: three compute passes writing begin/end timestamps at base .. base + 5. */
+/** The stand-in frame: three compute passes, each ending a stage of the quads draw (stageWrites: the first also writes the frame's start). */
 function makeFrame(device: GPUDevice) {
   const module = device.createShaderModule({ label: 'profilerTest.module', code: KERNEL });
   const pipeline = device.createComputePipeline({ label: 'profilerTest.pipeline', layout: 'auto', compute: { module, entryPoint: 'main' } });
@@ -42,11 +42,7 @@ function makeFrame(device: GPUDevice) {
   const bindGroup = device.createBindGroup({ label: 'profilerTest.bindGroup', layout: pipeline.getBindGroupLayout(0), entries: [{ binding: 0, resource: { buffer: data } }] });
   const encode = (encoder: GPUCommandEncoder, ts: FrameTimestamps | undefined) => {
     for (const name of QUAD_STAGES) {
-      const stage = STAGE_NAMES.indexOf(name);
-      const pass = encoder.beginComputePass({
-        label: `profilerTest.${name}`,
-        timestampWrites: ts && { querySet: ts.querySet, beginningOfPassWriteIndex: ts.base + 2 * stage, endOfPassWriteIndex: ts.base + 2 * stage + 1 },
-      });
+      const pass = encoder.beginComputePass({ label: `profilerTest.${name}`, timestampWrites: stageWrites(ts, name) });
       pass.setPipeline(pipeline);
       pass.setBindGroup(0, bindGroup);
       pass.dispatchWorkgroups(ELEMENTS / 64);

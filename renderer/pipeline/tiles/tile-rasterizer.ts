@@ -4,22 +4,19 @@ import { COUNTER_BYTES, CounterReadback } from './counter-readback';
 import { PairBudget, type PairStatus } from './pair-budget';
 import { TileParams, tileLayout, type TileLayout } from './tile-params';
 import { blendPipeline, canBlendInto, FALLBACK_FORMAT, fallbackPipelines, presentPipeline, tilePipelines, tileProjectPipeline } from './tile-pipelines';
+import { stageIndices } from '../frame-stages';
 import type { ScenePrecision } from '../scene-precision';
 
-/** The tile path's stages, in order; each writes a begin and an end timestamp. */
-export const TILE_STAGES = ['project', 'tileKeys', 'sort', 'ranges', 'blend'] as const;
+/** The tile path's stages, in order (rows of pipeline/frame-stages.ts). */
+export const TILE_STAGES = ['project', 'sort', 'blend'] as const;
 export type TileStage = (typeof TILE_STAGES)[number];
 
-/** Where a stage writes its begin and end timestamps (undefined: the stage is not timed). */
-export type TileTiming = (stage: TileStage) => { querySet: GPUQuerySet; beginningOfPassWriteIndex: number; endOfPassWriteIndex: number } | undefined;
-
-/** Timing into consecutive queries: stage k of TILE_STAGES at base + 2k (begin) and base + 2k + 1 (end). */
-export function consecutiveTiming(querySet: GPUQuerySet, base: number): TileTiming {
-  return (stage) => {
-    const k = TILE_STAGES.indexOf(stage);
-    return { querySet, beginningOfPassWriteIndex: base + 2 * k, endOfPassWriteIndex: base + 2 * k + 1 };
-  };
-}
+/**
+ * The timestamp writes of the pass that ends `stage` (frame-stages.ts stageWrites:
+ * its end, and the frame's start on the first), or undefined: the stage is not timed.
+ * Called once per stage, in order.
+ */
+export type TileTiming = (stage: TileStage) => { querySet: GPUQuerySet; beginningOfPassWriteIndex?: number; endOfPassWriteIndex: number } | undefined;
 
 /** The scene as the GPU holds it (renderer/pipeline/gpu-scene.ts). */
 export interface TileSceneBuffers {
@@ -341,9 +338,10 @@ export class TileRasterizer {
       background: frame.background,
     });
     const p = tilePipelines(this.device);
+    // Three timed stages, each ending with one timestamp (frame-stages.ts: every
+    // timestamp costs a few microseconds, most of a small scene's frame): project
+    // with settle, the sort, and ranges with the blend.
     const tsw = (stage: TileStage) => timing?.(stage);
-    const only = (w: GPUComputePassTimestampWrites | undefined, which: 'begin' | 'end') =>
-      w && (which === 'begin' ? { querySet: w.querySet, beginningOfPassWriteIndex: w.beginningOfPassWriteIndex } : { querySet: w.querySet, endOfPassWriteIndex: w.endOfPassWriteIndex });
 
     encoder.clearBuffer(this.counters);
     encoder.clearBuffer(this.ranges!);
@@ -355,8 +353,6 @@ export class TileRasterizer {
     pass.setPipeline(tileProjectPipeline(this.device, this.scene.precision));
     pass.setBindGroup(0, groups.project);
     pass.dispatchWorkgroups(splatGroups[0], splatGroups[1]);
-    pass.end();
-    pass = encoder.beginComputePass({ label: 'tiles.settle', timestampWrites: tsw('tileKeys') });
     pass.setBindGroup(0, groups.settle);
     pass.setPipeline(p.settle.pipeline);
     pass.dispatchWorkgroups(splatGroups[0], splatGroups[1]);
@@ -371,25 +367,15 @@ export class TileRasterizer {
     this.sorter!.encode(
       encoder,
       { keys: this.keys!, values: this.values!, count: this.counters, countOffset: 4, keyBits: layout.keyBits },
-      sortTs && { querySet: sortTs.querySet, beginIndex: sortTs.beginningOfPassWriteIndex, endIndex: sortTs.endOfPassWriteIndex },
+      stageIndices(sortTs),
     );
-
-    const rangesTs = tsw('ranges');
-    pass = encoder.beginComputePass({ label: 'tiles.ranges', timestampWrites: rangesTs });
-    pass.setBindGroup(0, groups.ranges);
-    pass.setPipeline(p.ranges.pipeline);
-    const rangeGroups = grid(Math.ceil(capacity / WG));
-    pass.dispatchWorkgroups(rangeGroups[0], rangeGroups[1]);
-    pass.end();
 
     // A fallback frame's picture (its draws have no visible instance in a normal
     // frame, and 'load' reads nothing back on a desktop GPU).
-    const blendTs = tsw('blend');
     const fb = fallbackPipelines(this.device);
     const rp = encoder.beginRenderPass({
       label: 'tiles.fallback',
       colorAttachments: [{ view: this.fallbackView!, loadOp: 'load', storeOp: 'store' }],
-      timestampWrites: blendTs && { querySet: blendTs.querySet, beginningOfPassWriteIndex: blendTs.beginningOfPassWriteIndex },
     });
     rp.setBindGroup(0, groups.fallback);
     // Indirect (instanceCount 0 in a normal frame): Dawn validates them with a hidden
@@ -401,11 +387,17 @@ export class TileRasterizer {
     rp.drawIndirect(this.control, CONTROL.fallbackDraw);
     rp.end();
 
-    // Every pixel of the output once: the tiles' blend, the background where a tile
-    // has no pairs, or the fallback's picture in a fallback frame.
+    // The tiles' runs of sorted pairs, then every pixel of the output once: the tiles'
+    // blend, the background where a tile has no pairs, or the fallback's picture in a
+    // fallback frame.
+    const blendTs = tsw('blend');
     const outFormat: GPUTextureFormat = direct ? targetFormat : 'rgba8unorm';
     const output = direct ? target : this.imageView!;
-    pass = encoder.beginComputePass({ label: 'tiles.blend', timestampWrites: direct ? only(blendTs, 'end') : undefined });
+    pass = encoder.beginComputePass({ label: 'tiles.blend', timestampWrites: direct ? blendTs : undefined });
+    pass.setBindGroup(0, groups.ranges);
+    pass.setPipeline(p.ranges.pipeline);
+    const rangeGroups = grid(Math.ceil(capacity / WG));
+    pass.dispatchWorkgroups(rangeGroups[0], rangeGroups[1]);
     pass.setPipeline(blendPipeline(this.device, outFormat).pipeline);
     pass.setBindGroup(0, this.blendGroup(groups, direct ? target : 'image', output, outFormat));
     pass.dispatchWorkgroups(layout.tilesX, layout.tilesY);
@@ -415,7 +407,7 @@ export class TileRasterizer {
       const pp = encoder.beginRenderPass({
         label: 'tiles.present',
         colorAttachments: [{ view: target, loadOp: 'clear', clearValue: { r: 0, g: 0, b: 0, a: 1 }, storeOp: 'store' }],
-        timestampWrites: blendTs && { querySet: blendTs.querySet, endOfPassWriteIndex: blendTs.endOfPassWriteIndex },
+        timestampWrites: blendTs,
       });
       pp.setPipeline(present.pipeline);
       pp.setBindGroup(0, groups.present!);
