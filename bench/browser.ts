@@ -237,3 +237,18 @@ export async function watchLoad(page: Page): Promise<void> {
 export async function readLoadWatch(page: Page): Promise<LoadWatch> {
   return page.evaluate(() => (window as unknown as { loadWatch: LoadWatch }).loadWatch);
 }
+
+/**
+ * The most CPU time the page's main thread can have spent in a task from `from` to
+ * `to` (Date.now() ms): its time on a CPU between the samples just outside them
+ * (an upper bound: other tasks in those few ms count too), and the wall time of
+ * that window. Null when the scheduler's figures cannot be read.
+ */
+export function cpuInTask(samples: RssSample[], pid: number, from: number, to: number): { onCpu: number; waiting: number; window: number } | null {
+  const before = samples.filter((s) => s.t <= from).at(-1);
+  const after = samples.find((s) => s.t >= to);
+  const a = before?.sched.get(pid);
+  const b = after?.sched.get(pid);
+  if (!before || !after || !a || !b) return null;
+  return { onCpu: b.onCpu - a.onCpu, waiting: b.waiting - a.waiting, window: after.t - before.t };
+}

@@ -40,12 +40,19 @@ export function sortModule(parts: readonly string[], consts: WgslConsts = {}): s
 
 /**
  * One value per device and key, made on first use (pipelines compile once per device
- * and configuration). Entries go with the device.
+ * and configuration). Entries go with the device. While {@link compileAhead} runs
+ * for the device, values are made but not kept (they hold placeholders, not
+ * pipelines), and every pipeline getter of a made value is read (lazy pipelines too).
  */
 export class DeviceCache<V> {
   private readonly perDevice = new WeakMap<GPUDevice, Map<string, V>>();
 
   get(device: GPUDevice, key: string, make: () => V): V {
+    if (ahead.has(device)) {
+      const v = make();
+      if (v && typeof v === 'object') for (const k of Object.keys(v)) void (v as Record<string, unknown>)[k];
+      return v;
+    }
     let map = this.perDevice.get(device);
     if (!map) {
       map = new Map();
@@ -60,19 +67,69 @@ export class DeviceCache<V> {
   }
 }
 
+/** Pipelines compiled ahead (compileAhead), by device and descriptor (label, constants, code). */
+const compiled = new WeakMap<GPUDevice, Map<string, GPUComputePipeline>>();
+/** The devices a compileAhead runs for, with the compiles it started. */
+const ahead = new WeakMap<GPUDevice, Promise<unknown>[]>();
+
+/**
+ * Compiles the pipelines that `build` would make, off the queue: `build` runs once
+ * with every pipeline of pipelineMaker started by createComputePipelineAsync (it gets
+ * placeholders: it must not use them, e.g. create a sorter and destroy it without
+ * encoding); resolves when they are compiled. The next build of the same kernels then
+ * takes them from here instead of compiling on the spot: createComputePipeline
+ * compiles before it returns and holds up whatever the device does next (in a
+ * browser, the GPU process: the page's frames; seconds a kernel on SwiftShader),
+ * createComputePipelineAsync compiles on the side. A failed compile is left to the
+ * later synchronous one to report.
+ */
+export async function compileAhead(device: GPUDevice, build: () => void): Promise<void> {
+  if (ahead.has(device)) throw new Error('compileAhead: already running for this device');
+  const started: Promise<unknown>[] = [];
+  ahead.set(device, started);
+  try {
+    build();
+  } finally {
+    ahead.delete(device);
+  }
+  await Promise.all(started);
+}
+
 /** Makes a sorter's compute pipelines: entry point `main`, labelled `${label}.${name}Pipeline(${variant})`. */
 export function pipelineMaker(device: GPUDevice, label: string, variant: string, constants: Readonly<Record<string, number>>) {
   const shared = { ...constants, MAX_WORKGROUPS_PER_DIM: device.limits.maxComputeWorkgroupsPerDimension };
-  return (name: string, code: string, layout: GPUPipelineLayout, extra: Readonly<Record<string, number>> = {}): GPUComputePipeline =>
-    device.createComputePipeline({
-      label: `${label}.${name}Pipeline(${variant})`,
+  return (name: string, code: string, layout: GPUPipelineLayout, extra: Readonly<Record<string, number>> = {}): GPUComputePipeline => {
+    const fullLabel = `${label}.${name}Pipeline(${variant})`;
+    const desc: GPUComputePipelineDescriptor = {
+      label: fullLabel,
+      // Another build's layout of the same entries: WebGPU matches bind groups to
+      // pipeline layouts by their entries, not by object.
       layout,
       compute: {
         module: device.createShaderModule({ label: `${label}.${name}Module(${variant})`, code }),
         entryPoint: 'main',
         constants: { ...shared, ...extra },
       },
-    });
+    };
+    const key = `${fullLabel}\n${JSON.stringify(desc.compute.constants)}\n${code}`;
+    const ready = compiled.get(device)?.get(key);
+    if (ready) return ready;
+    const started = ahead.get(device);
+    if (started) {
+      started.push(
+        device.createComputePipelineAsync(desc).then(
+          (p) => {
+            let done = compiled.get(device);
+            if (!done) compiled.set(device, (done = new Map()));
+            done.set(key, p);
+          },
+          () => undefined,
+        ),
+      );
+      return { label: `${fullLabel} (compiling ahead)` } as GPUComputePipeline;
+    }
+    return device.createComputePipeline(desc);
+  };
 }
 
 /** Memoises a pipeline getter: compiled on first use. */

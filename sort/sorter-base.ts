@@ -4,7 +4,7 @@
  * the job binding cache, the one compute pass a sort records, and the factory that lists
  * a strategy. A sorter adds its kernels, its pass sequence and its job bindings.
  */
-import { deviceShortfall, type DeviceNeeds } from './kernel-kit.ts';
+import { compileAhead, deviceShortfall, type DeviceNeeds } from './kernel-kit.ts';
 import { type CountWindow, JobCache, jobCountWindow, passTimestampWrites } from './sort-job.ts';
 import type { GpuSorter, SorterFactory, SortJob, SortTimestamps } from './types.ts';
 
@@ -117,5 +117,7 @@ export function sorterFactory(spec: FactorySpec): SorterFactory {
     supported: (device) => unsupportedReason(device) === undefined,
     unsupportedReason,
     create: (device, capacity) => spec.create(device, capacity),
+    // A sorter made and destroyed while its pipelines start compiling (it never encodes).
+    compileAhead: (device, capacity) => compileAhead(device, () => spec.create(device, capacity).destroy()),
   };
 }

@@ -47,6 +47,12 @@ export interface SorterFactory {
   /** Why this device cannot run it (one line), or undefined where `supported` is true. */
   unsupportedReason?(device: GPUDevice): string | undefined;
   create(device: GPUDevice, capacity: number): GpuSorter;
+  /**
+   * Compiles the pipelines that create(device, capacity) needs, on the side
+   * (createComputePipelineAsync, kernel-kit.ts compileAhead): the create after it
+   * does not hold up the device's queue compiling them.
+   */
+  compileAhead(device: GPUDevice, capacity: number): Promise<void>;
 }
 
 /**

@@ -10,8 +10,9 @@
  * onSubmittedWorkDone on a drained queue, and for that sort the caller holds its
  * frames back (`hold(true)`) so that it runs alone.
  *
- * A few sorts per strategy: one untimed warm-up (first dispatches compile pipelines
- * and allocate; never held), then timed ones: 5 when a sort takes < 20 ms, 3 below
+ * A few sorts per strategy: its pipelines compiled ahead (createComputePipelineAsync:
+ * the queue, and the page's frames, go on meanwhile), one untimed warm-up (first
+ * dispatches allocate; never held), then timed ones: 5 when a sort takes < 20 ms, 3 below
  * 300 ms, else 1; a strategy whose first timed sort is 3x slower than the best so
  * far stops there (on SwiftShader radix4 takes 1.5 s a sort at 60k splats).
  *
@@ -156,7 +157,13 @@ export async function timeStrategies(device: GPUDevice, candidates: readonly Str
       let sorter: ReturnType<ReturnType<typeof getSorterFactory>['create']> | null = null;
       device.pushErrorScope('validation');
       try {
-        sorter = getSorterFactory(c.name).create(device, n);
+        // Its pipelines compiled on the side first: created on the spot, a compile holds up
+        // the queue, the page's frames with it (seconds a kernel on SwiftShader).
+        opts.progress?.(`${c.name} compiling`);
+        const factory = getSorterFactory(c.name);
+        await factory.compileAhead(device, n);
+        if (opts.cancelled?.()) return null;
+        sorter = factory.create(device, n);
         let m = firstTrialCount(n, opts.budgetMs !== undefined);
         opts.progress?.(`${c.name} warm-up`);
         await sortOnce(sorter, m, true);

@@ -14,6 +14,7 @@ import {
   lastLoad,
   launchChromium,
   openViewer as openViewerIn,
+  cpuInTask,
   readLoadWatch,
   rssSampler,
   startAppServer,
@@ -21,7 +22,6 @@ import {
   watchLoad,
   type LoadRecord,
   type PageLog,
-  type RssSample,
 } from '../../bench/browser';
 import { STAGE_NAMES } from '../../renderer/pipeline/frame-stages';
 import { psnr } from '../reference/raster';
@@ -687,21 +687,6 @@ describe('viewer page (headless Chromium, SwiftShader WebGPU)', () => {
 /** A generated 1M-splat SH3 PLY (~248 MB) in a temp dir, made once and reused by later runs. */
 function bigScene(): string {
   return syntheticPly(1_000_000, 3, undefined, (line) => console.log(`e2e: ${line}`));
-}
-
-/**
- * The most CPU time the page's main thread can have spent in a task from `from` to
- * `to` (Date.now() ms): its time on a CPU between the samples just outside them
- * (an upper bound: other tasks in those few ms count too), and the wall time of
- * that window. Null when the scheduler's figures cannot be read.
- */
-function cpuInTask(samples: RssSample[], pid: number, from: number, to: number): { onCpu: number; waiting: number; window: number } | null {
-  const before = samples.filter((s) => s.t <= from).at(-1);
-  const after = samples.find((s) => s.t >= to);
-  const a = before?.sched.get(pid);
-  const b = after?.sched.get(pid);
-  if (!before || !after || !a || !b) return null;
-  return { onCpu: b.onCpu - a.onCpu, waiting: b.waiting - a.waiting, window: after.t - before.t };
 }
 
 /** A tiny SH0 PLY whose first `bad` splats have a NaN x (dropped by the loader). */
