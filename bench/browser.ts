@@ -244,11 +244,53 @@ export async function readLoadWatch(page: Page): Promise<LoadWatch> {
  * (an upper bound: other tasks in those few ms count too), and the wall time of
  * that window. Null when the scheduler's figures cannot be read.
  */
-export function cpuInTask(samples: RssSample[], pid: number, from: number, to: number): { onCpu: number; waiting: number; window: number } | null {
+function cpuInTask(samples: RssSample[], pid: number, from: number, to: number): { onCpu: number; waiting: number; window: number } | null {
   const before = samples.filter((s) => s.t <= from).at(-1);
   const after = samples.find((s) => s.t >= to);
   const a = before?.sched.get(pid);
   const b = after?.sched.get(pid);
   if (!before || !after || !a || !b) return null;
   return { onCpu: b.onCpu - a.onCpu, waiting: b.waiting - a.waiting, window: after.t - before.t };
+}
+
+/** A long task with what the page thread's scheduler figures say of it ({@link cpuInTask}). */
+export interface TaskTime {
+  /** performance.now() of the page. */
+  start: number;
+  duration: number;
+  /** Time on a CPU over the sampled window around the task (an upper bound for the task's own). */
+  onCpu: number;
+  /** Time waiting, runnable, for a CPU over that window. */
+  waiting: number;
+  window: number;
+}
+
+/**
+ * The page's long tasks held to `limit` ms of their own: a task's wall time on a busy
+ * machine also holds the time its thread waited, runnable, for a CPU. From the page
+ * thread's schedstat over a window of samples around each task (RssSample, every 20
+ * ms), a task is over when it provably took more than `limit` ms on a CPU (its CPU time
+ * in the window less the window's time outside the task) or provably more than `limit`
+ * ms not waiting for one (its wall time less all the window's waiting: its work and
+ * anything it blocked on, e.g. a synchronous wait for the GPU process). Tasks whose
+ * window is over 100 ms wider than the task (the Node sampler itself stalled) cannot be
+ * told apart from their neighbours: in `unbounded`, not judged.
+ */
+export function tasksOverOwnTime(
+  tasks: readonly { start: number; duration: number }[],
+  samples: RssSample[],
+  pid: number,
+  origin: number,
+  limit = 50,
+): { measured: TaskTime[]; over: TaskTime[]; unbounded: TaskTime[]; unreadable: number } {
+  const measured: TaskTime[] = [];
+  let unreadable = 0;
+  for (const t of tasks) {
+    const c = cpuInTask(samples, pid, origin + t.start, origin + t.start + t.duration);
+    if (!c) unreadable++;
+    else measured.push({ start: t.start, duration: t.duration, ...c });
+  }
+  const bounded = measured.filter((t) => t.window <= t.duration + 100);
+  const over = bounded.filter((t) => t.onCpu - (t.window - t.duration) > limit || t.duration - t.waiting > limit);
+  return { measured, over, unbounded: measured.filter((t) => !bounded.includes(t)), unreadable };
 }
