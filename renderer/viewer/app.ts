@@ -55,6 +55,12 @@ export interface AppElements {
 
 /** Built-in scenes offered in the panel's scene list (generated, no data shipped). */
 const BUILT_IN_SCENES = ['default', 'default:3000', 'synthetic:100000', 'synthetic:1000000'];
+/**
+ * The generated default scene's size on a software adapter (SwiftShader, llvmpipe): its
+ * 60,000 splats take 1-4 s a frame there (docs/PERFORMANCE.md), a tenth of a second
+ * to a second at 10,000. ?splats=N still sizes it.
+ */
+const SOFTWARE_DEFAULT_SPLATS = 10_000;
 
 /** The page's localStorage for auto's picks, or null where storage is off (private mode, a sandboxed frame). */
 function pageStore(): KeyValueStore | null {
@@ -280,7 +286,7 @@ export class ViewerApp {
 
   /**
    * Opens the scene named by ?scene=URL (or by the hash's scene, when that is a URL),
-   * else the generated default scene (?splats=N sizes it). The hash's view is applied
+   * else the generated default scene (?splats=N sizes it; 10,000 splats on a software adapter). The hash's view is applied
    * when it was saved for the scene that opens.
    */
   async start(): Promise<void> {
@@ -288,7 +294,8 @@ export class ViewerApp {
     const url = readSceneParam(location.search) ?? (view?.scene && sceneIdIsUrl(view.scene) ? view.scene : null);
     if (url && (await this.openSource({ kind: 'url', url }))) return;
     const splats = Number(new URLSearchParams(location.search).get('splats') ?? '') || undefined;
-    const spec = splats ? `default:${splats}` : 'default';
+    const software = this.viewer.live.softwareNote !== null;
+    const spec = splats ? `default:${splats}` : software ? `default:${SOFTWARE_DEFAULT_SPLATS}` : 'default';
     this.scenes.add({ kind: 'generated', spec });
     await this.openSource({ kind: 'generated', spec });
   }
