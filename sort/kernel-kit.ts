@@ -41,19 +41,19 @@ export function sortModule(parts: readonly string[], consts: WgslConsts = {}): s
 /**
  * One value per device and key, made on first use (pipelines compile once per device
  * and configuration). Entries go with the device. While {@link compileAhead} runs
- * for the device, values are made but not kept (they hold placeholders, not
- * pipelines), and every pipeline getter of a made value is read (lazy pipelines too).
+ * for the device, a value not made yet is made but not kept (it holds placeholders,
+ * not pipelines), and every pipeline getter of it is read (lazy pipelines too).
  */
 export class DeviceCache<V> {
   private readonly perDevice = new WeakMap<GPUDevice, Map<string, V>>();
 
   get(device: GPUDevice, key: string, make: () => V): V {
-    if (ahead.has(device)) {
+    let map = this.perDevice.get(device);
+    if (ahead.has(device) && !map?.has(key)) {
       const v = make();
       if (v && typeof v === 'object') for (const k of Object.keys(v)) void (v as Record<string, unknown>)[k];
       return v;
     }
-    let map = this.perDevice.get(device);
     if (!map) {
       map = new Map();
       this.perDevice.set(device, map);

@@ -3,7 +3,7 @@
  * compileAhead): the compile goes through createComputePipelineAsync only, and the
  * sorter made after it compiles nothing on the spot (no createComputePipeline call,
  * lazy pipelines included) and still sorts right (the generic harness against the
- * CPU's stable sort).
+ * CPU's stable sort); a second compileAhead of kernels already made compiles nothing.
  */
 import { describe, expect, it } from 'vitest';
 import { listSorters } from '../../sort/registry';
@@ -38,6 +38,10 @@ describe('compileAhead', () => {
         expect(async.length, `${factory.name}: compiled its pipelines ahead`).toBeGreaterThan(0);
         await runSortCase(device, factory, { keys: makeSortKeys('random', capacity, 32, 7 + i), label: 'after compileAhead' });
         expect(sync, `${factory.name}: made and ran on pipelines compiled ahead`).toEqual([]);
+        // Kernels already made: nothing more to compile.
+        async.length = 0;
+        await factory.compileAhead(device, capacity);
+        expect(async, `${factory.name}: compiled ahead again`).toEqual([]);
         console.log(`${factory.name}: ${async.length} pipelines compiled ahead`);
       }
     } finally {
