@@ -204,7 +204,7 @@ export interface LoadWatch {
   rafs: number[];
   bars: { t: number; hidden: boolean; text: string; value: number | null }[];
   /** Chromium's long-animation-frame entries: what ran in the long frames. */
-  loaf: { start: number; duration: number; blocking: number; scripts: string[] }[];
+  loaf: { start: number; duration: number; blocking: number; scripts: string[]; scriptMs: number }[];
 }
 
 /** Installs the page's load watch (window.loadWatch): long tasks, animation frames, the loading bar's states. */
@@ -217,7 +217,13 @@ export async function watchLoad(page: Page): Promise<void> {
     }).observe({ type: 'longtask' });
     new PerformanceObserver((list) => {
       for (const e of list.getEntries() as unknown as { startTime: number; duration: number; blockingDuration: number; scripts: { invoker: string; sourceFunctionName: string; sourceURL: string; duration: number }[] }[]) {
-        w.loaf.push({ start: Math.round(e.startTime), duration: Math.round(e.duration), blocking: Math.round(e.blockingDuration), scripts: e.scripts.map((x) => `${x.invoker} ${x.sourceFunctionName}@${x.sourceURL.split('/').pop()} ${Math.round(x.duration)}ms`) });
+        w.loaf.push({
+          start: Math.round(e.startTime),
+          duration: Math.round(e.duration),
+          blocking: Math.round(e.blockingDuration),
+          scripts: e.scripts.map((x) => `${x.invoker} ${x.sourceFunctionName}@${x.sourceURL.split('/').pop()} ${Math.round(x.duration)}ms`),
+          scriptMs: e.scripts.reduce((a, x) => a + x.duration, 0),
+        });
       }
     }).observe({ type: 'long-animation-frame' });
     const tick = (t: number) => {
@@ -263,18 +269,22 @@ export interface TaskTime {
   /** Time waiting, runnable, for a CPU over that window. */
   waiting: number;
   window: number;
+  /** At least this much of the task was on a CPU: onCpu less the window's time outside the task. */
+  ownCpu: number;
+  /** At least this much of the task was not waiting for a CPU (its work, and anything it blocked on): its wall time less all the window's waiting. */
+  notWaiting: number;
+  /** The window is at most 100 ms wider than the task: the figures are the task's, not also its neighbours' (the Node sampler did not stall). */
+  bounded: boolean;
 }
 
 /**
  * The page's long tasks held to `limit` ms of their own: a task's wall time on a busy
  * machine also holds the time its thread waited, runnable, for a CPU. From the page
  * thread's schedstat over a window of samples around each task (RssSample, every 20
- * ms), a task is over when it provably took more than `limit` ms on a CPU (its CPU time
- * in the window less the window's time outside the task) or provably more than `limit`
- * ms not waiting for one (its wall time less all the window's waiting: its work and
- * anything it blocked on, e.g. a synchronous wait for the GPU process). Tasks whose
- * window is over 100 ms wider than the task (the Node sampler itself stalled) cannot be
- * told apart from their neighbours: in `unbounded`, not judged.
+ * ms), a task is over when it provably took more than `limit` ms on a CPU (`ownCpu`)
+ * or provably more than `limit` ms not waiting for one (`notWaiting`: its work and
+ * anything it blocked on, e.g. a synchronous wait for the GPU process). Tasks that are
+ * not `bounded` cannot be told apart from their neighbours: measured, not judged.
  */
 export function tasksOverOwnTime(
   tasks: readonly { start: number; duration: number }[],
@@ -282,15 +292,14 @@ export function tasksOverOwnTime(
   pid: number,
   origin: number,
   limit = 50,
-): { measured: TaskTime[]; over: TaskTime[]; unbounded: TaskTime[]; unreadable: number } {
+): { measured: TaskTime[]; over: TaskTime[]; unreadable: number } {
   const measured: TaskTime[] = [];
   let unreadable = 0;
   for (const t of tasks) {
     const c = cpuInTask(samples, pid, origin + t.start, origin + t.start + t.duration);
     if (!c) unreadable++;
-    else measured.push({ start: t.start, duration: t.duration, ...c });
+    else measured.push({ start: t.start, duration: t.duration, ...c, ownCpu: c.onCpu - (c.window - t.duration), notWaiting: t.duration - c.waiting, bounded: c.window <= t.duration + 100 });
   }
-  const bounded = measured.filter((t) => t.window <= t.duration + 100);
-  const over = bounded.filter((t) => t.onCpu - (t.window - t.duration) > limit || t.duration - t.waiting > limit);
-  return { measured, over, unbounded: measured.filter((t) => !bounded.includes(t)), unreadable };
+  const over = measured.filter((t) => t.bounded && (t.ownCpu > limit || t.notWaiting > limit));
+  return { measured, over, unreadable };
 }

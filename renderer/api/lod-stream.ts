@@ -19,8 +19,6 @@ import { SceneLoader } from './scene-loader';
 import { sceneFileUrl, normalizePath } from './scene-files';
 import type { LoadSource } from './scene-load-protocol';
 
-export { DEFAULT_LOD_BUDGET } from './lod-source';
-
 export class LodStreamView {
 
   private constructor(readonly lod: LodScene) {

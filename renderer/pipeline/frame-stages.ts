@@ -68,15 +68,19 @@ export interface FrameTimestamps {
   written?: number;
 }
 
+/** The timestamp writes of a stage's last pass (compute or render): its end, and the frame's start on the frame's first pass. */
+export interface StageWrites {
+  querySet: GPUQuerySet;
+  beginningOfPassWriteIndex?: number;
+  endOfPassWriteIndex: number;
+}
+
 /**
  * The timestamp writes of the pass that ends `stage` (undefined when the frame is
  * not timed): its end, and the frame's start too when it is the frame's first timed
  * pass. Call it once per stage, for the pass that uses it, in the order the passes run.
  */
-export function stageWrites(
-  ts: FrameTimestamps | undefined,
-  stage: StageName,
-): { querySet: GPUQuerySet; beginningOfPassWriteIndex?: number; endOfPassWriteIndex: number } | undefined {
+export function stageWrites(ts: FrameTimestamps | undefined, stage: StageName): StageWrites | undefined {
   if (!ts) return undefined;
   const row = STAGE_NAMES.indexOf(stage);
   const first = !ts.written;
@@ -86,9 +90,7 @@ export function stageWrites(
 }
 
 /** A stage's writes in the form the sorters and the draw pass take (begin: the frame's start, on its first pass only). */
-export function stageIndices(
-  w: ReturnType<typeof stageWrites>,
-): { querySet: GPUQuerySet; beginIndex?: number; endIndex: number } | undefined {
+export function stageIndices(w: StageWrites | undefined): { querySet: GPUQuerySet; beginIndex?: number; endIndex: number } | undefined {
   return w && { querySet: w.querySet, beginIndex: w.beginningOfPassWriteIndex, endIndex: w.endOfPassWriteIndex };
 }
 

@@ -4,7 +4,7 @@ import { COUNTER_BYTES, CounterReadback } from './counter-readback';
 import { PairBudget, type PairStatus } from './pair-budget';
 import { TileParams, tileLayout, type TileLayout } from './tile-params';
 import { blendPipeline, canBlendInto, FALLBACK_FORMAT, fallbackPipelines, presentPipeline, tilePipelines, tileProjectPipeline } from './tile-pipelines';
-import { stageIndices } from '../frame-stages';
+import { stageIndices, type StageWrites } from '../frame-stages';
 import type { ScenePrecision } from '../scene-precision';
 
 /** The tile path's stages, in order (rows of pipeline/frame-stages.ts). */
@@ -16,7 +16,7 @@ export type TileStage = (typeof TILE_STAGES)[number];
  * its end, and the frame's start on the first), or undefined: the stage is not timed.
  * Called once per stage, in order.
  */
-export type TileTiming = (stage: TileStage) => { querySet: GPUQuerySet; beginningOfPassWriteIndex?: number; endOfPassWriteIndex: number } | undefined;
+export type TileTiming = (stage: TileStage) => StageWrites | undefined;
 
 /** The scene as the GPU holds it (renderer/pipeline/gpu-scene.ts). */
 export interface TileSceneBuffers {
