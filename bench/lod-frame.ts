@@ -68,7 +68,11 @@ export async function lodFrameBench(o: LodBenchOptions): Promise<void> {
   device.pushErrorScope('validation');
   const t0 = performance.now();
   const first = await lod.settle(lodViewOf(camOf(0)), () => new Promise((r) => setImmediate(r)));
-  if (!first) throw new Error(`${o.file}: nothing to draw at the first pose within budget ${budget}`);
+  if (!first) {
+    // Say why: failed loads (named, with their errors) or an empty choice for the view.
+    const why = errors.length > 0 ? `; ${errors.length} chunk files failed to load, first: ${errors[0]}` : `; the view chose ${n(lod.stats.chosen)} splats`;
+    throw new Error(`${o.file}: nothing to draw at the first pose within budget ${budget}${why}`);
+  }
   renderer.setGpuScene(first);
   console.log(`first pose streamed in: ${n(first.count)} splats drawn, ${n(lod.stats.resident)} resident (${formatBytes(lod.pool.bytes)}) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 

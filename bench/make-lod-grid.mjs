@@ -10,7 +10,10 @@
  *        [--splats 30000000] [--extent 200] [--scale 4] [-- extra splat-transform options]
  *
  * Needs only node and the @playcanvas/splat-transform package
- * (node_modules/.bin/splat-transform, or --cli PATH); no network. Writes
+ * (node_modules/.bin/splat-transform, or --cli PATH: an executable, or the
+ * package's bin/cli.mjs, run with this node); no network. Each step writes a
+ * temporary name and renames it when done, and a step whose output exists is
+ * skipped: a run cut short (a time limit) goes on where it stopped. Writes
  * OUT/l0.ply (the source as a plain PLY), OUT/l1.ply and OUT/l2.ply (decimated), OUT/grid0..2.ply
  * (each level's grid: about 70 bytes a splat at SH 0, 250 at SH 3; delete them after) and OUT/lod/lod-meta.json
  * with its files; then: npm run bench:frame -- --scene OUT/lod/lod-meta.json --budget 2000000
@@ -60,17 +63,30 @@ const rows = Math.ceil(copies / side);
 const spacing = extent / Math.max(1, side - 1);
 console.log(`${path.basename(source)}: ${perCopy.toLocaleString('en-US')} splats; ${copies} copies (${side} x ${rows}, ${spacing.toFixed(2)} m apart, scaled ${scale}x): ${(copies * perCopy).toLocaleString('en-US')} splats at level 0`);
 
-const run = (args) => {
+// A JavaScript CLI (a copy of the package without its bin link) runs under this node.
+const cli = path.resolve(values.cli);
+const [command, ...lead] = /\.[cm]?js$/.test(cli) ? [process.execPath, cli] : [cli];
+/** Runs splat-transform to write `output` (skipped when it exists), through a temporary name. */
+const run = (args, output) => {
+  if (fs.existsSync(output)) {
+    console.log(`${path.relative(out, output)}: already written`);
+    return;
+  }
+  const part = partName(output);
+  fs.rmSync(part, { recursive: true, force: true });
   const t0 = Date.now();
-  execFileSync(values.cli, args, { stdio: 'inherit', cwd: out });
+  execFileSync(command, [...lead, ...args, part], { stdio: 'inherit', cwd: out });
+  fs.renameSync(part, output);
   console.log(`  (${((Date.now() - t0) / 1000).toFixed(0)} s)`);
 };
+/** grid0.ply -> grid0.part.ply (splat-transform picks the format by extension); a directory -> dir.part. */
+const partName = (output) => (path.extname(output) ? output.replace(/(\.[a-z]+)$/, '.part$1') : `${output}.part`);
 // The source as a plain PLY (splat-transform merges only inputs of one coordinate space:
 // a compressed PLY beside plain ones is refused) and its decimated levels, once; the grid copies them.
 const l0 = path.join(out, 'l0.ply'), l1 = path.join(out, 'l1.ply'), l2 = path.join(out, 'l2.ply');
-run(['-w', source, l0]);
-run(['-w', l0, '-d', '25%', l1]);
-run(['-w', l0, '-d', '6%', l2]);
+run(['-w', source], l0);
+run(['-w', l0, '-d', '25%'], l1);
+run(['-w', l0, '-d', '6%'], l2);
 
 // Each level's grid merged into one PLY (the LOD writer refuses inputs whose pending
 // transforms differ, so the copies' translations are baked here), then the LOD output.
@@ -82,8 +98,18 @@ const grids = [l0, l1, l2].map((file, level) => {
     const z = Math.floor(k / side) * spacing - ((rows - 1) * spacing) / 2;
     args.push(file, '-s', String(scale), '-t', `${x.toFixed(3)},0,${z.toFixed(3)}`);
   }
-  run([...args, grid]);
+  run(args, grid);
   return grid;
 });
-run(['-w', grids[0], '-l', '0', grids[1], '-l', '1', grids[2], '-l', '2', ...positionals, path.join(out, 'lod', 'lod-meta.json')]);
+// The LOD output is a directory (lod-meta.json and its chunk folders): written as lod.part/, renamed whole.
+const lodDir = path.join(out, 'lod');
+if (fs.existsSync(lodDir)) console.log('lod/: already written');
+else {
+  const part = partName(lodDir);
+  fs.rmSync(part, { recursive: true, force: true });
+  const t0 = Date.now();
+  execFileSync(command, [...lead, '-w', grids[0], '-l', '0', grids[1], '-l', '1', grids[2], '-l', '2', ...positionals, path.join(part, 'lod-meta.json')], { stdio: 'inherit', cwd: out });
+  fs.renameSync(part, lodDir);
+  console.log(`  (${((Date.now() - t0) / 1000).toFixed(0)} s)`);
+}
 console.log(`wrote ${path.join(out, 'lod', 'lod-meta.json')}\nnext: npm run bench:frame -- --scene ${path.join(out, 'lod', 'lod-meta.json')} --budget 2000000`);
