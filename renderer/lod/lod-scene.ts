@@ -101,18 +101,26 @@ export class LodScene {
     if (key === this.drawnKey || !due) return null;
     const ranges: PoolRange[] = [];
     let drawn = 0;
+    const min = [Infinity, Infinity, Infinity], max = [-Infinity, -Infinity, -Infinity];
     drawable.forEach((l, i) => {
       if (l < 0) return;
-      const r = this.meta.leaves[i]!.lods[l]!;
+      const leaf = this.meta.leaves[i]!;
+      const r = leaf.lods[l]!;
       ranges.push(r);
       drawn += r.count;
+      for (let a = 0; a < 3; a++) {
+        min[a] = Math.min(min[a]!, leaf.bound.min[a]!);
+        max[a] = Math.max(max[a]!, leaf.bound.max[a]!);
+      }
     });
     if (drawn === 0) return null;
     ranges.sort((a, b) => a.file - b.file || a.offset - b.offset);
     this.drawnKey = key;
     this.lastAssemble = now;
     this.stats.drawn = drawn;
-    return this.pool.assemble(ranges, this.meta.name, this.options.shBindingBytes);
+    // The drawn set's bounds: its leaves' (the manifest's; used to frame the camera's depth range).
+    const bounds = { min: min as [number, number, number], max: max as [number, number, number] };
+    return this.pool.assemble(ranges, this.meta.name, this.options.shBindingBytes, bounds);
   }
 
   /** Whether the last update's choice is wholly drawable and nothing is loading or uploading. */
