@@ -20,11 +20,17 @@
  * to take longer than it: each strategy is timed on 4,096 keys, then on as many as
  * that time predicts to fit, and its times are scaled to `count` (trial-pacing.ts),
  * so that the page keeps presenting between the trial's sorts.
+ *
+ * Each submission waits for a page frame (`between`), and on a slow adapter a frame
+ * is long (1.2 s on SwiftShader), so sorts share submissions where the GPU timestamps
+ * time each alone: the warm-up with the first timed sort, and the repeats as many
+ * together as their measured time fits the budget (three 150 ms sorts under a 1.2 s
+ * frame: one submission, not three). By the wall clock, one sort a submission.
  */
 import { getSorterFactory } from '../../sort/registry';
 import { sortBufferUsage } from '../../sort/types';
 import type { StrategyTiming, StrategyTraits } from './auto-strategy';
-import { firstTrialCount, nextTrialCount, scaledMs } from './trial-pacing';
+import { BUDGET_SHARE, firstTrialCount, nextTrialCount, scaledMs } from './trial-pacing';
 
 export interface TrialOptions {
   /** Timed sorts per strategy after the warm-up (default: 5 when the first takes < 20 ms, 3 below 300 ms, else 1). */
@@ -55,6 +61,9 @@ export interface TrialResult {
   /** How the times were taken, for the panel. */
   method: string;
 }
+
+/** Sorts one submission holds at most (timestamp pairs in the trial's query set). */
+const MAX_BATCH = 8;
 
 /** Deterministic pseudo-random u32 keys (xorshift32). */
 function randomKeys(count: number, seed = 0x9e3779b9): Uint32Array<ArrayBuffer> {
@@ -87,14 +96,19 @@ export async function timeStrategies(device: GPUDevice, candidates: readonly Str
     size: 16,
     usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC | GPUBufferUsage.INDIRECT,
   });
-  const keyData = randomKeys(n);
+  // The keys and ids every sort starts from, copied into the sorted buffers on the GPU
+  // before each sort (several sorts can then share one submission).
+  const keySrc = device.createBuffer({ label: 'strategyTrial.keySrc', size: n * 4, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC });
+  const valueSrc = device.createBuffer({ label: 'strategyTrial.valueSrc', size: n * 4, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC });
+  device.queue.writeBuffer(keySrc, 0, randomKeys(n));
   const iota = new Uint32Array(n);
   for (let i = 0; i < n; i++) iota[i] = i;
+  device.queue.writeBuffer(valueSrc, 0, iota);
   device.queue.writeBuffer(countBuf, 0, new Uint32Array([n, 0, 0, 0]));
   const stamps = device.features.has('timestamp-query');
-  const querySet = stamps ? device.createQuerySet({ label: 'strategyTrial.ts', type: 'timestamp', count: 2 }) : null;
-  const resolve = stamps ? device.createBuffer({ label: 'strategyTrial.resolve', size: 16, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC }) : null;
-  const readback = stamps ? device.createBuffer({ label: 'strategyTrial.readback', size: 16, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST }) : null;
+  const querySet = stamps ? device.createQuerySet({ label: 'strategyTrial.ts', type: 'timestamp', count: 2 * MAX_BATCH }) : null;
+  const resolve = stamps ? device.createBuffer({ label: 'strategyTrial.resolve', size: 16 * MAX_BATCH, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC }) : null;
+  const readback = stamps ? device.createBuffer({ label: 'strategyTrial.readback', size: 16 * MAX_BATCH, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST }) : null;
   let usedStamps = 0;
   let usedWall = 0;
   /** Timestamps read 0 here: time by the wall clock, alone on the queue. */
@@ -102,48 +116,71 @@ export async function timeStrategies(device: GPUDevice, candidates: readonly Str
 
   /** The key count in countBuf. */
   let written = n;
-  /** One sort of `m` fresh keys; its time in ms (NaN for a warm-up, which is not timed). */
-  const sortOnce = async (sorter: ReturnType<ReturnType<typeof getSorterFactory>['create']>, m: number, warmUp = false): Promise<number> => {
+  type Sorter = ReturnType<ReturnType<typeof getSorterFactory>['create']>;
+  /**
+   * After a page frame (`between`), one submission of `k` sorts of `m` fresh keys
+   * (k > 1 only with GPU timestamps: each sort has its own pair); their times in ms,
+   * the first one NaN when it is a warm-up. By the wall clock (no timestamps, or they
+   * read 0), one sort alone, frames held back.
+   */
+  const sortBatch = async (sorter: Sorter, m: number, k: number, warmUpFirst = false): Promise<number[]> => {
     await opts.between?.();
-    const alone = wallClock && !warmUp;
+    const alone = wallClock && !(warmUpFirst && k === 1);
+    if (wallClock && k > 1) throw new Error('strategyTrial: a batch of sorts needs GPU timestamps');
     if (alone) opts.hold(true);
     try {
       if (written !== m) device.queue.writeBuffer(countBuf, 0, new Uint32Array([m, 0, 0, 0]));
       written = m;
-      device.queue.writeBuffer(keys, 0, keyData, 0, m);
-      device.queue.writeBuffer(values, 0, iota, 0, m);
-      // Alone: the frames in flight and the uploads finish first.
+      // Alone: the frames in flight finish first.
       if (alone) await device.queue.onSubmittedWorkDone();
       const encoder = device.createCommandEncoder({ label: 'strategyTrial.sort' });
-      sorter.encode(encoder, { keys, values, count: countBuf, countOffset: 0, keyBits }, querySet ? { querySet, beginIndex: 0, endIndex: 1 } : undefined);
-      if (querySet && resolve && readback) {
-        encoder.resolveQuerySet(querySet, 0, 2, resolve, 0);
-        encoder.copyBufferToBuffer(resolve, 0, readback, 0, 16);
+      for (let i = 0; i < k; i++) {
+        encoder.copyBufferToBuffer(keySrc, 0, keys, 0, m * 4);
+        encoder.copyBufferToBuffer(valueSrc, 0, values, 0, m * 4);
+        sorter.encode(encoder, { keys, values, count: countBuf, countOffset: 0, keyBits }, querySet && !wallClock ? { querySet, beginIndex: 2 * i, endIndex: 2 * i + 1 } : undefined);
+      }
+      if (querySet && resolve && readback && !wallClock) {
+        encoder.resolveQuerySet(querySet, 0, 2 * k, resolve, 0);
+        encoder.copyBufferToBuffer(resolve, 0, readback, 0, 16 * k);
       }
       const t0 = now();
       device.queue.submit([encoder.finish()]);
       await device.queue.onSubmittedWorkDone();
       const wall = now() - t0;
-      if (warmUp) return NaN;
-      if (readback) {
-        await readback.mapAsync(GPUMapMode.READ);
-        const [b, e] = new BigUint64Array(readback.getMappedRange().slice(0));
-        readback.unmap();
-        if (b > 0n && e > b) {
-          usedStamps++;
-          return Number(e - b) / 1e6;
+      if (wallClock) {
+        if (warmUpFirst) return [NaN];
+        usedWall++;
+        return [wall];
+      }
+      await readback!.mapAsync(GPUMapMode.READ, 0, 16 * k);
+      const t = new BigUint64Array(readback!.getMappedRange(0, 16 * k).slice(0));
+      readback!.unmap();
+      const out: number[] = [];
+      for (let i = 0; i < k; i++) {
+        const [b, e] = [t[2 * i]!, t[2 * i + 1]!];
+        if (warmUpFirst && i === 0) {
+          out.push(NaN);
+          continue;
         }
+        if (!(b > 0n && e > b)) {
+          // Timestamps read 0: from now on by the wall clock, alone; one sort again.
+          wallClock = true;
+          return sortBatch(sorter, m, 1);
+        }
+        usedStamps++;
+        out.push(Number(e - b) / 1e6);
       }
-      if (!alone) {
-        // Timestamps read 0: from now on by the wall clock, alone; this sort again.
-        wallClock = true;
-        return sortOnce(sorter, m);
-      }
-      usedWall++;
-      return wall;
+      return out;
     } finally {
       if (alone) opts.hold(false);
     }
+  };
+  /** How many sorts of `ms` each one submission may hold: as many as fit the budget, at least 1. */
+  const fitting = (ms: number, wanted: number): number => {
+    if (wallClock) return 1;
+    const budget = opts.budgetMs?.() ?? null;
+    const fit = budget === null ? wanted : Math.floor((BUDGET_SHARE * budget) / Math.max(ms, 1e-6));
+    return Math.max(1, Math.min(wanted, fit, MAX_BATCH));
   };
 
   const timings: StrategyTiming[] = [];
@@ -154,7 +191,7 @@ export async function timeStrategies(device: GPUDevice, candidates: readonly Str
     for (const c of candidates) {
       if (opts.cancelled?.()) return null;
       const ms: number[] = [];
-      let sorter: ReturnType<ReturnType<typeof getSorterFactory>['create']> | null = null;
+      let sorter: Sorter | null = null;
       device.pushErrorScope('validation');
       try {
         // Its pipelines compiled on the side first: created on the spot, a compile holds up
@@ -165,17 +202,26 @@ export async function timeStrategies(device: GPUDevice, candidates: readonly Str
         if (opts.cancelled?.()) return null;
         sorter = factory.create(device, n);
         let m = firstTrialCount(n, opts.budgetMs !== undefined);
-        opts.progress?.(`${c.name} warm-up`);
-        await sortOnce(sorter, m, true);
-        if (opts.cancelled?.()) return null;
-        opts.progress?.(`${c.name} 1`);
-        let atM = await sortOnce(sorter, m);
+        let atM: number;
+        if (wallClock) {
+          // Wall clock: the warm-up (not held) and the first timed sort (alone) apart.
+          opts.progress?.(`${c.name} warm-up`);
+          await sortBatch(sorter, m, 1, true);
+          if (opts.cancelled?.()) return null;
+          opts.progress?.(`${c.name} 1`);
+          atM = (await sortBatch(sorter, m, 1))[0]!;
+        } else {
+          // The warm-up and the first timed sort in one submission (the first size is small under a budget).
+          opts.progress?.(`${c.name} warm-up and 1`);
+          const got = await sortBatch(sorter, m, 2, true);
+          atM = got[got.length - 1]!;
+        }
         // Up in sizes while the next one fits the budget (trial-pacing.ts).
         for (let next = nextTrialCount(n, m, atM, opts.budgetMs?.() ?? null); next !== null; next = nextTrialCount(n, m, atM, opts.budgetMs?.() ?? null)) {
           if (opts.cancelled?.()) return null;
           m = next;
           opts.progress?.(`${c.name} 1 (${m.toLocaleString('en-US')} keys)`);
-          atM = await sortOnce(sorter, m);
+          atM = (await sortBatch(sorter, m, 1))[0]!;
         }
         fewest = Math.min(fewest, m);
         const first = scaledMs(atM, m, n);
@@ -183,10 +229,12 @@ export async function timeStrategies(device: GPUDevice, candidates: readonly Str
         // Clearly slower than the best so far: one sort is figure enough.
         if (!(first > 3 * best)) {
           const reps = opts.reps ?? (first < 20 ? 5 : first < 300 ? 3 : 1);
-          for (let r = 1; r < reps; r++) {
+          // The repeats in as few submissions as the budget allows (each after a page frame).
+          while (ms.length < reps) {
             if (opts.cancelled?.()) return null;
-            opts.progress?.(`${c.name} ${r + 1}/${reps}`);
-            ms.push(scaledMs(await sortOnce(sorter, m), m, n));
+            const k = fitting(atM, reps - ms.length);
+            opts.progress?.(`${c.name} ${ms.length + 1}${k > 1 ? `-${ms.length + k}` : ''}/${reps}`);
+            for (const t of await sortBatch(sorter, m, k)) ms.push(scaledMs(t, m, n));
           }
         }
       } catch (e) {
@@ -207,6 +255,8 @@ export async function timeStrategies(device: GPUDevice, candidates: readonly Str
   } finally {
     keys.destroy();
     values.destroy();
+    keySrc.destroy();
+    valueSrc.destroy();
     countBuf.destroy();
     querySet?.destroy();
     resolve?.destroy();

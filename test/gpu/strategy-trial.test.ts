@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { chooseStrategy, isExact } from '../../renderer/profile/auto-strategy';
 import { timeStrategies } from '../../renderer/profile/strategy-trial';
 import { listStrategies } from '../../renderer/pipeline/strategies';
+import { createNodeGpu } from '../../renderer/gpu/node-gpu';
 import { useGpu, withValidation } from '../support/gpu';
 
 const ctx = useGpu();
@@ -66,6 +67,45 @@ describe('timeStrategies (auto strategy trial)', () => {
       expect(counts).toEqual([20_000, 4096, 20_000]); // set up, the first size, then the whole count
     } finally {
       device.queue.writeBuffer = writeBuffer;
+    }
+  });
+
+  it('with GPU timestamps, sorts share a submission (one page frame) as far as the budget allows; each is timed alone', async () => {
+    // A device of its own with timestamp-query (lavapipe and SwiftShader have it).
+    const gpu = await createNodeGpu({ timestamps: true });
+    const { device } = gpu;
+    try {
+      expect(device.features.has('timestamp-query')).toBe(true);
+      const candidate = listStrategies(device).filter(isExact).slice(0, 1);
+      const sortTimes: number[] = [];
+      let frames = 0;
+      const between = async (): Promise<void> => {
+        frames++;
+      };
+      // A generous budget: the warm-up with the first size, the whole count, then the
+      // four repeats: three submissions, three page frames.
+      const wide = await withValidation(device, () => timeStrategies(device, candidate, 20_000, { hold: () => undefined, budgetMs: () => 1e9, reps: 5, between }));
+      expect(wide!.method).toBe('GPU timestamps');
+      expect(wide!.timings[0]!.ms).toHaveLength(5);
+      sortTimes.push(...wide!.timings[0]!.ms);
+      expect(frames).toBe(3);
+      // A budget no sort meets: everything at 4,096 keys, one sort a submission but for
+      // the warm-up's (the first size is small by design): five frames for five timed sorts.
+      frames = 0;
+      const tiny = await withValidation(device, () => timeStrategies(device, candidate, 20_000, { hold: () => undefined, budgetMs: () => 1e-6, reps: 5, between }));
+      expect(tiny!.timings[0]!.ms).toHaveLength(5);
+      expect(frames).toBe(5);
+      // A budget of two sorts: the four repeats in two submissions.
+      frames = 0;
+      const perSort = Math.max(...sortTimes);
+      const two = await withValidation(device, () => timeStrategies(device, candidate, 20_000, { hold: () => undefined, budgetMs: () => (2.2 * perSort) / 0.9, reps: 5, between }));
+      expect(two!.timings[0]!.ms).toHaveLength(5);
+      for (const ms of [...two!.timings[0]!.ms, ...sortTimes]) expect(ms).toBeGreaterThan(0);
+      console.log(`trial under a budget of ~2 sorts (${perSort.toFixed(2)} ms each): ${frames} frames`);
+      expect(frames).toBeGreaterThanOrEqual(3);
+      expect(frames).toBeLessThan(7); // not one a sort
+    } finally {
+      device.destroy();
     }
   });
 
