@@ -447,7 +447,7 @@ describe('viewer page (headless Chromium, SwiftShader WebGPU)', () => {
 
   it('benchmark mode flies every strategy and exports JSON with every stage', async () => {
     // The quads draw: the benchmark flies every strategy, the cpu one too (tiles needs a GPU sort).
-    const { page, log } = await openViewer('?splats=2000&draw=quads');
+    const { page, log } = await openViewer('?splats=2000&sort=onesweep&draw=quads');
     await waitFrames(page, 3);
     // 480 px wide is a narrow screen: the panel starts collapsed; open it as a user would.
     if (await page.locator('.lil-gui.lil-root.lil-closed').count()) await page.locator('.lil-gui.lil-root > .lil-title').click();
@@ -505,7 +505,7 @@ describe('viewer page (headless Chromium, SwiftShader WebGPU)', () => {
   });
 
   it('switching the quads draw order (GUI "draw order", ?order=) shows the same picture', async () => {
-    const { page, log } = await openViewer('?splats=1000&draw=quads&order=back-to-front', { width: 320, height: 240 });
+    const { page, log } = await openViewer('?splats=1000&sort=onesweep&draw=quads&order=back-to-front', { width: 320, height: 240 });
     await waitFrames(page, 3);
     await page.waitForFunction(() => document.getElementById('hud')!.textContent!.includes('draw quads back-to-front'), undefined, { timeout: 60_000 });
     const b2f = await canvasPixels(page, 'e2e-order-b2f.png');
@@ -541,7 +541,7 @@ describe('viewer page (headless Chromium, SwiftShader WebGPU)', () => {
 
   it('switching the draw strategy (GUI "draw: quads | tiles", ?draw=) shows the same picture', async () => {
     // Small: a tiles frame sorts its (tile, depth) pairs on SwiftShader, about a second here.
-    const { page, log } = await openViewer('?splats=1000&draw=quads', { width: 320, height: 240 });
+    const { page, log } = await openViewer('?splats=1000&sort=onesweep&draw=quads', { width: 320, height: 240 });
     await waitFrames(page, 3);
     const hud = () => page.locator('#hud').textContent();
     await page.waitForFunction(() => document.getElementById('hud')!.textContent!.includes('draw quads'), undefined, { timeout: 60_000 });
