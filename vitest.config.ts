@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 // Four projects, all run by `npm test`:
@@ -7,6 +8,14 @@ import { defineConfig } from 'vitest/config';
 //  e2e         headless Chromium (Debian's chromium, SwiftShader WebGPU) against the built page
 export default defineConfig({
   test: {
+    // Two test files at a time at least: vitest's default (the CPUs less one) runs one
+    // file at a time on a 2-core machine, and most files wait on one thread (JS, or a
+    // GPU readback) much of the time: unit, GPU and SwiftShader 314 -> 173 s on a
+    // 2-core machine, 2026-11-27 (docs/PERFORMANCE.md). The e2e project runs with
+    // --maxWorkers=1 (package.json): its tests measure frames and long tasks in real
+    // time, and two Chromiums drawing on SwiftShader starve each other's frames (a
+    // 1M-splat load saw no animation frame at all beside another e2e file).
+    maxWorkers: Math.max(2, os.availableParallelism() - 1),
     projects: [
       {
         test: {
