@@ -66,8 +66,12 @@ console.log(`${path.basename(source)}: ${perCopy.toLocaleString('en-US')} splats
 // A JavaScript CLI (a copy of the package without its bin link) runs under this node.
 const cli = path.resolve(values.cli);
 const [command, ...lead] = /\.[cm]?js$/.test(cli) ? [process.execPath, cli] : [cli];
-/** Runs splat-transform to write `output` (skipped when it exists), through a temporary name. */
-const run = (args, output) => {
+/**
+ * Runs splat-transform to write `output` (skipped when it exists), through a temporary
+ * name renamed when done; `target(part)` is the path the CLI is given (the part itself,
+ * or a file inside it when the output is a directory).
+ */
+const run = (args, output, target = (part) => part) => {
   if (fs.existsSync(output)) {
     console.log(`${path.relative(out, output)}: already written`);
     return;
@@ -75,7 +79,7 @@ const run = (args, output) => {
   const part = partName(output);
   fs.rmSync(part, { recursive: true, force: true });
   const t0 = Date.now();
-  execFileSync(command, [...lead, ...args, part], { stdio: 'inherit', cwd: out });
+  execFileSync(command, [...lead, ...args, target(part)], { stdio: 'inherit', cwd: out });
   fs.renameSync(part, output);
   console.log(`  (${((Date.now() - t0) / 1000).toFixed(0)} s)`);
 };
@@ -102,14 +106,5 @@ const grids = [l0, l1, l2].map((file, level) => {
   return grid;
 });
 // The LOD output is a directory (lod-meta.json and its chunk folders): written as lod.part/, renamed whole.
-const lodDir = path.join(out, 'lod');
-if (fs.existsSync(lodDir)) console.log('lod/: already written');
-else {
-  const part = partName(lodDir);
-  fs.rmSync(part, { recursive: true, force: true });
-  const t0 = Date.now();
-  execFileSync(command, [...lead, '-w', grids[0], '-l', '0', grids[1], '-l', '1', grids[2], '-l', '2', ...positionals, path.join(part, 'lod-meta.json')], { stdio: 'inherit', cwd: out });
-  fs.renameSync(part, lodDir);
-  console.log(`  (${((Date.now() - t0) / 1000).toFixed(0)} s)`);
-}
+run(['-w', grids[0], '-l', '0', grids[1], '-l', '1', grids[2], '-l', '2', ...positionals], path.join(out, 'lod'), (part) => path.join(part, 'lod-meta.json'));
 console.log(`wrote ${path.join(out, 'lod', 'lod-meta.json')}\nnext: npm run bench:frame -- --scene ${path.join(out, 'lod', 'lod-meta.json')} --budget 2000000`);
