@@ -125,8 +125,9 @@ export async function timeStrategies(device: GPUDevice, candidates: readonly Str
    */
   const sortBatch = async (sorter: Sorter, m: number, k: number, warmUpFirst = false): Promise<number[]> => {
     await opts.between?.();
-    const alone = wallClock && !(warmUpFirst && k === 1);
     if (wallClock && k > 1) throw new Error('strategyTrial: a batch of sorts needs GPU timestamps');
+    // By the wall clock a timed sort runs alone; the warm-up (untimed) is never held.
+    const alone = wallClock && !warmUpFirst;
     if (alone) opts.hold(true);
     try {
       if (written !== m) device.queue.writeBuffer(countBuf, 0, new Uint32Array([m, 0, 0, 0]));
