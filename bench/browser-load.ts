@@ -161,13 +161,12 @@ async function main(): Promise<void> {
     if (known) {
       const degree = keptShDegree(known.degree, { maxShDegree: new URLSearchParams(query).has('sh') ? parseShDegree(new URLSearchParams(query).get('sh')!, '?sh=') : undefined });
       const check = checkBudget(known.count, degree, facts.draw, facts.budgetLimits);
-      const widest = check.buffers
-        .map((b) => ({ name: b.name, bytes: b.bytes, binding: b.bindings > 1 && b.bytes > check.binding.bytes ? Math.ceil(b.bytes / b.splatBytes / b.bindings) * b.splatBytes : b.bytes }))
-        .sort((a, b) => b.binding - a.binding);
+      const paged = check.buffers.filter((b) => b.pages > 1);
       console.log(
         `budget: ${known.count.toLocaleString('en-US')} splats at SH ${degree}, ${facts.draw}: ${formatBytes(check.totalBytes)} of count-sized buffers; ` +
-          `widest bindings ${widest.slice(0, 3).map((b) => `${b.name} ${formatBytes(b.binding)}`).join(', ')} against ${formatBytes(check.binding.bytes)} (${check.binding.limit}); ` +
-          (check.over ? `over: ${check.over.name} by ${formatBytes(check.over.bindingBytes - check.binding.bytes)} (${(check.over.bindingBytes / check.binding.bytes).toFixed(2)}x)` : 'fits'),
+          `paged over ${formatBytes(check.binding.bytes)} bindings (${check.binding.limit}): ${paged.length ? paged.map((b) => `${b.name} ${b.pages}`).join(', ') : 'none'}; ` +
+          `project pass ${check.stage.needed} of ${check.stage.allowed} storage buffers; ` +
+          (check.fits ? 'fits' : check.over ? `over: ${check.over.name} ${formatBytes(check.over.bytes)} in one binding` : 'over: too many storage buffers'),
       );
     }
 

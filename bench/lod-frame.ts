@@ -57,7 +57,7 @@ export async function lodFrameBench(o: LodBenchOptions): Promise<void> {
   const lod = new LodScene(device, meta, load, {
     budget,
     memoryBytes: o.memoryBytes,
-    shBindingBytes: bindingLimit(device.limits).bytes,
+    bindingBytes: bindingLimit(device.limits).bytes,
     onError: (f, e) => errors.push(`${f}: ${e instanceof Error ? e.message : String(e)}`),
   });
   const renderer = new SplatRenderer(device, 'rgba8unorm', o.strategy, o.draw);

@@ -112,7 +112,7 @@ runCli(async () => {
   let drawnLine = '';
   if (cloud) renderer.setScene(cloud);
   else {
-    const { lod, scene, errors } = await settledLodScene(gpu.device, lodFile!, cam, { budget, shBindingBytes: bindingLimit(gpu.device.limits).bytes, ...(maxShDegree === undefined ? {} : { load: { maxShDegree } }) });
+    const { lod, scene, errors } = await settledLodScene(gpu.device, lodFile!, cam, { budget, bindingBytes: bindingLimit(gpu.device.limits).bytes, ...(maxShDegree === undefined ? {} : { load: { maxShDegree } }) });
     for (const e of errors) console.warn(`WARNING: ${e}`);
     if (!scene) throw new Error(`${lodFile}: nothing to draw within budget ${budget} for this view`);
     renderer.setGpuScene(scene);

@@ -21,16 +21,12 @@
 // returns to the CPU. The CPU resets it to 0 before each frame's project pass.
 
 @group(0) @binding(0) var<uniform> frame: Frame;
-@group(0) @binding(1) var<storage, read> centers: array<SceneCenter>;
-@group(0) @binding(2) var<storage, read> covs: array<SceneCov>;
+// The scene's pages (centers at 1, covs at 2, SH at 6: the compact scene keeps the
+// opacity there) and its decode (scene_full.wgsl or scene_compact.wgsl) are prepended
+// (renderer/pipeline/scene-wgsl.ts).
 @group(0) @binding(3) var<storage, read_write> keys: array<u32>;
 @group(0) @binding(4) var<storage, read_write> values: array<u32>;
 @group(0) @binding(5) var<storage, read_write> drawArgs: DrawArgs;
-// The SH buffers: the compact scene keeps the opacity there (scene_compact.wgsl).
-@group(0) @binding(6) var<storage, read> sh0: array<u32>;
-@group(0) @binding(7) var<storage, read> sh1: array<u32>;
-
-// The scene's decode (scene_full.wgsl or scene_compact.wgsl) is prepended.
 
 override WORKGROUP_SIZE: u32 = 256u;
 

@@ -2,22 +2,20 @@
 // layout and its reasons: renderer/pipeline/compact-pack.ts, whose decodeCompact is
 // the CPU mirror of this file). The same functions as scene_full.wgsl. The scene's
 // ranges are in the Frame block (dcMin, dcStep, lsRange, shRange).
-//   centers[i]   vec4u  x, y, z (f32 bits), f_dc as 11-11-10 bits
-//   covs[i]      vec2u  rotation (smallest three, 2 + 3 x 10 bits, codes 0..1022), log-scales 11-11-10 bits
-//   SH words     bytes: opacity (unorm8), then the higher bands' square-law codes
+// Read through the paged arrays' accessors (renderer/pipeline/paging.ts), element k of splat i:
+//   centers      vec4u  x, y, z (f32 bits), f_dc as 11-11-10 bits
+//   covs         vec2u  rotation (smallest three, 2 + 3 x 10 bits, codes 0..1022), log-scales 11-11-10 bits
+//   sh words     bytes: opacity (unorm8), then the higher bands' square-law codes
 
 alias SceneCenter = vec4u;
 alias SceneCov = vec2u;
 
 fn splatPosition(i: u32) -> vec3f {
-  return bitcast<vec3f>(centers[i].xyz);
+  return bitcast<vec3f>(centers_at(i, 0u).xyz);
 }
 
 fn shWord(i: u32, w: u32) -> u32 {
-  if (i < frame.shSplit) {
-    return sh0[i * frame.shStride + w];
-  }
-  return sh1[(i - frame.shSplit) * frame.shStride + w];
+  return sh_at(i, w);
 }
 
 // Byte b of splat i's byte stream.
@@ -30,14 +28,14 @@ fn splatOpacity(i: u32) -> f32 {
 }
 
 fn splatLogScales(i: u32) -> vec3f {
-  let w = covs[i].y;
+  let w = covs_at(i, 0u).y;
   let u = vec3f(f32(w & 2047u), f32((w >> 11u) & 2047u), f32(w >> 22u));
   return frame.lsRange.x + u * frame.lsRange.yyz;
 }
 
 // The unit quaternion (w, x, y, z) of the smallest-three code.
 fn splatQuat(i: u32) -> vec4f {
-  let word = covs[i].x;
+  let word = covs_at(i, 0u).x;
   let abc = (vec3f(f32((word >> 2u) & 1023u), f32((word >> 12u) & 1023u), f32(word >> 22u)) / 1022.0 * 2.0 - 1.0) * 0.7071067811865476;
   let big = sqrt(max(0.0, 1.0 - dot(abc, abc)));
   switch (word & 3u) {
@@ -75,7 +73,7 @@ fn shValue(code: u32, j: u32) -> f32 {
 // SH coefficient k (rgb) of splat i: the DC term from centers, the others from the byte stream.
 fn shCoeff(i: u32, k: u32) -> vec3f {
   if (k == 0u) {
-    let w = centers[i].w;
+    let w = centers_at(i, 0u).w;
     return frame.dcMin.xyz + vec3f(f32(w & 2047u), f32((w >> 11u) & 2047u), f32(w >> 22u)) * frame.dcStep.xyz;
   }
   let j = 3u * (k - 1u);

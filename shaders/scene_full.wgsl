@@ -1,38 +1,36 @@
 // The scene as the GPU keeps it, full precision (GpuScene 'full', the layout of
-// before issue 17): how every pass reads a splat. Needs the bindings `frame: Frame`,
-// `centers: array<SceneCenter>`, `covs: array<SceneCov>`, `sh0`, `sh1: array<u32>`.
-//   centers[i]   vec4f (x, y, z, opacity)
-//   covs[2i]     vec4f (s00, s01, s02, s11)   3D covariance R S S^T R^T
-//   covs[2i+1]   vec4f (s12, s22, maxScale, 0)
-//   SH           f16 pairs, coefficient-major (coefficient k, channel c at half k*3 + c)
+// before issue 17): how every pass reads a splat. Needs `frame: Frame` and the scene's
+// paged arrays (renderer/pipeline/paging.ts; scene-wgsl.ts declares them), read through
+// their accessors centers_at, covs_at, sh_at (element k of splat i):
+//   centers      vec4f (x, y, z, opacity)
+//   covs (2)     vec4f (s00, s01, s02, s11)   3D covariance R S S^T R^T
+//                vec4f (s12, s22, maxScale, 0)
+//   sh           f16 pairs, coefficient-major (coefficient k, channel c at half k*3 + c)
 // Its twin, scene_compact.wgsl, has the same functions.
 
 alias SceneCenter = vec4f;
 alias SceneCov = vec4f;
 
 fn splatPosition(i: u32) -> vec3f {
-  return centers[i].xyz;
+  return centers_at(i, 0u).xyz;
 }
 
 fn splatOpacity(i: u32) -> f32 {
-  return centers[i].w;
+  return centers_at(i, 0u).w;
 }
 
 fn splatCov(i: u32) -> SplatCov {
-  return SplatCov(covs[2u * i], covs[2u * i + 1u]);
+  return SplatCov(covs_at(i, 0u), covs_at(i, 1u));
 }
 
 // The largest axis (the frustum cull's bounding sphere).
 fn splatMaxScale(i: u32) -> f32 {
-  return covs[2u * i + 1u].z;
+  return covs_at(i, 1u).z;
 }
 
-// Word w of splat i's SH, from the buffer that holds splat i.
+// Word w of splat i's SH, from the page that holds splat i.
 fn shWord(i: u32, w: u32) -> u32 {
-  if (i < frame.shSplit) {
-    return sh0[i * frame.shStride + w];
-  }
-  return sh1[(i - frame.shSplit) * frame.shStride + w];
+  return sh_at(i, w);
 }
 
 // SH coefficient k (rgb) of splat i: halves k*3 .. k*3+2.

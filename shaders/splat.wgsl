@@ -22,7 +22,7 @@
 // extent, an image change: the `sigmaCut` frame setting).
 
 @group(0) @binding(0) var<uniform> frame: Frame;
-@group(0) @binding(1) var<storage, read> records: array<vec4f>;
+// The records' pages at 1 are prepended (draw-pass.ts): records_at(j, k), vec4f k of record j.
 
 /** 0 quad, 1 rect, 2 hex, 3 oct, 4 tri, 5 auto (see above). */
 override GEOMETRY: u32 = 4u;
@@ -104,8 +104,8 @@ fn vs_f2b(@builtin(vertex_index) vi: u32, @builtin(instance_index) ii: u32) -> V
 }
 
 fn splatVertex(j: u32, si: u32) -> VsOut {
-  let ra = records[3u * j];
-  let rb = records[3u * j + 1u];
+  let ra = records_at(j, 0u);
+  let rb = records_at(j, 1u);
   let axis1 = ra.zw;
   let axis2 = rb.xy;
   if (all(axis1 == vec2f(0.0))) {
@@ -132,7 +132,7 @@ fn splatVertex(j: u32, si: u32) -> VsOut {
   var o: VsOut;
   o.position = vec4f(px.x / frame.viewport.x * 2.0 - 1.0, 1.0 - px.y / frame.viewport.y * 2.0, 0.0, 1.0);
   o.v = rb.z * uu;
-  o.color = vec4f(records[3u * j + 2u].xyz, rb.w);
+  o.color = vec4f(records_at(j, 2u).xyz, rb.w);
   return o;
 }
 

@@ -2,8 +2,8 @@
 // and the GPU scene layout.
 //
 // Scene buffers (written once at upload by GpuScene): `centers`, `covs` and the SH
-// words in two buffers split by whole splats (the per-binding limit): splat i <
-// shSplit at sh0[i*shStride..], the others at sh1[(i - shSplit)*shStride..]. Their
+// words, each paged by whole splats over as many bindings as the per-binding limit
+// needs (renderer/pipeline/paging.ts: read through centers_at, covs_at, sh_at). Their
 // layout is the scene's precision: scene_full.wgsl (f32 centres and covariances, f16
 // SH) or scene_compact.wgsl (the default: 72 B a splat at SH3); one of them is
 // prepended after this file and is the only code that reads them (splatPosition,
@@ -27,7 +27,7 @@ struct Frame {
   shStride: u32,        // u32 words per splat of SH
   keyBits: u32,         // 32: float-bits key; fewer: depth quantised in [near, far]
   cullEnabled: u32,
-  shSplit: u32,         // the first splat whose SH is in sh1 (splatCount when unsplit)
+  _pad0: u32,
   minContribution: f32, // px: drop splats whose alpha integrated over the screen is less (0: off)
   antialias: u32,       // 1: the anti-aliased mode (effectiveOpacity), 0: off (the default)
   // The compact scene's ranges (renderer/pipeline/compact-pack.ts CompactDecode; unused when full):

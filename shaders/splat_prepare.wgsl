@@ -22,22 +22,22 @@
 // list draw, thread 0 also writes its indirect arguments: (TRIANGLE_VERTS * count, 1, 0, 0).
 
 @group(0) @binding(0) var<uniform> frame: Frame;
-@group(0) @binding(1) var<storage, read> centers: array<SceneCenter>;
-@group(0) @binding(2) var<storage, read> covs: array<SceneCov>;
-@group(0) @binding(3) var<storage, read> sh0: array<u32>;
-@group(0) @binding(4) var<storage, read> sh1: array<u32>;
+// Prepended (renderer/pipeline/draw-pass.ts): the scene's pages (centers at 1, covs at
+// 2, SH at 3) and its decode, and the records' pages at 7 (records_put(j, k, v): vec4f
+// k of record j; paging.ts).
 @group(0) @binding(5) var<storage, read> order: array<u32>;
-@group(0) @binding(6) var<storage, read> drawArgs: array<u32, 4>;
-@group(0) @binding(7) var<storage, read_write> records: array<vec4f>;
-// The draws' small control words, in one buffer (8 storage buffers in all: WebGPU's
-// default maxStorageBuffersPerShaderStage), u32 words (draw-pass.ts CONTROL_*):
+// The draws' small control words, in one buffer (fewer storage buffers: WebGPU's
+// default maxStorageBuffersPerShaderStage is 8), u32 words (draw-pass.ts CONTROL_*):
 //   [0, 4)              the list draw's indirect arguments;
 //   [4 + 4c, 8 + 4c)    front-to-back chunk c's indirect arguments;
+//   [COUNT_WORD]        the count of sorted splats, copied from the project pass's
+//                       drawArgs.instanceCount before this pass (one binding fewer);
 //   [128 + 64c, +4)     chunk c's (first front-to-back position, count), read by
 //                       splat.wgsl vs_f2b through a dynamic offset (256-byte stride).
 @group(0) @binding(8) var<storage, read_write> control: array<u32>;
 
 const CHUNK_ARGS_WORD: u32 = 4u;
+const COUNT_WORD: u32 = 127u;
 const CHUNK_INFO_WORD: u32 = 128u;
 const CHUNK_INFO_STRIDE: u32 = 64u;
 
@@ -58,15 +58,15 @@ override CHUNKS: u32 = 7u;
 // (project_splat.wgsl) are prepended.
 
 fn writeCulled(j: u32) {
-  records[3u * j] = vec4f(0.0);
-  records[3u * j + 1u] = vec4f(0.0);
-  records[3u * j + 2u] = vec4f(0.0);
+  records_put(j, 0u, vec4f(0.0));
+  records_put(j, 1u, vec4f(0.0));
+  records_put(j, 2u, vec4f(0.0));
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
   let j = gid.x + gid.y * nwg.x * WORKGROUP_SIZE;
-  let count = drawArgs[1];
+  let count = control[COUNT_WORD];
   if (j == 0u) {
     control[0] = TRIANGLE_VERTS * count;
     control[1] = 1u;
@@ -122,7 +122,7 @@ fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg:
   if (BLIND_TO_OPACITY == 0u) {
     r = min(CUT, sqrt(2.0 * log(255.0 * opacity)));
   }
-  records[3u * j] = vec4f(s.centre, r * sqrt(l1) * e1);
-  records[3u * j + 1u] = vec4f(r * sqrt(l2) * e2, r, opacity);
-  records[3u * j + 2u] = vec4f(splatColour(id), 0.0);
+  records_put(j, 0u, vec4f(s.centre, r * sqrt(l1) * e1));
+  records_put(j, 1u, vec4f(r * sqrt(l2) * e2, r, opacity));
+  records_put(j, 2u, vec4f(splatColour(id), 0.0));
 }

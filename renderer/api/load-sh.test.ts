@@ -25,14 +25,18 @@ describe('the load SH degree in the page', () => {
 
   it('the page words the way out for itself, with the numbers', () => {
     const limits = { maxStorageBufferBindingSize: 1e9, maxBufferSize: 4e9 };
-    // The full layout, under tiles: 25M splats of SH3 need 1.2 GB in each of the SH's two bindings; at SH2 700 MB.
+    // The full layout, under tiles, WebGPU's default 8 storage buffers a stage: 25M splats of SH3 need the SH's 2.4 GB
+    // in 3 pages of 1 GB, 9 buffers in the project pass; at SH2 (1.4 GB) 2 pages, 8.
     const err = new GpuBudgetError('big.ply', 25_000_000, 3, checkBudget(25_000_000, 3, 'tiles', limits, 'full'));
     expect(budgetLine(err)).toBe(
-      'big.ply: 25,000,000 splats of SH degree 3 need 2.4 GB of SH (1.2 GB in each of 2 bindings), the adapter allows 1.0 GB per binding (maxStorageBufferBindingSize): reload with SH degree 2 (?sh=2, or Scene › load SH degree); the scene on screen stays',
+      'big.ply: 25,000,000 splats of SH degree 3 need 9 storage buffers in one shader stage (SH in 3 pages of at most 1.0 GB), the adapter allows 8 (maxStorageBuffersPerShaderStage): reload with SH degree 2 (?sh=2, or Scene › load SH degree); the scene on screen stays',
     );
-    const none = new GpuBudgetError('huge.ply', 40_000_000, 0, checkBudget(40_000_000, 0, 'quads', limits, 'full'));
+    // 60M splats at SH0 under quads: the records' third page is the prepare pass's 9th buffer; no SH degree helps.
+    const check = checkBudget(60_000_000, 0, 'quads', limits, 'full');
+    expect([check.fits, check.fitsAtDegree]).toEqual([false, null]);
+    const none = new GpuBudgetError('huge.ply', 60_000_000, 0, check);
     expect(budgetLine(none)).toBe(none.message);
-    expect(none.message).toMatch(/binds at most 20,833,333 splats/);
+    expect(none.message).toMatch(/draws at most 41,666,666 splats/); // two pages of 48-byte records
   });
 
   it('?bindlimit=MB lowers the per-binding limit, never raises it', () => {

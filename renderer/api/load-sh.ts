@@ -47,6 +47,7 @@ export function budgetLine(err: GpuBudgetError): string {
  */
 export function budgetLimitsFor(device: BudgetLimits, search: string): BudgetLimits {
   const mb = Number(new URLSearchParams(search).get('bindlimit') ?? NaN);
-  if (!(mb > 0)) return { maxStorageBufferBindingSize: device.maxStorageBufferBindingSize, maxBufferSize: device.maxBufferSize };
-  return { maxStorageBufferBindingSize: Math.min(device.maxStorageBufferBindingSize, Math.floor(mb * 1e6)), maxBufferSize: device.maxBufferSize };
+  const stage = device.maxStorageBuffersPerShaderStage === undefined ? {} : { maxStorageBuffersPerShaderStage: device.maxStorageBuffersPerShaderStage };
+  if (!(mb > 0)) return { maxStorageBufferBindingSize: device.maxStorageBufferBindingSize, maxBufferSize: device.maxBufferSize, ...stage };
+  return { maxStorageBufferBindingSize: Math.min(device.maxStorageBufferBindingSize, Math.floor(mb * 1e6)), maxBufferSize: device.maxBufferSize, ...stage };
 }

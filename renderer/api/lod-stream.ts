@@ -55,13 +55,13 @@ export class LodStreamView {
   static async open(
     device: GPUDevice,
     source: LoadSource,
-    options: { budget: number; shBindingBytes: number; memoryBytes?: number; load?: LoadSource['options']; onError?: (file: string, e: unknown) => void },
+    options: { budget: number; bindingBytes: number; memoryBytes?: number; load?: LoadSource['options']; onError?: (file: string, e: unknown) => void },
     firstCamera: (bound: LodMeta['bound']) => FrameCamera,
   ): Promise<{ view: LodStreamView; first: GpuScene }> {
     const { meta, load } = await openManifest(source, options.load);
     const lod = new LodScene(device, meta, load, {
       budget: options.budget,
-      shBindingBytes: options.shBindingBytes,
+      bindingBytes: options.bindingBytes,
       memoryBytes: options.memoryBytes ?? 2 ** 30,
       // Two workers at once: each decodes its WebP textures on its own thread.
       maxInFlight: 2,

@@ -208,7 +208,7 @@ async function openLodSource(v: Viewer, input: SceneInput, load: LoadSource, id:
       load,
       {
         budget: v.lodBudget,
-        shBindingBytes: v.renderer.shBindingBytes,
+        bindingBytes: v.renderer.bindingBytes,
         ...(load.options ? { load: load.options } : {}),
         onError: (file, e) => console.warn(`lod: ${file}: ${e instanceof Error ? e.message : String(e)}`),
       },

@@ -150,7 +150,7 @@ export class ChunkPool {
    *
    * @throws Error when a range's file is not resident or the range is past its end
    */
-  assemble(ranges: readonly PoolRange[], name: string, shBindingBytes: number, bounds?: Bounds): GpuScene {
+  assemble(ranges: readonly PoolRange[], name: string, bindingBytes: number, bounds?: Bounds): GpuScene {
     let total = 0;
     for (const r of ranges) {
       const e = this.entries.get(r.file);
@@ -181,21 +181,17 @@ export class ChunkPool {
       bounds: bounds ?? computeBounds(positions),
       source: { name, format: 'lod' },
     };
-    const scene = new GpuScene(this.device, cloud, shBindingBytes, { precision: 'full', upload: false });
+    const scene = new GpuScene(this.device, cloud, bindingBytes, { precision: 'full', upload: false });
     const enc = this.device.createCommandEncoder({ label: 'ChunkPool.assemble' });
     const shBytes = this.stride * 4;
     at = 0;
     for (const r of ranges) {
       if (r.count === 0) continue;
       const e = this.entries.get(r.file)!;
-      enc.copyBufferToBuffer(e.centers, r.offset * 16, scene.centers, at * 16, r.count * 16);
-      enc.copyBufferToBuffer(e.covs, r.offset * 32, scene.covs, at * 32, r.count * 32);
-      // The range may straddle the scene's SH split: the part before it to sh0, the rest to sh1.
-      const before = Math.max(0, Math.min(r.count, scene.shSplit - at));
-      if (before > 0) enc.copyBufferToBuffer(e.sh, r.offset * shBytes, scene.sh0, at * shBytes, before * shBytes);
-      if (before < r.count) {
-        enc.copyBufferToBuffer(e.sh, (r.offset + before) * shBytes, scene.sh1, (at + before - scene.shSplit) * shBytes, (r.count - before) * shBytes);
-      }
+      // A range may straddle a page seam of the scene's arrays: copyFrom splits it there.
+      scene.centers.copyFrom(enc, e.centers, r.offset * 16, at, r.count);
+      scene.covs.copyFrom(enc, e.covs, r.offset * 32, at, r.count);
+      scene.sh.copyFrom(enc, e.sh, r.offset * shBytes, at, r.count);
       at += r.count;
     }
     this.device.queue.submit([enc.finish()]);

@@ -23,8 +23,8 @@ export interface LodSceneOptions {
   uploadMs?: number;
   /** Least time between two assemblies, in ms (default 0: whenever the drawn set changes). */
   minAssembleMs?: number;
-  /** The renderer's SH binding limit (GpuScene's shBindingBytes). */
-  shBindingBytes: number;
+  /** The renderer's SH binding limit (GpuScene's bindingBytes). */
+  bindingBytes: number;
   onError?: (file: string, error: unknown) => void;
 }
 
@@ -120,7 +120,7 @@ export class LodScene {
     this.stats.drawn = drawn;
     // The drawn set's bounds: its leaves' (the manifest's; used to frame the camera's depth range).
     const bounds = { min: min as [number, number, number], max: max as [number, number, number] };
-    return this.pool.assemble(ranges, this.meta.name, this.options.shBindingBytes, bounds);
+    return this.pool.assemble(ranges, this.meta.name, this.options.bindingBytes, bounds);
   }
 
   /** Whether the last update's choice is wholly drawable and nothing is loading or uploading. */

@@ -6,8 +6,9 @@ import splatWgsl from '../../shaders/splat.wgsl?raw';
 import f2bWgsl from '../../shaders/splat_f2b.wgsl?raw';
 import fullscreenWgsl from '../../shaders/fullscreen.wgsl?raw';
 import { SH_WGSL } from './sh-wgsl';
-import type { ScenePrecision } from './scene-precision';
-import { sceneWgsl } from './scene-wgsl';
+import type { GpuScene } from './gpu-scene';
+import { PagedBuffer, pageBinding, pagedLayoutEntries, pagedWgsl, pagingFor, pagingKey, type Paging } from './paging';
+import { sceneKey, sceneLayoutEntries, sceneWgsl, type SceneBindings } from './scene-wgsl';
 
 /**
  * 'splat': the real draw; 'floor': the same geometry with a trivial fragment shader;
@@ -87,10 +88,14 @@ const CHUNK_STRIDE = 256;
 /**
  * The control buffer of the prepare pass (shaders/splat_prepare.wgsl `control`): the
  * list draw's indirect arguments at byte 0, chunk c's at CONTROL_CHUNK_ARGS + 16c,
+ * the count of sorted splats (copied there from the draw arguments) at CONTROL_COUNT,
  * chunk c's record at CONTROL_CHUNK_INFO + CHUNK_STRIDE c. One buffer, so that the
- * prepare pass binds 8 storage buffers (WebGPU's default per stage) with both SH buffers.
+ * prepare pass binds 7 storage buffers unpaged (WebGPU's default per stage is 8), and
+ * a paged scene has as many bindings to spare as can be (paging.ts).
  */
 const CONTROL_CHUNK_ARGS = 16;
+/** Byte offset of the count (splat_prepare.wgsl COUNT_WORD). */
+const CONTROL_COUNT = 127 * 4;
 const CONTROL_CHUNK_INFO = 512;
 const CONTROL_BYTES = CONTROL_CHUNK_INFO + F2B_MAX_CHUNKS * CHUNK_STRIDE;
 
@@ -139,14 +144,26 @@ export function triangleVertices(geometry: DrawGeometry): number {
   return 3 * (VERTICES_PER_SPLAT[geometry] - 2);
 }
 
+/** The scene's bindings in the prepare pass (shaders/splat_prepare.wgsl), and the records'. */
+const PREPARE_SCENE_AT: SceneBindings = { centers: 1, covs: 2, sh: 3 };
+const PREPARE_RECORDS_AT = 7;
+/** The records' binding in the draw (shaders/splat.wgsl). */
+const DRAW_RECORDS_AT = 1;
+
+/** What the pipelines are specialised for: the scene's precision and paging, and the records' paging. */
+interface DrawKind {
+  scene: Pick<GpuScene, 'precision' | 'paging'>;
+  records: Paging;
+}
+
+/** The pipelines and layouts of one DrawKind. */
 interface DrawPipelines {
   prepareLayout: GPUBindGroupLayout;
   drawLayout: GPUBindGroupLayout;
   countLayout: GPUBindGroupLayout;
   chunkLayout: GPUBindGroupLayout;
   accumLayout: GPUBindGroupLayout;
-  /** By scene precision (its decode, scene-wgsl.ts). */
-  prepareModule: Map<ScenePrecision, GPUShaderModule>;
+  prepareModule: GPUShaderModule;
   drawModule: GPUShaderModule;
   f2bModule: GPUShaderModule;
   mask: GPURenderPipeline | null;
@@ -154,20 +171,24 @@ interface DrawPipelines {
   prepare: Map<string, GPUComputePipeline>;
   draw: Map<string, GPURenderPipeline>;
 }
-const cache = new WeakMap<GPUDevice, DrawPipelines>();
+const cache = new WeakMap<GPUDevice, Map<string, DrawPipelines>>();
 
-function pipelinesFor(device: GPUDevice): DrawPipelines {
-  let p = cache.get(device);
+function pipelinesFor(device: GPUDevice, kind: DrawKind): DrawPipelines {
+  let byKind = cache.get(device);
+  if (!byKind) cache.set(device, (byKind = new Map()));
+  const key = `${sceneKey(kind.scene.precision, kind.scene.paging)}|${pagingKey(kind.records)}`;
+  let p = byKind.get(key);
   if (!p) {
     const C = GPUShaderStage.COMPUTE;
     const buffer = (binding: number, visibility: number, type: GPUBufferBindingType): GPUBindGroupLayoutEntry => ({ binding, visibility, buffer: { type } });
     const prepareLayout = device.createBindGroupLayout({
       label: 'DrawPass.prepareLayout',
       entries: [
-        // frame; centers, covs, sh0, sh1, order, drawArgs; records, control: 8 storage buffers
+        // frame; the scene's pages, order; the records' pages, control: 6 storage buffers unpaged
         buffer(0, C, 'uniform'),
-        ...[1, 2, 3, 4, 5, 6].map((b) => buffer(b, C, 'read-only-storage')),
-        buffer(7, C, 'storage'),
+        ...sceneLayoutEntries(kind.scene.paging, PREPARE_SCENE_AT),
+        buffer(5, C, 'read-only-storage'),
+        ...pagedLayoutEntries(PREPARE_RECORDS_AT, kind.records, C, 'storage'),
         buffer(8, C, 'storage'),
       ],
     });
@@ -181,7 +202,7 @@ function pipelinesFor(device: GPUDevice): DrawPipelines {
     });
     const drawEntries = [
       buffer(0, GPUShaderStage.VERTEX | GPUShaderStage.FRAGMENT, 'uniform'),
-      buffer(1, GPUShaderStage.VERTEX, 'read-only-storage'),
+      ...pagedLayoutEntries(DRAW_RECORDS_AT, kind.records, GPUShaderStage.VERTEX, 'read-only-storage'),
     ];
     const drawLayout = device.createBindGroupLayout({ label: 'DrawPass.drawLayout', entries: drawEntries });
     const countLayout = device.createBindGroupLayout({
@@ -197,31 +218,34 @@ function pipelinesFor(device: GPUDevice): DrawPipelines {
       f2bModule: device.createShaderModule({ label: 'DrawPass.f2bModule', code: `${fullscreenWgsl}\n${f2bWgsl}` }),
       mask: null,
       composite: new Map(),
-      prepareModule: new Map(),
-      drawModule: device.createShaderModule({ label: 'DrawPass.drawModule', code: `${commonWgsl}\n${splatWgsl}` }),
+      prepareModule: device.createShaderModule({
+        label: `DrawPass.prepareModule(${key})`,
+        code: [
+          SH_WGSL,
+          commonWgsl,
+          sceneWgsl(kind.scene.precision, kind.scene.paging, PREPARE_SCENE_AT),
+          pagedWgsl({ name: 'records', type: 'vec4f', perSplat: '3u', paging: kind.records, binding: PREPARE_RECORDS_AT, access: 'read_write' }),
+          shEvalWgsl,
+          projectSplatWgsl,
+          prepareWgsl,
+        ].join('\n'),
+      }),
+      drawModule: device.createShaderModule({
+        label: `DrawPass.drawModule(${key})`,
+        code: [commonWgsl, pagedWgsl({ name: 'records', type: 'vec4f', perSplat: '3u', paging: kind.records, binding: DRAW_RECORDS_AT, access: 'read' }), splatWgsl].join('\n'),
+      }),
       prepare: new Map(),
       draw: new Map(),
     };
-    cache.set(device, p);
+    byKind.set(key, p);
   }
   return p;
 }
 
 const FRAGMENT_ENTRY: Record<DrawVariant, string> = { splat: 'fs', floor: 'fs_floor', count: 'fs_count' };
 
-function prepareModule(device: GPUDevice, precision: ScenePrecision): GPUShaderModule {
-  const p = pipelinesFor(device);
-  let module = p.prepareModule.get(precision);
-  if (!module) {
-    const code = `${SH_WGSL}\n${commonWgsl}\n${sceneWgsl(precision)}\n${shEvalWgsl}\n${projectSplatWgsl}\n${prepareWgsl}`;
-    module = device.createShaderModule({ label: `DrawPass.prepareModule(${precision})`, code });
-    p.prepareModule.set(precision, module);
-  }
-  return module;
-}
-
-function preparePipeline(device: GPUDevice, shape: DrawShape, precision: ScenePrecision): GPUComputePipeline {
-  const p = pipelinesFor(device);
+function preparePipeline(device: GPUDevice, kind: DrawKind, shape: DrawShape): GPUComputePipeline {
+  const p = pipelinesFor(device, kind);
   const constants = {
     WORKGROUP_SIZE,
     BLIND_TO_OPACITY: shape.geometry === 'quad' ? 1 : 0,
@@ -230,13 +254,13 @@ function preparePipeline(device: GPUDevice, shape: DrawShape, precision: ScenePr
     STRIP_VERTS: VERTICES_PER_SPLAT[shape.geometry],
     CHUNKS: chunksOf(shape),
   };
-  const key = `${precision} ${JSON.stringify(constants)}`;
+  const key = JSON.stringify(constants);
   let pipeline = p.prepare.get(key);
   if (!pipeline) {
     pipeline = device.createComputePipeline({
       label: `DrawPass.prepare(${key})`,
       layout: device.createPipelineLayout({ label: 'DrawPass.prepareLayout', bindGroupLayouts: [p.prepareLayout] }),
-      compute: { module: prepareModule(device, precision), entryPoint: 'main', constants },
+      compute: { module: p.prepareModule, entryPoint: 'main', constants },
     });
     p.prepare.set(key, pipeline);
   }
@@ -254,8 +278,8 @@ export function drawsFrontToBack(shape: DrawShape, variant: DrawVariant): boolea
   return variant === 'splat' && (shape.frontToBack ?? DEFAULT_FRONT_TO_BACK) && !(shape.list ?? DEFAULT_LIST);
 }
 
-function drawPipeline(device: GPUDevice, format: GPUTextureFormat, variant: DrawVariant, shape: DrawShape): GPURenderPipeline {
-  const p = pipelinesFor(device);
+function drawPipeline(device: GPUDevice, kind: DrawKind, format: GPUTextureFormat, variant: DrawVariant, shape: DrawShape): GPURenderPipeline {
+  const p = pipelinesFor(device, kind);
   const area = shape.autoArea ?? DEFAULT_AUTO_AREA;
   const f2b = drawsFrontToBack(shape, variant);
   const list = !f2b && (shape.list ?? DEFAULT_LIST);
@@ -311,8 +335,8 @@ const UNDER: GPUBlendState = {
 };
 
 /** The mask pass: depth 0 where the accumulated alpha is 1 (shaders/splat_f2b.wgsl fs_mask). */
-function maskPipeline(device: GPUDevice): GPURenderPipeline {
-  const p = pipelinesFor(device);
+function maskPipeline(device: GPUDevice, kind: DrawKind): GPURenderPipeline {
+  const p = pipelinesFor(device, kind);
   p.mask ??= device.createRenderPipeline({
     label: 'DrawPass.mask',
     layout: device.createPipelineLayout({ label: 'DrawPass.maskLayout', bindGroupLayouts: [p.accumLayout] }),
@@ -324,8 +348,8 @@ function maskPipeline(device: GPUDevice): GPURenderPipeline {
 }
 
 /** The accumulated colour over the background, onto the target (fullscreen.wgsl fs_copy, blended). */
-function compositePipeline(device: GPUDevice, format: GPUTextureFormat): GPURenderPipeline {
-  const p = pipelinesFor(device);
+function compositePipeline(device: GPUDevice, kind: DrawKind, format: GPUTextureFormat): GPURenderPipeline {
+  const p = pipelinesFor(device, kind);
   let pipeline = p.composite.get(format);
   if (!pipeline) {
     pipeline = device.createRenderPipeline({
@@ -341,13 +365,10 @@ function compositePipeline(device: GPUDevice, format: GPUTextureFormat): GPURend
 
 export interface DrawBuffers {
   frame: GPUBuffer;
-  centers: GPUBuffer;
-  covs: GPUBuffer;
-  /** SH of splats [0, shSplit) and of the others (GpuScene). */
-  sh0: GPUBuffer;
-  sh1: GPUBuffer;
-  /** How the scene buffers are laid out (GpuScene.precision). */
-  precision: ScenePrecision;
+  /** The scene (its pages and layout). */
+  scene: GpuScene;
+  /** The most bytes one binding holds (the records are paged under it: paging.ts). */
+  bindingBytes: number;
   /** Sorted splat ids, back to front. */
   order: GPUBuffer;
   /** (vertices a splat, count, 0, 0): the count is the project pass's append counter. */
@@ -361,11 +382,12 @@ export interface DrawBuffers {
  *   draw (shaders/splat.wgsl): one polygon per record, back to front, as an instanced
  *     strip (drawArgs, whose vertexCount word must be VERTICES_PER_SPLAT of the shape)
  *     or a triangle list (arguments written by the prepare pass).
- * Owns the records (RECORD_BYTES a splat) and the control buffer (the list's and
- * the front-to-back chunks' arguments).
+ * Owns the records (RECORD_BYTES a splat, paged: paging.ts) and the control buffer
+ * (the list's and the front-to-back chunks' arguments).
  */
 export class DrawPass {
-  private readonly records: GPUBuffer;
+  private readonly records: PagedBuffer;
+  private readonly kind: DrawKind;
   /** Indirect arguments and chunk records (CONTROL_*). */
   private readonly control: GPUBuffer;
   private readonly prepareGroup: GPUBindGroup;
@@ -383,22 +405,29 @@ export class DrawPass {
     private readonly buffers: DrawBuffers,
     capacity: number,
   ) {
-    const p = pipelinesFor(device);
+    this.records = new PagedBuffer(device, 'DrawPass.records', pagingFor(capacity, RECORD_BYTES, buffers.bindingBytes), GPUBufferUsage.STORAGE);
+    this.kind = { scene: buffers.scene, records: this.records.paging };
+    const p = pipelinesFor(device, this.kind);
     this.drawArgs = buffers.drawArgs;
-    this.records = device.createBuffer({ label: 'DrawPass.records', size: Math.max(1, capacity) * RECORD_BYTES, usage: GPUBufferUsage.STORAGE });
-    this.control = device.createBuffer({ label: 'DrawPass.control', size: CONTROL_BYTES, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.INDIRECT });
+    this.control = device.createBuffer({ label: 'DrawPass.control', size: CONTROL_BYTES, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.INDIRECT | GPUBufferUsage.COPY_DST });
     this.chunkGroup = device.createBindGroup({
       label: 'DrawPass.chunkGroup',
       layout: p.chunkLayout,
       entries: [{ binding: 0, resource: { buffer: this.control, offset: CONTROL_CHUNK_INFO, size: 16 } }],
     });
-    const entries = (list: GPUBuffer[]) => list.map((buffer, binding) => ({ binding, resource: { buffer } }));
+    const entry = (binding: number, buffer: GPUBuffer): GPUBindGroupEntry => ({ binding, resource: { buffer } });
     this.prepareGroup = device.createBindGroup({
       label: 'DrawPass.prepareGroup',
       layout: p.prepareLayout,
-      entries: entries([buffers.frame, buffers.centers, buffers.covs, buffers.sh0, buffers.sh1, buffers.order, buffers.drawArgs, this.records, this.control]),
+      entries: [
+        entry(0, buffers.frame),
+        ...buffers.scene.bindEntries(PREPARE_SCENE_AT),
+        entry(5, buffers.order),
+        ...this.recordEntries(PREPARE_RECORDS_AT),
+        entry(8, this.control),
+      ],
     });
-    this.drawGroup = device.createBindGroup({ label: 'DrawPass.drawGroup', layout: p.drawLayout, entries: entries([buffers.frame, this.records]) });
+    this.drawGroup = device.createBindGroup({ label: 'DrawPass.drawGroup', layout: p.drawLayout, entries: [entry(0, buffers.frame), ...this.recordEntries(DRAW_RECORDS_AT)] });
     const total = Math.max(1, Math.ceil(capacity / WORKGROUP_SIZE));
     // More than 65,535 workgroups spill into y; the shader linearises (x, y).
     const x = Math.min(total, MAX_GROUPS_X);
@@ -419,11 +448,13 @@ export class DrawPass {
     timestamps?: { querySet: GPUQuerySet; beginIndex?: number; endIndex: number },
     coverage?: GPUBuffer,
   ): void {
+    // The count the prepare pass reads, into the control buffer (one storage binding fewer).
+    encoder.copyBufferToBuffer(this.drawArgs, 4, this.control, CONTROL_COUNT, 4);
     const prep = encoder.beginComputePass({
       label: 'DrawPass.prepare',
       timestampWrites: timestamps?.beginIndex !== undefined ? { querySet: timestamps.querySet, beginningOfPassWriteIndex: timestamps.beginIndex } : undefined,
     });
-    prep.setPipeline(preparePipeline(this.device, shape, this.buffers.precision));
+    prep.setPipeline(preparePipeline(this.device, this.kind, shape));
     prep.setBindGroup(0, this.prepareGroup);
     prep.dispatchWorkgroups(this.groups[0], this.groups[1]);
     prep.end();
@@ -444,7 +475,7 @@ export class DrawPass {
       ],
       timestampWrites: timestamps && { querySet: timestamps.querySet, endOfPassWriteIndex: timestamps.endIndex },
     });
-    pass.setPipeline(drawPipeline(this.device, this.format, variant, shape));
+    pass.setPipeline(drawPipeline(this.device, this.kind, this.format, variant, shape));
     pass.setBindGroup(0, variant === 'count' ? this.countGroupFor(coverage) : this.drawGroup);
     if (shape.list ?? DEFAULT_LIST) pass.drawIndirect(this.control, 0);
     else pass.drawIndirect(this.drawArgs, 0);
@@ -473,8 +504,8 @@ export class DrawPass {
     timestamps?: { querySet: GPUQuerySet; beginIndex?: number; endIndex: number },
   ): void {
     const t = this.f2bTargetsFor(size.width, size.height);
-    const splats = drawPipeline(this.device, ACCUM_FORMAT, 'splat', shape);
-    const mask = maskPipeline(this.device);
+    const splats = drawPipeline(this.device, this.kind, ACCUM_FORMAT, 'splat', shape);
+    const mask = maskPipeline(this.device, this.kind);
     const chunks = chunksOf(shape);
     for (let c = 0; c < chunks; c++) {
       const first = c === 0;
@@ -504,7 +535,7 @@ export class DrawPass {
       colorAttachments: [{ view: target, clearValue: { r: background[0], g: background[1], b: background[2], a: 1 }, loadOp: 'clear', storeOp: 'store' }],
       timestampWrites: timestamps && { querySet: timestamps.querySet, endOfPassWriteIndex: timestamps.endIndex },
     });
-    out.setPipeline(compositePipeline(this.device, this.format));
+    out.setPipeline(compositePipeline(this.device, this.kind, this.format));
     out.setBindGroup(0, t.group);
     out.draw(3);
     out.end();
@@ -519,7 +550,7 @@ export class DrawPass {
     const accum = this.device.createTexture({ label: 'DrawPass.accum', size, format: ACCUM_FORMAT, usage: GPUTextureUsage.RENDER_ATTACHMENT | GPUTextureUsage.TEXTURE_BINDING });
     const depth = this.device.createTexture({ label: 'DrawPass.mask', size, format: MASK_FORMAT, usage: GPUTextureUsage.RENDER_ATTACHMENT });
     const accumView = accum.createView();
-    const group = this.device.createBindGroup({ label: 'DrawPass.accumGroup', layout: pipelinesFor(this.device).accumLayout, entries: [{ binding: 0, resource: accumView }] });
+    const group = this.device.createBindGroup({ label: 'DrawPass.accumGroup', layout: pipelinesFor(this.device, this.kind).accumLayout, entries: [{ binding: 0, resource: accumView }] });
     this.f2bTargets = { width, height, accum, depth, accumView, depthView: depth.createView(), group };
     return this.f2bTargets;
   }
@@ -531,12 +562,17 @@ export class DrawPass {
         coverage,
         group: this.device.createBindGroup({
           label: 'DrawPass.countGroup',
-          layout: pipelinesFor(this.device).countLayout,
-          entries: [this.buffers.frame, this.records, coverage].map((buffer, binding) => ({ binding, resource: { buffer } })),
+          layout: pipelinesFor(this.device, this.kind).countLayout,
+          entries: [{ binding: 0, resource: { buffer: this.buffers.frame } }, ...this.recordEntries(DRAW_RECORDS_AT), { binding: 2, resource: { buffer: coverage } }],
         }),
       };
     }
     return this.countGroup.group;
+  }
+
+  /** Bind group entries of the records' pages with page 0 at `base`. */
+  private recordEntries(base: number): GPUBindGroupEntry[] {
+    return this.records.buffers.map((buffer, p) => ({ binding: pageBinding(base, p), resource: { buffer } }));
   }
 
   destroy(): void {

@@ -65,8 +65,6 @@ export interface FrameScene {
   shDegree: number;
   /** u32 words a splat of SH. */
   shStride: number;
-  /** The first splat whose SH is in the second SH buffer. */
-  shSplit: number;
   /** A compact scene's ranges (GpuScene.decode); null or absent for a full one. */
   decode?: CompactDecode | null;
 }
@@ -107,7 +105,6 @@ export class FrameUniforms {
       splatScale: settings.splatScale,
       shDegree: Math.max(0, Math.min(settings.shDegree, scene.shDegree)),
       shStride: scene.shStride,
-      shSplit: scene.shSplit,
       keyBits: settings.keyBits,
       cullEnabled: settings.cull ? 1 : 0,
       minContribution: Math.max(0, settings.minContribution ?? 0),

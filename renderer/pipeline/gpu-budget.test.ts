@@ -1,9 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { assertSceneFits, bindingNeed, checkBudget, formatBytes, GpuBudgetError, SH_BINDINGS, sceneBuffers, shSplitAt, shWordsPerSplat } from './gpu-budget';
+import { assertSceneFits, checkBudget, formatBytes, GpuBudgetError, sceneBuffers, shWordsPerSplat, stageBuffers } from './gpu-budget';
 import { GpuScene } from './gpu-scene';
 
 const MiB = 2 ** 20;
-const lim = (binding: number, buffer = 2 ** 40) => ({ maxStorageBufferBindingSize: binding, maxBufferSize: buffer });
+const lim = (binding: number, buffer = 2 ** 40, stage?: number) => ({
+  maxStorageBufferBindingSize: binding,
+  maxBufferSize: buffer,
+  ...(stage === undefined ? {} : { maxStorageBuffersPerShaderStage: stage }),
+});
+const pagesOf = (c: { buffers: { name: string; pages: number }[] }) => Object.fromEntries(c.buffers.map((b) => [b.name, b.pages]));
 
 describe('GPU budget arithmetic (the full precision\'s buffers, then the compact one)', () => {
   it('SH words a splat: 3 channels x (d+1)^2 halves, two to a u32 (as GpuScene packs them)', () => {
@@ -23,6 +28,8 @@ describe('GPU budget arithmetic (the full precision\'s buffers, then the compact
     expect(tiles.length).toBe(quads.length);
     expect(tiles.find((b) => b.name === 'tile records')?.bytes).toBe(32_000);
     expect(checkBudget(1000, 3, 'quads', lim(2 ** 31), 'full').totalBytes).toBe(1000 * (96 + 32 + 16 + 16 + 48));
+    // The scene's arrays and the records are paged; the sort's are not.
+    expect(quads.filter((b) => b.paged).map((b) => b.name)).toEqual(['SH', 'covariances', 'centers', 'draw records']);
   });
 
   it('formats sizes for people', () => {
@@ -33,103 +40,93 @@ describe('GPU budget arithmetic (the full precision\'s buffers, then the compact
     expect(formatBytes(100)).toBe('100 B');
   });
 
-  it('everything fits: no error, nothing over', () => {
+  it('everything fits one binding each: no error, one page each, 6 (quads) or 7 (tiles) storage buffers in the fullest stage', () => {
     const c = assertSceneFits('s.ply', 1_000_000, 3, 'quads', lim(128 * MiB), 'full');
+    expect(c.fits).toBe(true);
     expect(c.over).toBeNull();
     expect(c.binding).toEqual({ bytes: 128 * MiB, limit: 'maxStorageBufferBindingSize' });
+    expect(c.stage).toEqual({ needed: 6, allowed: 8 });
+    expect(checkBudget(1_000_000, 3, 'tiles', lim(128 * MiB), 'full').stage).toEqual({ needed: 7, allowed: 8 });
   });
 
-  it('the SH splits by whole splats over two bindings: the first as full as the limit allows, the rest in the second', () => {
-    expect(SH_BINDINGS).toBe(2);
+  it('pages hold the most whole splats a binding holds; a page more where the count needs it, none where it fits exactly', () => {
     // 96 B a splat (SH3): 1000 splats fit 96,000 bytes whole.
-    expect(shSplitAt(1000, 24, 96_000)).toBe(1000);
-    expect(shSplitAt(1000, 24, 1e9)).toBe(1000);
-    // 95,999 bytes hold 999 whole splats: the second buffer holds 1.
-    expect(shSplitAt(1000, 24, 95_999)).toBe(999);
-    // Exactly half in each: 500 splats = 48,000 bytes.
-    expect(shSplitAt(1000, 24, 48_000)).toBe(500);
-    expect(() => shSplitAt(1000, 24, 47_999)).toThrow(RangeError);
-    // The budget's per-binding need: whole when it fits one binding, else its splats spread evenly (rounded up to a splat).
-    const sh = sceneBuffers(1001, 3, 'quads', 'full').find((b) => b.name === 'SH')!;
-    expect(sh).toEqual({ name: 'SH', bytes: 96_096, bindings: 2, splatBytes: 96 });
-    expect(bindingNeed(sh, 96_096)).toBe(96_096);
-    expect(bindingNeed(sh, 60_000)).toBe(501 * 96);
-    const covs = sceneBuffers(1001, 3, 'quads', 'full').find((b) => b.name === 'covariances')!;
-    expect(bindingNeed(covs, 1000)).toBe(32_032); // one binding: all of it
-    // The budget and the split agree at the edge: fits exactly when the split does not throw.
-    for (const limit of [48_095, 48_096, 48_097, 48_191, 48_192]) {
-      const fits = checkBudget(1001, 3, 'tiles', lim(limit), 'full').over?.name !== 'SH';
-      expect(fits, String(limit)).toBe((() => { try { shSplitAt(1001, 24, limit); return true; } catch { return false; } })());
-    }
+    expect(pagesOf(checkBudget(1000, 3, 'tiles', lim(96_000, 2 ** 40, 16), 'full')).SH).toBe(1);
+    // 95,999 bytes hold 999 whole splats: a second page for the last one.
+    expect(pagesOf(checkBudget(1000, 3, 'tiles', lim(95_999, 2 ** 40, 16), 'full')).SH).toBe(2);
+    // 48,000 bytes: exactly two pages of 500; 47,999: three.
+    expect(pagesOf(checkBudget(1000, 3, 'tiles', lim(48_000, 2 ** 40, 16), 'full')).SH).toBe(2);
+    expect(pagesOf(checkBudget(1000, 3, 'tiles', lim(47_999, 2 ** 40, 16), 'full')).SH).toBe(3);
+    expect(stageBuffers(sceneBuffers(1000, 3, 'tiles', 'full', 47_999))).toBe(3 + 1 + 1 + 1 + 3);
   });
 
-  it('6M splats of SH3 on a 512 MiB binding: the SH (576 MB) is split in two and fits', () => {
-    const c = checkBudget(6_000_000, 3, 'quads', lim(512 * MiB), 'full');
-    expect(c.over).toBeNull();
-    expect(c.buffers.find((b) => b.name === 'SH')?.bytes).toBe(576_000_000);
+  it('6M splats of SH3 on 128 MiB bindings (lavapipe): compact pages the SH in 3 and the records in 2 (tiles) or 3 (quads), and fits 10 storage buffers (SwiftShader in Chromium) under both draws', () => {
+    const tiles = checkBudget(6_000_000, 3, 'tiles', lim(128 * MiB, 4 * 2 ** 30, 16));
+    expect(pagesOf(tiles)).toMatchObject({ SH: 3, covariances: 1, centers: 1, 'tile records': 2, 'sort keys': 1 });
+    expect([tiles.fits, tiles.stage.needed]).toEqual([true, 10]);
+    const quads = checkBudget(6_000_000, 3, 'quads', lim(128 * MiB, 4 * 2 ** 30, 16));
+    // The prepare pass: 5 scene pages, 3 of records, the order and its control buffer.
+    expect([quads.fits, quads.stage.needed, pagesOf(quads)['draw records']]).toEqual([true, 10, 3]);
+    expect(checkBudget(6_000_000, 3, 'tiles', lim(128 * MiB, 2 ** 30, 10)).fits).toBe(true);
+    expect(checkBudget(6_000_000, 3, 'quads', lim(128 * MiB, 2 ** 30, 10)).fits).toBe(true);
+    expect(checkBudget(6_000_000, 3, 'quads', lim(128 * MiB, 2 ** 30, 9)).fits).toBe(false);
+    // Full precision: 144 B a splat; the SH in 5 pages, covariances 2, records 2: 13 buffers.
+    const full = checkBudget(6_000_000, 3, 'tiles', lim(128 * MiB, 4 * 2 ** 30, 16), 'full');
+    expect([full.fits, full.stage.needed]).toEqual([true, 13]);
   });
 
-  it('6M splats of SH3 under tiles on a 256 MiB binding: even split the SH is over, degree 2 is the way out, the message has the numbers', () => {
-    const c = checkBudget(6_000_000, 3, 'tiles', lim(256 * MiB), 'full');
-    expect(c.over).toEqual({ name: 'SH', bytes: 576_000_000, bindings: 2, splatBytes: 96, bindingBytes: 288_000_000 });
-    // Degree 2: 14 words = 336 MB of SH, 168 MB a binding; covariances and tile records 192 MB: fits.
-    expect(c.fitsAtDegree).toBe(2);
-    // Under quads the draw records (48 B a splat, 288 MB) are over too: no SH degree helps.
-    expect(checkBudget(6_000_000, 3, 'quads', lim(256 * MiB), 'full').fitsAtDegree).toBeNull();
+  it('too many pages for a shader stage: the message names the pages and the limit, and a lower SH degree when it is the way out', () => {
+    // 6M full SH3 under tiles, 128 MiB bindings, 10 buffers a stage: 13 needed; SH2 (56 B): 3 pages, 11; SH1 (24 B): 2, 10.
+    const c = checkBudget(6_000_000, 3, 'tiles', lim(128 * MiB, 2 ** 30, 10), 'full');
+    expect(c.fits).toBe(false);
+    expect(c.fitsAtDegree).toBe(1);
     let err: unknown;
     try {
-      assertSceneFits('big.ply', 6_000_000, 3, 'tiles', lim(256 * MiB), 'full');
+      assertSceneFits('big.ply', 6_000_000, 3, 'tiles', lim(128 * MiB, 2 ** 30, 10), 'full');
     } catch (e) {
       err = e;
     }
     expect(err).toBeInstanceOf(GpuBudgetError);
     const e = err as GpuBudgetError;
     expect(e.message).toBe(
-      'big.ply: 6,000,000 splats of SH degree 3 need 576 MB of SH (288 MB in each of 2 bindings), the adapter allows 268 MB per binding (maxStorageBufferBindingSize): reload with SH degree 2 (?sh=2; --sh 2 in npm run render)',
+      'big.ply: 6,000,000 splats of SH degree 3 need 13 storage buffers in one shader stage (SH in 5 pages, covariances in 2 pages, tile records in 2 pages of at most 134 MB), ' +
+        'the adapter allows 10 (maxStorageBuffersPerShaderStage): reload with SH degree 1 (?sh=1; --sh 1 in npm run render)',
     );
     expect(e.message).not.toMatch(/\n/);
-    expect({ buffer: e.buffer, needed: e.neededBytes, available: e.availableBytes, limit: e.limit, sh: e.suggestedShDegree }).toEqual({
-      buffer: 'SH', needed: 288_000_000, available: 256 * MiB, limit: 'maxStorageBufferBindingSize', sh: 2,
+    expect({ buffer: e.buffer, needed: e.needed, available: e.available, limit: e.limit, sh: e.suggestedShDegree }).toEqual({
+      buffer: 'storage buffers', needed: 13, available: 10, limit: 'maxStorageBuffersPerShaderStage', sh: 1,
     });
   });
 
-  it('the smaller of maxBufferSize and maxStorageBufferBindingSize is the limit, and is named', () => {
-    const c = checkBudget(25_000_000, 3, 'tiles', lim(4e9, 1e9), 'full');
-    expect(c.binding).toEqual({ bytes: 1e9, limit: 'maxBufferSize' });
-    expect(() => assertSceneFits('x.ply', 25_000_000, 3, 'tiles', lim(4e9, 1e9), 'full')).toThrow(
-      /need 2\.4 GB of SH \(1\.2 GB in each of 2 bindings\), the adapter allows 1\.0 GB per binding \(maxBufferSize\): reload with SH degree 2 \(\?sh=2/,
-    );
-  });
-
-  it('too many splats for any SH degree: no SH way out, the most splats that fit instead', () => {
-    // 10M splats: the draw records (480 MB) and covariances (320 MB) alone are over 256 MiB;
-    // the SH's 480 MB a binding ties with the records (the first listed is named).
-    const c = checkBudget(10_000_000, 3, 'quads', lim(256 * MiB), 'full');
-    expect(c.over?.name).toBe('SH');
-    expect(c.over?.bindingBytes).toBe(480_000_000);
+  it("the sort's arrays are one binding each: past binding / 4 splats no SH degree helps, and the most splats that fit is named", () => {
+    // 40M splats: 160 MB of keys over 128 MiB.
+    const c = checkBudget(40_000_000, 0, 'tiles', lim(128 * MiB, 2 ** 40, 64));
+    expect(c.over?.name).toBe('sort keys');
     expect(c.fitsAtDegree).toBeNull();
-    expect(c.maxSplats).toBe(Math.floor((256 * MiB) / 48));
-    // Under tiles the covariances and records (32 B) set it; the SH at degree 0 (8 B a splat, two bindings) never does.
-    expect(checkBudget(10_000_000, 3, 'tiles', lim(256 * MiB), 'full').maxSplats).toBe(Math.floor((256 * MiB) / 32));
-    expect(() => assertSceneFits('huge.ply', 10_000_000, 0, 'quads', lim(256 * MiB), 'full')).toThrow(
-      'huge.ply: 10,000,000 splats of SH degree 0 need 480 MB of draw records in one buffer, the adapter allows 268 MB per binding (maxStorageBufferBindingSize): this adapter binds at most 5,592,405 splats (at SH degree 0): open a smaller scene',
+    expect(c.maxSplats).toBe(Math.floor((128 * MiB) / 4));
+    expect(() => assertSceneFits('huge.ply', 40_000_000, 0, 'tiles', lim(128 * MiB, 2 ** 40, 64))).toThrow(
+      'huge.ply: 40,000,000 splats of SH degree 0 need 160 MB of sort keys in one buffer, the adapter allows 134 MB per binding (maxStorageBufferBindingSize): this adapter draws at most 33,554,432 splats (at SH degree 0): open a smaller scene',
     );
   });
 
-  it("each draw's own buffers: the quads draw's 48-byte records can be the widest, the tiles draw has none wider than the covariances", () => {
-    const n = 1_500_000;
-    const q = checkBudget(n, 1, 'quads', lim(60e6), 'full');
-    const t = checkBudget(n, 1, 'tiles', lim(60e6), 'full');
-    expect(q.totalBytes - t.totalBytes).toBe(16 * n); // quads' records 48 B a splat, the tiles draw's 32
-    expect(q.over?.name).toBe('draw records');
-    expect(t.over).toBeNull();
-    expect(checkBudget(n, 1, 'tiles', lim(40e6), 'full').over?.name).toBe('covariances');
+  it('the smaller of maxBufferSize and maxStorageBufferBindingSize is the page size, and is named', () => {
+    const c = checkBudget(25_000_000, 3, 'tiles', lim(4e9, 1e9, 16), 'full');
+    expect(c.binding).toEqual({ bytes: 1e9, limit: 'maxBufferSize' });
+    expect(pagesOf(c).SH).toBe(3); // 2.4 GB of SH in pages of 1 GB
+    expect(c.fits).toBe(true);
   });
 
-  it('the compact precision (the default): the scene 72 B a splat at SH3, and the same 6M splats fit a 256 MiB binding under tiles where full does not', () => {
+  it('the most splats is where a stage runs out of bindings when the sort is not the limit', () => {
+    // Default 8 buffers a stage, quads, 256 MiB bindings. 10M SH3 (full): SH 4 pages, covariances 2, centres 1,
+    // records 2: the prepare pass needs 7 + 2 + 2 = 11; at SH1 (24 B: one page) 8.
+    const c = checkBudget(10_000_000, 3, 'quads', lim(256 * MiB), 'full');
+    expect([c.fits, c.stage.needed, c.fitsAtDegree]).toEqual([false, 11, 1]);
+    // At degree 0 the 48-byte records take a third page past 2 x 5,592,405 splats: the 9th buffer.
+    expect(c.maxSplats).toBe(2 * Math.floor((256 * MiB) / 48));
+  });
+
+  it('the compact precision (the default): the scene 72 B a splat at SH3', () => {
     const compact = Object.fromEntries(sceneBuffers(1000, 3, 'tiles').map((b) => [b.name, b.bytes]));
     expect([compact.centers, compact.covariances, compact.SH]).toEqual([16_000, 8000, 48_000]);
-    expect(checkBudget(6_000_000, 3, 'tiles', lim(256 * MiB)).over).toBeNull();
-    expect(checkBudget(6_000_000, 3, 'tiles', lim(256 * MiB), 'full').over?.name).toBe('SH');
   });
 });

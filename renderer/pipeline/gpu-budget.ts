@@ -1,47 +1,58 @@
 /**
- * Does a scene fit the GPU? Each buffer the renderer sizes by the splat count is
- * bound whole as one storage binding, so each must fit the device's
- * `maxStorageBufferBindingSize` and `maxBufferSize` (renderer/gpu/requirements.ts
- * requests the adapter's own values). Checked before anything is allocated, so a
- * scene that does not fit leaves the scene on screen as it was.
- *
- * The SH is the exception: it is the buffer that grows with the SH degree (16
- * coefficients x 3 channels as halves at degree 3: 96 bytes a splat, three times
- * the covariances), so GpuScene splits it by whole splats over SH_BINDINGS (2)
- * storage buffers where one binding would not hold it (shSplitAt): the SH needs
- * half its size per binding, not all of it. What still does not fit has a way
- * out: load the scene with a lower SH degree
- * (scenes/load-options.ts `maxShDegree`, `?sh=N` in the viewer, `--sh N` in the
- * programs). Where even degree 0 does not fit, or a buffer that SH does not
- * size is too large, the scene has more splats than this adapter binds.
+ * Does a scene fit the GPU? The arrays that grow with a splat's size (the scene's
+ * centres, covariances and SH, the draws' per-splat records) are paged by whole
+ * splats over as many storage bindings as the per-binding limit needs (paging.ts),
+ * each page its own buffer: their size is not capped by one binding. What caps it:
+ * - the bindings a shader stage may have (`maxStorageBuffersPerShaderStage`): a pass
+ *   binds every page of the arrays it reads (stageBuffers);
+ * - the sort's (key, id) arrays, 4 B a splat each, one binding each (the sorters of
+ *   sort/ know nothing of pages): 33.5M splats under 128 MiB bindings, more than
+ *   such an adapter's memory holds at 72 B a splat;
+ * - the device's memory in all, which WebGPU does not report: an allocation that
+ *   fails is the device's out-of-memory error.
+ * Checked before anything is allocated, so a scene that does not fit leaves the
+ * scene on screen as it was. Lowering the SH degree (scenes/load-options.ts
+ * `maxShDegree`, `?sh=N` in the viewer, `--sh N` in the programs) needs fewer SH
+ * pages: the way out the message names when it is enough.
  *
  * Pure arithmetic on numbers: unit-tested without a GPU.
  */
 import { RECORD_BYTES } from './draw-pass';
 import { shCoeffCount, type ShDegree } from '../../scenes/splat-cloud';
 import type { DrawName } from './draw-strategies';
+import { bindingLimit, pagingFor } from './paging';
+
+export { bindingLimit };
 import { DEFAULT_PRECISION, sceneLayout, type ScenePrecision } from './scene-precision';
+import { TILE_RECORD_BYTES } from './tiles/tile-rasterizer';
 
 /** The device limits the check reads (a GPUSupportedLimits has them). */
 export interface BudgetLimits {
   maxStorageBufferBindingSize: number;
   maxBufferSize: number;
+  /** Default WebGPU's 8 where absent. */
+  maxStorageBuffersPerShaderStage?: number;
 }
 
-/** One count-sized buffer: its label and size. */
+/** WebGPU's default maxStorageBuffersPerShaderStage. */
+export const DEFAULT_STAGE_BUFFERS = 8;
+
+/** Storage buffers of a project pass besides the pages it binds: keys, values, a counter. */
+export const PROJECT_OWN_BUFFERS = 3;
+
+/** One count-sized array: its label, size and paging. */
 export interface BufferNeed {
   /** What it holds, for the message ('SH', 'covariances', ...). */
   name: string;
   /** Its whole size. */
   bytes: number;
-  /** Storage bindings it may be split over, by whole splats (SH: SH_BINDINGS; the others 1). */
-  bindings: number;
-  /** Bytes a splat (the unit of a split). */
+  /** Bytes a splat (the unit of a page). */
   splatBytes: number;
+  /** Whether it is paged over bindings (the sort's arrays are one binding each). */
+  paged: boolean;
+  /** Bindings (buffers) it takes under the limit: its pages; 1 when unpaged. */
+  pages: number;
 }
-
-/** Storage buffers (and bindings) the SH may be split over: GpuScene's sh0 and sh1. */
-export const SH_BINDINGS = 2;
 
 /** u32 words a splat's SH takes as f16 pairs (GpuScene.shStride of a full scene). */
 export function shWordsPerSplat(degree: number): number {
@@ -49,70 +60,59 @@ export function shWordsPerSplat(degree: number): number {
 }
 
 /**
- * Where GpuScene splits the SH of `count` splats of `shStride` words each under a
- * per-binding limit of `bindingBytes`: splats [0, splitAt) in the first buffer,
- * [splitAt, count) in the second. `count` when the whole SH fits one binding (the
- * second buffer is then a tiny unused one); else the most whole splats one binding
- * holds, so that the first buffer is as full as the limit allows.
- * @throws RangeError when even SH_BINDINGS bindings cannot hold it (the budget check refuses such scenes first)
- */
-export function shSplitAt(count: number, shStride: number, bindingBytes: number): number {
-  const splatBytes = shStride * 4;
-  if (count * splatBytes <= bindingBytes) return count;
-  const splitAt = Math.floor(bindingBytes / splatBytes);
-  if (count - splitAt > splitAt) {
-    throw new RangeError(`SH of ${count} splats (${splatBytes} bytes each) does not fit ${SH_BINDINGS} bindings of ${bindingBytes} bytes`);
-  }
-  return splitAt;
-}
-
-/**
- * The bytes the largest binding of `b` needs under a per-binding limit: all of it
- * when it fits one binding (or may not be split), else its splats spread evenly
- * over its bindings (the least the fullest one can hold).
- */
-export function bindingNeed(b: BufferNeed, bindingBytes: number): number {
-  if (b.bindings <= 1 || b.bytes <= bindingBytes) return b.bytes;
-  return Math.ceil(b.bytes / b.splatBytes / b.bindings) * b.splatBytes;
-}
-
-/**
- * The buffers sized by the splat count, for `count` splats of SH `degree` under
- * the `draw` strategy:
+ * The arrays sized by the splat count, for `count` splats of SH `degree` under
+ * the `draw` strategy, with their pages under `bindingBytes` (default: none):
  * - the scene (GpuScene), by its precision (scene-precision.ts sceneLayout): full:
  *   centers 16 B, covariances 32 B, SH (f16 pairs); compact: centers 16 B,
- *   covariances 8 B, SH (opacity and 8-bit bands) a splat;
+ *   covariances 8 B, SH (opacity and 8-bit bands) a splat; paged;
+ * - the draw's per-splat records: quads RECORD_BYTES (draw-pass.ts), tiles
+ *   TILE_RECORD_BYTES (tile-rasterizer.ts); paged;
  * - the sort's (key, id) pair: keys and values 4 B a splat each (SplatRenderer),
  *   and the GPU sorter's scratch copies of both, 4 B a splat each (sort/sorter-base.ts;
- *   bitonic pads to a power of two and checks that itself);
- * - tiles only: per-splat records 32 B (tiles/tile-rasterizer.ts).
- *   Its (tile, depth) pair buffers are not listed: they start at what the device
- *   binds at most and grow only that far (tiles/pair-budget.ts).
+ *   bitonic pads to a power of two and checks that itself); one binding each.
+ *   The tiles draw's (tile, depth) pair buffers are not listed: they start at what
+ *   the device binds at most and grow only that far (tiles/pair-budget.ts).
  */
-export function sceneBuffers(count: number, degree: number, draw: DrawName = 'quads', precision: ScenePrecision = DEFAULT_PRECISION): BufferNeed[] {
+export function sceneBuffers(
+  count: number,
+  degree: number,
+  draw: DrawName = 'quads',
+  precision: ScenePrecision = DEFAULT_PRECISION,
+  bindingBytes = Number.POSITIVE_INFINITY,
+): BufferNeed[] {
   const n = Math.max(1, count);
-  const need = (name: string, splatBytes: number, bindings = 1): BufferNeed => ({ name, bytes: n * splatBytes, bindings, splatBytes });
+  const need = (name: string, splatBytes: number, paged: boolean): BufferNeed => ({
+    name,
+    bytes: n * splatBytes,
+    splatBytes,
+    paged,
+    pages: paged && n * splatBytes > bindingBytes ? pagingFor(n, splatBytes, bindingBytes).pages : 1,
+  });
   const layout = sceneLayout(degree, precision);
-  const list: BufferNeed[] = [
-    need('SH', layout.shStride * 4, SH_BINDINGS),
-    need('covariances', layout.covBytes),
-    need('centers', layout.centerBytes),
-    need('sort keys', 4),
-    need('sort values', 4),
-    need('sort scratch keys', 4),
-    need('sort scratch values', 4),
+  return [
+    need('SH', layout.shStride * 4, true),
+    need('covariances', layout.covBytes, true),
+    need('centers', layout.centerBytes, true),
+    need(draw === 'tiles' ? 'tile records' : 'draw records', draw === 'tiles' ? TILE_RECORD_BYTES : RECORD_BYTES, true),
+    need('sort keys', 4, false),
+    need('sort values', 4, false),
+    need('sort scratch keys', 4, false),
+    need('sort scratch values', 4, false),
   ];
-  if (draw === 'tiles') list.push(need('tile records', 32));
-  // The quads draw's per-splat records of its prepare pass (draw-pass.ts RECORD_BYTES).
-  else list.push(need('draw records', RECORD_BYTES));
-  return list;
 }
 
-/** The largest buffer one binding may hold, and the limit that sets it. */
-export function bindingLimit(limits: BudgetLimits): { bytes: number; limit: keyof BudgetLimits } {
-  return limits.maxStorageBufferBindingSize <= limits.maxBufferSize
-    ? { bytes: limits.maxStorageBufferBindingSize, limit: 'maxStorageBufferBindingSize' }
-    : { bytes: limits.maxBufferSize, limit: 'maxBufferSize' };
+/**
+ * Storage buffers the fullest shader stage of `draw` binds for these arrays: the
+ * tiles draw's project pass binds every page of the scene and of the records, and
+ * its keys, values and counters; the quads draw's project pass the scene's pages and
+ * its three, its prepare pass the scene's and the records' pages, the order and its
+ * control buffer (draw-pass.ts).
+ */
+export function stageBuffers(buffers: readonly BufferNeed[], draw: DrawName = 'tiles'): number {
+  const pages = (b: BufferNeed | undefined) => b?.pages ?? 0;
+  const scene = ['SH', 'covariances', 'centers'].reduce((a, name) => a + pages(buffers.find((b) => b.name === name)), 0);
+  const records = pages(buffers.find((b) => b.name.endsWith('records')));
+  return draw === 'tiles' ? scene + records + PROJECT_OWN_BUFFERS : Math.max(scene + PROJECT_OWN_BUFFERS, scene + records + 2);
 }
 
 /** Bytes for people: "2.1 GB", "640 MB", "12 KB" (powers of 1000, as the figures of a file manager). */
@@ -125,90 +125,130 @@ export function formatBytes(bytes: number): string {
 
 /** The result of a budget check. */
 export interface BudgetCheck {
-  /** Every count-sized buffer. */
+  /** Every count-sized array, with its pages. */
   buffers: BufferNeed[];
   /** Their sum (GPU memory the scene takes, besides fixed-size buffers). */
   totalBytes: number;
   /** The per-binding limit in bytes, and its name. */
-  binding: { bytes: number; limit: keyof BudgetLimits };
-  /** The buffer whose largest binding is the most over the limit (`bindingBytes`: that binding's need), or null when all fit. */
-  over: (BufferNeed & { bindingBytes: number }) | null;
-  /** When `over` is the SH: the highest SH degree whose buffers all fit (null when none does). */
+  binding: { bytes: number; limit: 'maxStorageBufferBindingSize' | 'maxBufferSize' };
+  /** An unpaged array larger than one binding (the largest), or null. */
+  over: BufferNeed | null;
+  /** Storage buffers the project pass needs, and what the adapter allows a shader stage. */
+  stage: { needed: number; allowed: number };
+  /** Whether it all fits. */
+  fits: boolean;
+  /** When it does not fit: the highest SH degree at which it does (null when none does, or lowering it does not help). */
   fitsAtDegree: ShDegree | null;
-  /** The most splats whose buffers all fit at SH degree 0 under this draw. */
+  /** The most splats that fit at SH degree 0 under this draw. */
   maxSplats: number;
 }
 
 /** Checks `count` splats of SH `degree` under `draw` against `limits` (see the module comment). */
 export function checkBudget(count: number, degree: ShDegree, draw: DrawName, limits: BudgetLimits, precision: ScenePrecision = DEFAULT_PRECISION): BudgetCheck {
   const binding = bindingLimit(limits);
-  const fits = (d: number): { buffers: BufferNeed[]; over: BudgetCheck['over'] } => {
-    const buffers = sceneBuffers(count, d, draw, precision);
-    let over: BudgetCheck['over'] = null;
-    for (const b of buffers) {
-      const bindingBytes = bindingNeed(b, binding.bytes);
-      if (bindingBytes > binding.bytes && (over === null || bindingBytes > over.bindingBytes)) over = { ...b, bindingBytes };
-    }
-    return { buffers, over };
+  const allowed = limits.maxStorageBuffersPerShaderStage ?? DEFAULT_STAGE_BUFFERS;
+  const at = (n: number, d: number) => {
+    const buffers = sceneBuffers(n, d, draw, precision, binding.bytes);
+    let over: BufferNeed | null = null;
+    for (const b of buffers) if (!b.paged && b.bytes > binding.bytes && (over === null || b.bytes > over.bytes)) over = b;
+    // A splat larger than a binding cannot be paged either (never at these sizes).
+    if (buffers.some((b) => b.splatBytes > binding.bytes)) over ??= buffers.find((b) => b.splatBytes > binding.bytes)!;
+    const needed = stageBuffers(buffers, draw);
+    return { buffers, over, needed, fits: over === null && needed <= allowed };
   };
-  const { buffers, over } = fits(degree);
+  const now = at(count, degree);
   let fitsAtDegree: ShDegree | null = null;
-  if (over?.name === 'SH') {
+  if (!now.fits && now.over === null) {
     for (let d = degree - 1; d >= 0; d--) {
-      if (fits(d).over === null) {
+      if (at(count, d).fits) {
         fitsAtDegree = d as ShDegree;
         break;
       }
     }
   }
-  // Every buffer is linear in the count: the one with the fewest whole splats in its bindings (at degree 0) sets the most splats.
-  const maxSplats = Math.min(...sceneBuffers(1, 0, draw, precision).map((b) => Math.floor(binding.bytes / b.splatBytes) * b.bindings));
-  return { buffers, totalBytes: buffers.reduce((a, b) => a + b.bytes, 0), binding, over, fitsAtDegree, maxSplats };
+  // The most splats at degree 0: every array grows with the count, so a bisection.
+  let lo = 0, hi = Math.max(1, count);
+  while (at(hi, 0).fits && hi < 2 ** 40) hi *= 2;
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (at(mid, 0).fits) lo = mid;
+    else hi = mid;
+  }
+  return {
+    buffers: now.buffers,
+    totalBytes: now.buffers.reduce((a, b) => a + b.bytes, 0),
+    binding,
+    over: now.over,
+    stage: { needed: now.needed, allowed },
+    fits: now.fits,
+    fitsAtDegree,
+    maxSplats: lo,
+  };
 }
 
 /**
- * A scene does not fit the GPU's binding limits. Its message is one line: what
- * is needed, what the adapter allows, which buffer and limit, and the way out.
+ * A scene does not fit the GPU's limits. Its message is one line: what is needed,
+ * what the adapter allows, which limit, and the way out.
  */
 export class GpuBudgetError extends Error {
   override name = 'GpuBudgetError';
-  /** The buffer over the limit ('SH', 'covariances', ...). */
+  /** The array over the limit ('sort keys', ...), or 'storage buffers' when the pages are too many for one shader stage. */
   readonly buffer: string;
-  /** What its largest binding needs, in bytes (for the SH split over SH_BINDINGS: its share of the splats). */
-  readonly neededBytes: number;
-  /** The per-binding limit in bytes. */
-  readonly availableBytes: number;
-  /** Which device limit sets it. */
+  /** What is needed: bytes of one binding, or storage buffers of one stage (by `limit`). */
+  readonly needed: number;
+  /** What the adapter allows, in the same unit. */
+  readonly available: number;
+  /** Which device limit it is. */
   readonly limit: keyof BudgetLimits;
   /** The highest SH degree that fits, when lowering it is the way out; null otherwise. */
   readonly suggestedShDegree: ShDegree | null;
-  /** The message without its way out ("NAME: N splats ... need X of SH ..., the adapter allows Y ..."), for callers that word their own. */
+  /** The message without its way out ("NAME: N splats ... need ..., the adapter allows ..."), for callers that word their own. */
   readonly needs: string;
 
+  /** What does not fit, in words and numbers. */
+  private static describe(scene: string, count: number, degree: ShDegree, check: BudgetCheck) {
+    const splats = `${scene}: ${count.toLocaleString('en-US')} splats of SH degree ${degree}`;
+    if (check.over) {
+      const over = check.over;
+      return {
+        needs: `${splats} need ${formatBytes(over.bytes)} of ${over.name} in one buffer, the adapter allows ${formatBytes(check.binding.bytes)} per binding (${check.binding.limit})`,
+        buffer: over.name,
+        needed: over.bytes,
+        available: check.binding.bytes,
+        limit: check.binding.limit as keyof BudgetLimits,
+      };
+    }
+    const paged = check.buffers.filter((b) => b.pages > 1).map((b) => `${b.name} in ${b.pages} pages`);
+    return {
+      needs:
+        `${splats} need ${check.stage.needed} storage buffers in one shader stage (${paged.join(', ')} of at most ${formatBytes(check.binding.bytes)}), ` +
+        `the adapter allows ${check.stage.allowed} (maxStorageBuffersPerShaderStage)`,
+      buffer: 'storage buffers',
+      needed: check.stage.needed,
+      available: check.stage.allowed,
+      limit: 'maxStorageBuffersPerShaderStage' as keyof BudgetLimits,
+    };
+  }
+
   constructor(scene: string, count: number, degree: ShDegree, check: BudgetCheck) {
-    const over = check.over!;
-    const where =
-      over.bindingBytes === over.bytes
-        ? `${formatBytes(over.bytes)} of ${over.name} in one buffer`
-        : `${formatBytes(over.bytes)} of ${over.name} (${formatBytes(over.bindingBytes)} in each of ${over.bindings} bindings)`;
-    const needs = `${scene}: ${count.toLocaleString('en-US')} splats of SH degree ${degree} need ${where}, the adapter allows ${formatBytes(check.binding.bytes)} per binding (${check.binding.limit})`;
+    const what = GpuBudgetError.describe(scene, count, degree, check);
     const d = check.fitsAtDegree;
     const way =
       d !== null
         ? `reload with SH degree ${d} (?sh=${d}; --sh ${d} in npm run render)`
-        : `this adapter binds at most ${check.maxSplats.toLocaleString('en-US')} splats (at SH degree 0): open a smaller scene`;
-    super(`${needs}: ${way}`);
-    this.buffer = over.name;
-    this.neededBytes = over.bindingBytes;
-    this.availableBytes = check.binding.bytes;
-    this.limit = check.binding.limit;
+        : `this adapter draws at most ${check.maxSplats.toLocaleString('en-US')} splats (at SH degree 0): open a smaller scene`;
+    super(`${what.needs}: ${way}`);
+    this.buffer = what.buffer;
+    this.needed = what.needed;
+    this.available = what.available;
+    this.limit = what.limit;
     this.suggestedShDegree = d;
-    this.needs = needs;
+    this.needs = what.needs;
   }
 }
 
 /**
- * Throws GpuBudgetError unless every count-sized buffer of the scene fits.
+ * Throws GpuBudgetError unless the scene fits.
  * @param scene - the scene's name, for the message
  */
 export function assertSceneFits(
@@ -220,6 +260,6 @@ export function assertSceneFits(
   precision: ScenePrecision = DEFAULT_PRECISION,
 ): BudgetCheck {
   const check = checkBudget(count, degree, draw, limits, precision);
-  if (check.over !== null) throw new GpuBudgetError(scene, count, degree, check);
+  if (!check.fits) throw new GpuBudgetError(scene, count, degree, check);
   return check;
 }

@@ -1,7 +1,8 @@
 import { shCoeffCount, type SanitizeReport, type SplatCloud } from '../../scenes/splat-cloud';
 import { CompactRanges, packCompact, PackTally, type CompactDecode, type CompactScratch } from './compact-pack';
 import { packCovariance } from './covariance';
-import { bindingLimit, shSplitAt } from './gpu-budget';
+import { bindingLimit, PagedBuffer, pageBinding, pagingFor } from './paging';
+import type { SceneBindings, ScenePaging } from './scene-wgsl';
 import { toHalf } from './half';
 import { DEFAULT_PRECISION, sceneLayout, type SceneLayout, type ScenePrecision } from './scene-precision';
 import { runInSlices, type SliceOptions } from '../gpu/sliced-upload';
@@ -19,10 +20,10 @@ export const UPLOAD_CHUNK = 1 << 16;
  * at a time (create): the packed copy never exists whole; the float SplatCloud stays
  * (the CPU sort, picking and device-loss recovery read it).
  *
- * The SH is held in two buffers, split by whole splats where one binding would
- * not hold it (gpu-budget.ts shSplitAt): splats [0, shSplit) in `sh0`,
- * [shSplit, count) in `sh1`. Unsplit (the usual case), shSplit = count and `sh1`
- * is a tiny buffer nothing reads: the shaders always bind both.
+ * Each of the three arrays (centers, covs, sh) is paged (paging.ts): one buffer
+ * where one binding holds it (the usual case), else split by whole splats over as
+ * many buffers as the per-binding limit needs; the shaders read them through the
+ * accessors scene-wgsl.ts declares for this paging.
  */
 
 /** Arrays GpuScene.pack may pack into (reused across slices). */
@@ -53,24 +54,19 @@ export class GpuScene {
   readonly shDegree: number;
   /** u32 words per splat in `sh`. */
   readonly shStride: number;
-  readonly centers: GPUBuffer;
-  readonly covs: GPUBuffer;
-  /** SH of splats [0, shSplit). */
-  readonly sh0: GPUBuffer;
-  /** SH of splats [shSplit, count). */
-  readonly sh1: GPUBuffer;
-  /** The first splat whose SH is in `sh1` (`count` when unsplit). */
-  readonly shSplit: number;
+  readonly centers: PagedBuffer;
+  readonly covs: PagedBuffer;
+  /** The SH words (the compact scene's opacity is there too). */
+  readonly sh: PagedBuffer;
 
   /**
-   * @param shBindingBytes - the most bytes one SH binding may hold: the device's
-   *   per-binding limit by default; lower to split small scenes (tests)
-   * @throws RangeError when two bindings cannot hold the SH (gpu-budget.ts refuses such scenes first)
+   * @param bindingBytes - the most bytes one binding may hold: the device's
+   *   per-binding limit by default; lower to page small scenes (tests, `?bindlimit`)
    */
   constructor(
     private readonly device: GPUDevice,
     readonly cloud: SplatCloud,
-    shBindingBytes: number = bindingLimit(device.limits).bytes,
+    bindingBytes: number = bindingLimit(device.limits).bytes,
     { precision = DEFAULT_PRECISION, decode, upload = true }: GpuSceneOptions = {},
   ) {
     const n = cloud.count;
@@ -80,16 +76,12 @@ export class GpuScene {
     this.layout = sceneLayout(cloud.shDegree, precision);
     this.decode = precision === 'compact' ? (decode ?? rangesOf(cloud, 0, n)) : null;
     this.shStride = this.layout.shStride;
-    const splatShBytes = this.shStride * 4;
-    this.shSplit = shSplitAt(n, this.shStride, shBindingBytes);
     // COPY_SRC: tests read the upload back.
     const usage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
-    // Zero-sized buffers cannot be bound: keep at least one element.
-    const make = (label: string, bytes: number) => device.createBuffer({ label: `GpuScene.${label}`, size: Math.max(16, bytes), usage });
-    this.centers = make('centers', n * this.layout.centerBytes);
-    this.covs = make('covs', n * this.layout.covBytes);
-    this.sh0 = make('sh0', this.shSplit * splatShBytes);
-    this.sh1 = make('sh1', (n - this.shSplit) * splatShBytes);
+    const make = (label: string, splatBytes: number) => new PagedBuffer(device, `GpuScene.${label}`, pagingFor(n, splatBytes, bindingBytes), usage);
+    this.centers = make('centers', this.layout.centerBytes);
+    this.covs = make('covs', this.layout.covBytes);
+    this.sh = make('sh', this.shStride * 4);
     // Packed and uploaded UPLOAD_CHUNK splats at a time: the packed copy of a
     // multi-GB scene never exists whole in JS memory (writeBuffer copies each slice).
     if (upload) for (let first = 0; first < n; first += UPLOAD_CHUNK) this.uploadRange(first, Math.min(n, first + UPLOAD_CHUNK));
@@ -107,7 +99,7 @@ export class GpuScene {
   static async create(
     device: GPUDevice,
     cloud: SplatCloud,
-    shBindingBytes: number,
+    bindingBytes: number,
     pause: () => Promise<void>,
     {
       chunk = 2048,
@@ -123,7 +115,7 @@ export class GpuScene {
       await runInSlices(cloud.count, (first, end) => ranges.add(cloud, first, end), pause, pause, { ...pacing, chunk: chunk * 8 });
       decode = ranges.finish();
     }
-    const scene = new GpuScene(device, cloud, shBindingBytes, { precision, upload: false, ...(decode ? { decode } : {}) });
+    const scene = new GpuScene(device, cloud, bindingBytes, { precision, upload: false, ...(decode ? { decode } : {}) });
     // One set of packing arrays for every slice (writeBuffer copies them): no garbage per slice.
     const scratch: PackScratch = { centers: new Float32Array(chunk * 4), covs: new Float32Array(chunk * 8), sh: new Uint32Array(chunk * scene.shStride) };
     try {
@@ -137,6 +129,17 @@ export class GpuScene {
       throw e;
     }
     return scene;
+  }
+
+  /** How the three arrays are split over bindings (the pipelines that read them are built for it). */
+  get paging(): ScenePaging {
+    return { centers: this.centers.paging, covs: this.covs.paging, sh: this.sh.paging };
+  }
+
+  /** Bind group entries of the three arrays' pages at `at` (scene-wgsl.ts sceneLayoutEntries). */
+  bindEntries(at: SceneBindings): GPUBindGroupEntry[] {
+    const entries = (base: number, b: PagedBuffer) => b.buffers.map((buffer, p) => ({ binding: pageBinding(base, p), resource: { buffer } }));
+    return [...entries(at.centers, this.centers), ...entries(at.covs, this.covs), ...entries(at.sh, this.sh)];
   }
 
   /** Bytes a splat of the scene's buffers (scene-precision.ts sceneBytesPerSplat). */
@@ -156,20 +159,14 @@ export class GpuScene {
 
   /** Packs splats `first` .. `end` - 1 and writes them into the buffers. */
   private uploadRange(first: number, end: number, scratch?: PackScratch): void {
-    const device = this.device;
-    const splatShBytes = this.shStride * 4;
-    const write = (buf: GPUBuffer, data: Float32Array | Uint32Array, at: number) => {
-      if (data.byteLength > 0) device.queue.writeBuffer(buf, at, data.buffer, data.byteOffset, data.byteLength);
-    };
+    const queue = this.device.queue;
     const { centers, covs, sh } = this.decode
       ? packCompact(this.cloud, this.decode, this.shStride, first, end, scratch && compactScratch(scratch), this.tally)
       : GpuScene.pack(this.cloud, this.shStride, first, end, scratch);
-    write(this.centers, centers, first * this.layout.centerBytes);
-    write(this.covs, covs, first * this.layout.covBytes);
-    // The chunk's SH may straddle the split: the part before it goes to sh0, the rest to sh1.
-    const cut = Math.max(0, Math.min(end, this.shSplit) - first);
-    write(this.sh0, sh.subarray(0, cut * this.shStride), first * splatShBytes);
-    write(this.sh1, sh.subarray(cut * this.shStride), (Math.max(first, this.shSplit) - this.shSplit) * splatShBytes);
+    // A slice may straddle a page seam: each array splits it there.
+    this.centers.write(queue, first, centers);
+    this.covs.write(queue, first, covs);
+    this.sh.write(queue, first, sh);
   }
 
   /**
@@ -220,8 +217,7 @@ export class GpuScene {
   destroy(): void {
     this.centers.destroy();
     this.covs.destroy();
-    this.sh0.destroy();
-    this.sh1.destroy();
+    this.sh.destroy();
   }
 }
 

@@ -1,53 +1,44 @@
 import commonWgsl from '../../shaders/splat_common.wgsl?raw';
 import projectWgsl from '../../shaders/project.wgsl?raw';
-import type { ScenePrecision } from './scene-precision';
-import { sceneWgsl } from './scene-wgsl';
+import type { GpuScene } from './gpu-scene';
+import { sceneKey, sceneLayoutEntries, sceneWgsl, type SceneBindings } from './scene-wgsl';
 
 const WORKGROUP_SIZE = 256;
 const MAX_GROUPS_X = 65535;
 
-const pipelines = new WeakMap<GPUDevice, Map<ScenePrecision, { layout: GPUBindGroupLayout; pipeline: GPUComputePipeline }>>();
+/** The scene's bindings in the project pass (shaders/project.wgsl). */
+const SCENE_AT: SceneBindings = { centers: 1, covs: 2, sh: 6 };
 
-function pipelineFor(device: GPUDevice, precision: ScenePrecision) {
-  let byPrecision = pipelines.get(device);
-  if (!byPrecision) pipelines.set(device, (byPrecision = new Map()));
-  let p = byPrecision.get(precision);
+const pipelines = new WeakMap<GPUDevice, Map<string, { layout: GPUBindGroupLayout; pipeline: GPUComputePipeline }>>();
+
+/** The pass's pipeline for a scene's precision and paging (one per device and kind). */
+function pipelineFor(device: GPUDevice, scene: GpuScene) {
+  let byKind = pipelines.get(device);
+  if (!byKind) pipelines.set(device, (byKind = new Map()));
+  const key = sceneKey(scene.precision, scene.paging);
+  let p = byKind.get(key);
   if (!p) {
-    const storage = (type: GPUBufferBindingType): GPUBindGroupLayoutEntry['buffer'] => ({ type });
+    const entry = (binding: number, type: GPUBufferBindingType): GPUBindGroupLayoutEntry => ({ binding, visibility: GPUShaderStage.COMPUTE, buffer: { type } });
     const layout = device.createBindGroupLayout({
       label: 'ProjectPass.layout',
-      entries: [
-        { binding: 0, visibility: GPUShaderStage.COMPUTE, buffer: { type: 'uniform' } },
-        { binding: 1, visibility: GPUShaderStage.COMPUTE, buffer: storage('read-only-storage') },
-        { binding: 2, visibility: GPUShaderStage.COMPUTE, buffer: storage('read-only-storage') },
-        { binding: 3, visibility: GPUShaderStage.COMPUTE, buffer: storage('storage') },
-        { binding: 4, visibility: GPUShaderStage.COMPUTE, buffer: storage('storage') },
-        { binding: 5, visibility: GPUShaderStage.COMPUTE, buffer: storage('storage') },
-        { binding: 6, visibility: GPUShaderStage.COMPUTE, buffer: storage('read-only-storage') },
-        { binding: 7, visibility: GPUShaderStage.COMPUTE, buffer: storage('read-only-storage') },
-      ],
+      entries: [entry(0, 'uniform'), entry(3, 'storage'), entry(4, 'storage'), entry(5, 'storage'), ...sceneLayoutEntries(scene.paging, SCENE_AT)],
     });
-    const module = device.createShaderModule({ label: 'ProjectPass.module', code: `${commonWgsl}\n${sceneWgsl(precision)}\n${projectWgsl}` });
+    const module = device.createShaderModule({ label: 'ProjectPass.module', code: `${commonWgsl}\n${sceneWgsl(scene.precision, scene.paging, SCENE_AT)}\n${projectWgsl}` });
     const pipeline = device.createComputePipeline({
       label: 'ProjectPass.pipeline',
       layout: device.createPipelineLayout({ label: 'ProjectPass.pipelineLayout', bindGroupLayouts: [layout] }),
       compute: { module, entryPoint: 'main', constants: { WORKGROUP_SIZE } },
     });
     p = { layout, pipeline };
-    byPrecision.set(precision, p);
+    byKind.set(key, p);
   }
   return p;
 }
 
 export interface ProjectBuffers {
   frame: GPUBuffer;
-  centers: GPUBuffer;
-  covs: GPUBuffer;
-  /** The SH buffers (the compact scene's opacity is there). */
-  sh0: GPUBuffer;
-  sh1: GPUBuffer;
-  /** How the scene buffers are laid out (GpuScene.precision). */
-  precision: ScenePrecision;
+  /** The scene (its pages and layout). */
+  scene: GpuScene;
   keys: GPUBuffer;
   values: GPUBuffer;
   /** Indirect draw arguments; word 1 (instanceCount) is the append counter. */
@@ -64,14 +55,13 @@ export class ProjectPass {
   private readonly groups: [number, number];
 
   constructor(device: GPUDevice, buffers: ProjectBuffers, readonly splatCount: number) {
-    const { layout, pipeline } = pipelineFor(device, buffers.precision);
+    const { layout, pipeline } = pipelineFor(device, buffers.scene);
     this.pipeline = pipeline;
+    const entry = (binding: number, buffer: GPUBuffer): GPUBindGroupEntry => ({ binding, resource: { buffer } });
     this.bindGroup = device.createBindGroup({
       label: 'ProjectPass.bindGroup',
       layout,
-      entries: [buffers.frame, buffers.centers, buffers.covs, buffers.keys, buffers.values, buffers.drawArgs, buffers.sh0, buffers.sh1].map(
-        (buffer, binding) => ({ binding, resource: { buffer } }),
-      ),
+      entries: [entry(0, buffers.frame), entry(3, buffers.keys), entry(4, buffers.values), entry(5, buffers.drawArgs), ...buffers.scene.bindEntries(SCENE_AT)],
     });
     const total = Math.max(1, Math.ceil(splatCount / WORKGROUP_SIZE));
     // More than 65,535 workgroups spill into y; the shader linearises (x, y).

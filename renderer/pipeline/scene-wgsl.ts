@@ -1,14 +1,57 @@
 import sceneCommonWgsl from '../../shaders/scene_common.wgsl?raw';
 import sceneFullWgsl from '../../shaders/scene_full.wgsl?raw';
 import sceneCompactWgsl from '../../shaders/scene_compact.wgsl?raw';
+import { pagedLayoutEntries, pagedWgsl, pagingKey, type Paging } from './paging';
 import type { ScenePrecision } from './scene-precision';
+
+/** How the scene's three arrays are paged (GpuScene.paging). */
+export interface ScenePaging {
+  centers: Paging;
+  covs: Paging;
+  sh: Paging;
+}
+
+/** Page 0's binding of each scene array in a pass (group 0). */
+export interface SceneBindings {
+  centers: number;
+  covs: number;
+  sh: number;
+}
+
+/** Elements a splat of each array, by precision (the WGSL element types: SceneCenter, SceneCov, u32). */
+const PER_SPLAT: Record<ScenePrecision, { centers: string; covs: string }> = {
+  full: { centers: '1u', covs: '2u' },
+  compact: { centers: '1u', covs: '1u' },
+};
 
 /**
  * The WGSL that reads a splat from the scene's buffers (splatPosition, splatOpacity,
  * splatCov, splatMaxScale, shCoeff) for a precision, after scene_common.wgsl (the
- * SplatCov both return): every pass that reads the scene prepends it after
- * splat_common.wgsl, and builds one pipeline per precision.
+ * SplatCov both return), with the scene's paged bindings at `at` (paging.ts): every
+ * pass that reads the scene prepends it after splat_common.wgsl, and builds one
+ * pipeline per precision and paging (sceneKey).
  */
-export function sceneWgsl(precision: ScenePrecision): string {
-  return `${sceneCommonWgsl}\n${precision === 'full' ? sceneFullWgsl : sceneCompactWgsl}`;
+export function sceneWgsl(precision: ScenePrecision, paging: ScenePaging, at: SceneBindings): string {
+  const per = PER_SPLAT[precision];
+  return [
+    sceneCommonWgsl,
+    pagedWgsl({ name: 'centers', type: 'SceneCenter', perSplat: per.centers, paging: paging.centers, binding: at.centers, access: 'read' }),
+    pagedWgsl({ name: 'covs', type: 'SceneCov', perSplat: per.covs, paging: paging.covs, binding: at.covs, access: 'read' }),
+    pagedWgsl({ name: 'sh', type: 'u32', perSplat: 'frame.shStride', paging: paging.sh, binding: at.sh, access: 'read' }),
+    precision === 'full' ? sceneFullWgsl : sceneCompactWgsl,
+  ].join('\n');
+}
+
+/** The bind group layout entries of the scene's pages at `at`. */
+export function sceneLayoutEntries(paging: ScenePaging, at: SceneBindings, visibility: GPUShaderStageFlags = GPUShaderStage.COMPUTE): GPUBindGroupLayoutEntry[] {
+  return [
+    ...pagedLayoutEntries(at.centers, paging.centers, visibility, 'read-only-storage'),
+    ...pagedLayoutEntries(at.covs, paging.covs, visibility, 'read-only-storage'),
+    ...pagedLayoutEntries(at.sh, paging.sh, visibility, 'read-only-storage'),
+  ];
+}
+
+/** A pipeline cache key: precision and paging. */
+export function sceneKey(precision: ScenePrecision, paging: ScenePaging): string {
+  return `${precision}|${pagingKey(paging.centers, paging.covs, paging.sh)}`;
 }

@@ -8,6 +8,7 @@ import { FrameUniforms, type FrameCamera, type FrameSettings } from './frame-uni
 import { assertSceneFits, bindingLimit, type BudgetLimits } from './gpu-budget';
 import { GpuScene } from './gpu-scene';
 import { DEFAULT_PRECISION, type ScenePrecision } from './scene-precision';
+import type { ScenePaging } from './scene-wgsl';
 import { ProjectPass } from './project-pass';
 import { strategyByName, type SortState, type SortStrategy, type SortTarget, type StrategyInfo } from './strategies';
 import { drawByName, type DrawName } from './draw-strategies';
@@ -135,6 +136,8 @@ export class SplatRenderer {
   private tiles: TileRasterizer | null = null;
   private orderDrawn: Exclude<DrawOrder, 'auto'> = 'back-to-front';
   private layers: { cloud: SplatCloud; key: string; value: number } | null = null;
+  /** The limits the scene budget is checked against (gpu-budget.ts). */
+  private readonly budgetLimits: BudgetLimits;
 
   constructor(
     readonly device: GPUDevice,
@@ -143,8 +146,14 @@ export class SplatRenderer {
     draw: string = 'quads',
     private readonly tileOptions: TileRasterizerOptions = {},
     /** The limits the scene budget is checked against: the device's, or lower ones (tests, a smaller adapter's). */
-    private readonly budgetLimits: BudgetLimits = device.limits,
+    budgetLimits: BudgetLimits = device.limits,
   ) {
+    // The stage's buffer count is the device's own (paging needs it); a caller's limits lower only the binding size.
+    this.budgetLimits = {
+      maxStorageBufferBindingSize: budgetLimits.maxStorageBufferBindingSize,
+      maxBufferSize: budgetLimits.maxBufferSize,
+      maxStorageBuffersPerShaderStage: Math.min(budgetLimits.maxStorageBuffersPerShaderStage ?? Infinity, device.limits.maxStorageBuffersPerShaderStage),
+    };
     this.uniforms = new FrameUniforms(device);
     this.sortStrategy = strategyByName(strategy);
     this.drawName = this.checkedDraw(draw, this.sortStrategy);
@@ -181,9 +190,9 @@ export class SplatRenderer {
     return this.scene?.packReport ?? null;
   }
 
-  /** The first splat whose SH is in the scene's second SH buffer: the count unless split (GpuScene); null without a scene. */
-  get shSplit(): number | null {
-    return this.scene?.shSplit ?? null;
+  /** How the scene's arrays are paged over bindings (GpuScene.paging: one page each unless a binding cannot hold one); null without a scene. */
+  get scenePaging(): ScenePaging | null {
+    return this.scene?.paging ?? null;
   }
 
   /** The name of the sort strategy. */
@@ -233,8 +242,8 @@ export class SplatRenderer {
     this.adoptScene(new Prepared(scene, keys, values, target, this.drawStateFor(scene, target)));
   }
 
-  /** The most bytes one SH binding holds under this renderer's limits (GpuScene's shBindingBytes). */
-  get shBindingBytes(): number {
+  /** The most bytes one binding holds under this renderer's limits (what GpuScene and the draws page their arrays under). */
+  get bindingBytes(): number {
     return bindingLimit(this.budgetLimits).bytes;
   }
 
@@ -339,7 +348,7 @@ export class SplatRenderer {
     const keys = device.createBuffer({ label: 'SplatRenderer.keys', size: capacity * 4, usage });
     const values = device.createBuffer({ label: 'SplatRenderer.values', size: capacity * 4, usage });
     const drawArgs = this.drawArgs;
-    const project = new ProjectPass(device, { frame: this.uniforms.buffer, centers: scene.centers, covs: scene.covs, sh0: scene.sh0, sh1: scene.sh1, precision: scene.precision, keys, values, drawArgs }, cloud.count);
+    const project = new ProjectPass(device, { frame: this.uniforms.buffer, scene, keys, values, drawArgs }, cloud.count);
     const target: SortTarget = {
       cloud,
       keys,
@@ -422,7 +431,7 @@ export class SplatRenderer {
   private drawStateFor(scene: GpuScene, target: SortTarget): DrawState {
     const state: DrawState = { draw: this.drawName, strategy: this.sortStrategy, sortState: null, quads: null, tiles: null };
     if (this.drawName === 'tiles') {
-      state.tiles = new TileRasterizer(this.device, this.uniforms.buffer, scene, this.sortStrategy.sorter!, this.tileOptions);
+      state.tiles = new TileRasterizer(this.device, this.uniforms.buffer, scene, this.sortStrategy.sorter!, { ...this.tileOptions, bindingBytes: this.bindingBytes });
       return state;
     }
     state.sortState = this.sortStrategy.create(this.device, target);
@@ -431,11 +440,8 @@ export class SplatRenderer {
       this.format,
       {
         frame: this.uniforms.buffer,
-        centers: scene.centers,
-        covs: scene.covs,
-        sh0: scene.sh0,
-        sh1: scene.sh1,
-        precision: scene.precision,
+        scene,
+        bindingBytes: this.bindingBytes,
         order: target.values,
         drawArgs: this.drawArgs,
       },

@@ -24,7 +24,7 @@
 @group(0) @binding(0) var<uniform> tiles: Tiles;
 @group(0) @binding(1) var<storage, read> ranges: array<vec2u>;
 @group(0) @binding(2) var<storage, read> values: array<u32>;
-@group(0) @binding(3) var<storage, read> records: array<vec4u>;
+// records: pages from binding 3 (records_at(i, k)), prepended (tile-pipelines.ts, paging.ts).
 @group(0) @binding(4) var fallbackImage: texture_2d<f32>;
 @group(0) @binding(5) var<storage, read> counters: array<u32, COUNTER_WORDS>;
 @group(0) @binding(6) var output: texture_storage_2d<OUTPUT_FORMAT, write>;
@@ -41,7 +41,7 @@ var<workgroup> allDone: u32;
 // Pair `start + l` of the tile into batch slot l.
 fn loadSplat(start: u32, l: u32) {
   let id = values[start + l];
-  storeSplat(l, records[2u * id], records[2u * id + 1u]);
+  storeSplat(l, records_at(id, 0u), records_at(id, 1u));
 }
 
 // A splat's record (a, b: records[2 id], records[2 id + 1]) into batch slot l.

@@ -46,8 +46,8 @@ fn main(@builtin(local_invocation_id) local: vec3u, @builtin(workgroup_id) wid: 
   var preB = vec4u(0u);
   if (lid < min(BATCH, range.y - start)) {
     let id = values[start + lid];
-    preA = records[2u * id];
-    preB = records[2u * id + 1u];
+    preA = records_at(id, 0u);
+    preB = records_at(id, 1u);
   }
   loop {
     if (tileFinished(lid, start, range.y)) {
@@ -68,8 +68,8 @@ fn main(@builtin(local_invocation_id) local: vec3u, @builtin(workgroup_id) wid: 
     let next = start + n;
     if (next < range.y && lid < min(BATCH, range.y - next)) {
       let id = values[next + lid];
-      preA = records[2u * id];
-      preB = records[2u * id + 1u];
+      preA = records_at(id, 0u);
+      preB = records_at(id, 1u);
     }
     for (var j = 0u; j * sgSize < n; j++) {
       let k = j * sgSize + lane;

@@ -12,7 +12,7 @@
 
 @group(0) @binding(0) var<uniform> tiles: Tiles;
 @group(0) @binding(1) var<storage, read> values: array<u32>;
-@group(0) @binding(2) var<storage, read> records: array<vec4u>;
+// records: pages from binding 2 (records_at(i, k)), prepended (tile-pipelines.ts, paging.ts).
 @group(0) @binding(3) var<storage, read> counters: array<u32, COUNTER_WORDS>;
 
 struct VOut {
@@ -31,8 +31,8 @@ fn vs(@builtin(vertex_index) vi: u32, @builtin(instance_index) j: u32) -> VOut {
     return out;
   }
   let id = values[j];
-  let ra = records[2u * id];
-  let rb = records[2u * id + 1u];
+  let ra = records_at(id, 0u);
+  let rb = records_at(id, 1u);
   let centre = bitcast<vec2f>(ra.xy);
   let conic = vec3f(bitcast<vec2f>(ra.zw), bitcast<f32>(rb.x));
   let opacity = bitcast<f32>(rb.y);

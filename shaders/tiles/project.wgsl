@@ -35,11 +35,9 @@
 
 @group(0) @binding(0) var<uniform> frame: Frame;
 @group(0) @binding(1) var<uniform> tiles: Tiles;
-@group(0) @binding(2) var<storage, read> centers: array<SceneCenter>;
-@group(0) @binding(3) var<storage, read> covs: array<SceneCov>;
-@group(0) @binding(4) var<storage, read> sh0: array<u32>;
-@group(0) @binding(5) var<storage, read> sh1: array<u32>;
-@group(0) @binding(6) var<storage, read_write> records: array<vec4u>;
+// Prepended (renderer/pipeline/tiles/tile-pipelines.ts): the scene's pages (centers at
+// 2, covs at 3, SH at 4) and decode, and the records' pages at 6 (records_put(i, k, v),
+// k = 0, 1; paging.ts).
 @group(0) @binding(7) var<storage, read_write> keys: array<u32>;
 @group(0) @binding(8) var<storage, read_write> values: array<u32>;
 @group(0) @binding(9) var<storage, read_write> counters: array<atomic<u32>, COUNTER_WORDS>;
@@ -62,7 +60,7 @@ var<workgroup> wgVisible: atomic<u32>;
 fn projectInto(i: u32, lid: u32) -> u32 {
   let s = projectSplat(i);  // the cull, centre, EWA and opacity (project_splat.wgsl)
   if (!s.visible) {
-    records[2u * i + 1u] = vec4u(0u);
+    records_put(i, 1u, vec4u(0u));
     return 0u;
   }
   let a = s.cov2.x;
@@ -81,7 +79,7 @@ fn projectInto(i: u32, lid: u32) -> u32 {
   let lo = clamp(ceil(centre - halfExtent - 0.5), vec2f(0.0), size);
   let hi = clamp(floor(centre + halfExtent - 0.5), vec2f(-1.0), size - 1.0);
   if (any(lo > hi)) {
-    records[2u * i + 1u] = vec4u(0u);
+    records_put(i, 1u, vec4u(0u));
     return 0u;
   }
   let t0 = vec2u(lo) / TILE;
@@ -93,9 +91,9 @@ fn projectInto(i: u32, lid: u32) -> u32 {
   let depthQ = min(u32(depthT * f32(maxDepth)), maxDepth);
   let depth16 = min(u32(depthT * 65535.0), 65535u);
 
-  records[2u * i] = vec4u(bitcast<vec2u>(centre), bitcast<vec2u>(conic.xy));
-  records[2u * i + 1u] = vec4u(bitcast<u32>(conic.z), bitcast<u32>(opacity),
-                               pack2x16float(rgb.rg), (pack2x16float(vec2f(rgb.b, 0.0)) & 0xffffu) | (depth16 << 16u));
+  records_put(i, 0u, vec4u(bitcast<vec2u>(centre), bitcast<vec2u>(conic.xy)));
+  records_put(i, 1u, vec4u(bitcast<u32>(conic.z), bitcast<u32>(opacity),
+                           pack2x16float(rgb.rg), (pack2x16float(vec2f(rgb.b, 0.0)) & 0xffffu) | (depth16 << 16u)));
   fpLo[lid] = t0.x | (t0.y << 16u);
   fpHi[lid] = t1.x | (t1.y << 16u);
   fpDepth[lid] = depthQ;

@@ -3,7 +3,7 @@
 // (tiles_common.wgsl `control`).
 
 @group(0) @binding(0) var<uniform> tiles: Tiles;
-@group(0) @binding(1) var<storage, read> records: array<vec4u>;
+// records: pages from binding 1 (records_at(i, k)), prepended (tile-pipelines.ts, paging.ts).
 @group(0) @binding(2) var<storage, read_write> keys: array<u32>;
 @group(0) @binding(3) var<storage, read_write> values: array<u32>;
 @group(0) @binding(4) var<storage, read_write> counters: array<atomic<u32>, COUNTER_WORDS>;
@@ -59,7 +59,7 @@ fn settle(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid:
   if (i >= tiles.splatCount) {
     return;
   }
-  let r = records[2u * i + 1u];
+  let r = records_at(i, 1u);
   if (r.y == 0u) {
     return;  // culled (project.wgsl wrote opacity 0)
   }

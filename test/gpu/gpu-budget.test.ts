@@ -1,17 +1,21 @@
 /**
- * The GPU budget on a real adapter (lavapipe), under lowered per-binding limits:
- * an SH buffer over the limit is split over two bindings and draws the same bytes
- * as unsplit (both draws); a scene whose SH does not fit even two bindings is
- * refused with GpuBudgetError before anything is allocated, the scene already set
- * keeps rendering, and the way out the error names (loading with a lower SH
- * degree) fits, loads and draws what the full scene draws at that degree.
+ * Paging and the GPU budget on a real adapter (lavapipe), under lowered per-binding
+ * limits: the scene's arrays and the draws' records paged over several bindings
+ * draw the same bytes as one binding each (both draws, every draw order, every GPU
+ * sort; a page seam inside the scene, and a count that ends exactly at a seam); the
+ * uploads land page by page exactly as packed whole (seams inside an upload slice);
+ * a scene whose pages are more than a shader stage binds is refused with
+ * GpuBudgetError before anything is allocated, the scene already set keeps
+ * rendering, and the way out the error names (a lower SH degree) fits, loads and
+ * draws what the full scene draws at that degree.
  */
 import { describe, expect, it } from 'vitest';
 import { fitPose, robustBounds, upVector } from '../../renderer/camera/camera';
 import { frameCamera } from '../../renderer/camera/frame-camera';
-import { GpuBudgetError, sceneBuffers } from '../../renderer/pipeline/gpu-budget';
+import { GpuBudgetError } from '../../renderer/pipeline/gpu-budget';
 import { packCompact } from '../../renderer/pipeline/compact-pack';
-import { PRECISIONS, sceneLayout, type ScenePrecision } from '../../renderer/pipeline/scene-precision';
+import { PRECISIONS, type ScenePrecision } from '../../renderer/pipeline/scene-precision';
+import type { PagedBuffer } from '../../renderer/pipeline/paging';
 import { GpuScene, UPLOAD_CHUNK } from '../../renderer/pipeline/gpu-scene';
 import { readBuffer } from '../../renderer/gpu/node-gpu';
 import { generateSynthetic } from '../../scenes/generate';
@@ -52,48 +56,67 @@ function rendererAt(precision: ScenePrecision, ...args: ConstructorParameters<ty
   return r;
 }
 
-describe('GPU budget (lavapipe, lowered binding limit)', () => {
+describe('paging and the GPU budget (lavapipe, lowered binding limits)', () => {
   const N = 8000;
   const ply = writeSplatPly(generateDefaultScene(N));
-  // The refusal cases' figures are the full layout's (their renderers are made with 'full').
-  const shBytes = (d: number, precision: ScenePrecision = 'full') => sceneBuffers(N, d, 'quads', precision).find((b) => b.name === 'SH')!.bytes;
-  const limited = (bytes: number) => ({ maxStorageBufferBindingSize: bytes, maxBufferSize: ctx.gpu.device.limits.maxBufferSize });
+  const limited = (bytes: number, stage?: number) => ({
+    maxStorageBufferBindingSize: bytes,
+    maxBufferSize: ctx.gpu.device.limits.maxBufferSize,
+    ...(stage === undefined ? {} : { maxStorageBuffersPerShaderStage: stage }),
+  });
+  const GPU_SORTS = ['radix4', 'radix16', 'onesweep', 'bitonic'] as const;
 
-  it.each(PRECISIONS)('an SH buffer over the limit is split over two bindings and draws the same bytes as unsplit (%s): quads (each order, strips and list) and tiles', async (precision) => {
+  // Full at 200 KB a binding: SH3 (96 B) in pages of 2,083 splats, covariances (32 B) of 6,250, draw records
+  // (48 B) of 4,166, tile records (32 B) of 6,250; centres unpaged. Compact at 100 KB: SH3 (48 B) 2,083,
+  // centres (16 B) 6,250, draw records 2,083, tile records (32 B) 3,125; covariances (8 B) unpaged.
+  const CASES: Record<ScenePrecision, { limit: number; shPage: number; pages: Record<string, number> }> = {
+    full: { limit: 200_000, shPage: 2083, pages: { centers: 1, covs: 2, sh: 4 } },
+    compact: { limit: 100_000, shPage: 2083, pages: { centers: 2, covs: 1, sh: 4 } },
+  };
+
+  it.each(PRECISIONS)('arrays paged over several bindings draw the same bytes as one binding each (%s): both draws, every order, every GPU sort, a seam inside and a count ending at one', async (precision) => {
     const { device } = ctx.gpu;
-    // Full: 768 KB of SH3 against 400 KB a binding: 4,166 splats in the first buffer, 3,834 in the second.
-    // Compact: 384 KB against 300 KB: 6,250 and 1,750. Its SH3 is 48 B a splat, as the quads draw's records:
-    // a binding too small for its SH is too small for those, so only the tiles draw (32-byte records) splits it.
-    const limit = precision === 'full' ? 400_000 : 300_000;
-    expect(shBytes(3, precision)).toBe(precision === 'full' ? 768_000 : 384_000);
+    const { limit, shPage, pages } = CASES[precision];
     const full = await loadScene(ply, 'big.ply');
+    // Exactly two SH pages: the scene ends at a seam.
+    const atSeam = await loadScene(writeSplatPly(generateDefaultScene(2 * shPage)), 'seam.ply');
     await withValidation(device, async () => {
-      for (const drawName of precision === 'full' ? (['quads', 'tiles'] as const) : (['tiles'] as const)) {
-        const whole = rendererAt(precision, device, 'rgba8unorm', 'radix4', drawName);
-        const split = rendererAt(precision, device, 'rgba8unorm', 'radix4', drawName, {}, limited(limit));
-        whole.setScene(full);
-        split.setScene(full);
-        expect(whole.shSplit).toBe(N);
-        expect(split.shSplit).toBe(Math.floor(limit / (shBytes(3, precision) / N)));
-        const variants: [string, Partial<FrameSettings>][] =
-          drawName === 'tiles'
-            ? [['tiles', {}]]
-            : [['b2f', { drawOrder: 'back-to-front' }], ['f2b', { drawOrder: 'front-to-back' }], ['list', { drawOrder: 'back-to-front', listDraw: true }]];
-        for (const [name, extra] of variants) {
-          for (const degree of [0, 3]) {
-            const a = await draw(whole, full, degree, extra);
-            const b = await draw(split, full, degree, extra);
-            if (degree === 3) writeTestPng(`budget-split-${name}-${precision}.png`, b, W, H);
-            expect(maxDiff(a, b), `${name} SH${degree}`).toBe(0);
+      for (const cloud of [full, atSeam]) {
+        for (const drawName of ['quads', 'tiles'] as const) {
+          // Every GPU sort on the scene with a seam inside; radix4 on the one ending at a seam.
+          for (const sort of cloud === full ? GPU_SORTS : (['radix4'] as const)) {
+            const whole = rendererAt(precision, device, 'rgba8unorm', sort, drawName);
+            const paged = rendererAt(precision, device, 'rgba8unorm', sort, drawName, {}, limited(limit));
+            whole.setScene(cloud);
+            paged.setScene(cloud);
+            const wp = whole.scenePaging!, pp = paged.scenePaging!;
+            expect([wp.centers.pages, wp.covs.pages, wp.sh.pages]).toEqual([1, 1, 1]);
+            if (cloud === full) expect({ centers: pp.centers.pages, covs: pp.covs.pages, sh: pp.sh.pages }).toEqual(pages);
+            else expect([pp.sh.pages, pp.sh.pageSplats, pp.sh.count]).toEqual([2, shPage, 2 * shPage]);
+            const variants: [string, Partial<FrameSettings>][] =
+              drawName === 'tiles'
+                ? [['tiles', {}]]
+                : sort === 'radix4'
+                  ? [['b2f', { drawOrder: 'back-to-front' }], ['f2b', { drawOrder: 'front-to-back' }], ['list', { drawOrder: 'back-to-front', listDraw: true }]]
+                  : [['b2f', { drawOrder: 'back-to-front' }]];
+            for (const [name, extra] of variants) {
+              for (const degree of sort === 'radix4' ? [0, 3] : [3]) {
+                const a = await draw(whole, cloud, degree, extra);
+                const b = await draw(paged, cloud, degree, extra);
+                if (degree === 3 && cloud === full && sort === 'radix4') writeTestPng(`paged-${name}-${precision}.png`, b, W, H);
+                expect(Math.max(...b), 'draws something').toBeGreaterThan(0);
+                expect(maxDiff(a, b), `${cloud.source.name} ${drawName} ${sort} ${name} SH${degree}`).toBe(0);
+              }
+            }
+            whole.destroy();
+            paged.destroy();
           }
         }
-        whole.destroy();
-        split.destroy();
       }
     });
   });
 
-  it("every pipeline of both draws, with both SH bindings, fits WebGPU's default of 8 storage buffers a shader stage", async () => {
+  it("unpaged, every pipeline of both draws fits WebGPU's default of 8 storage buffers a shader stage; paged past it, the scene is refused, not a validation error", async () => {
     const own = ctx.gpu.device;
     // A second device, on a fresh adapter of the same GPU (an adapter makes one device), with every storage-buffer limit left at WebGPU's default.
     const adapter = await globalThis.__dawnGpu!.requestAdapter({ powerPreference: 'high-performance' });
@@ -104,36 +127,35 @@ describe('GPU budget (lavapipe, lowered binding limit)', () => {
     }
     const device = await adapter.requestDevice({ requiredFeatures: [...own.features].filter((f) => adapter.features.has(f)) as GPUFeatureName[], requiredLimits, label: 'gpu-budget.default-storage-limit' });
     expect(device.limits.maxStorageBuffersPerShaderStage).toBe(8);
-    // The limit is enforced on this device (what the quads prepare pass had before its control buffer: 9).
+    // The limit is enforced on this device.
     device.pushErrorScope('validation');
     device.createBindGroupLayout({ entries: Array.from({ length: 9 }, (_, binding) => ({ binding, visibility: GPUShaderStage.COMPUTE, buffer: { type: 'storage' as const } })) });
     expect((await device.popErrorScope())?.message).toMatch(/storage/i);
     const cloud = generateDefaultScene(3000);
     await withValidation(device, async () => {
-      // Split (SH3 of 3,000 splats: 288 KB against 200 KB a binding; compact, tiles: 144 KB against 100 KB) so that
-      // both SH buffers are real; compact quads unsplit (its 48-byte records are as large as its SH: see above).
-      const cases = [['quads', 'full', 200_000, 2083], ['tiles', 'full', 200_000, 2083], ['quads', 'compact', undefined, 3000], ['tiles', 'compact', 100_000, 2083]] as const;
-      for (const [drawName, precision, bytes, split] of cases) {
-        const limits = bytes === undefined ? undefined : { maxStorageBufferBindingSize: bytes, maxBufferSize: device.limits.maxBufferSize };
-        const r = rendererAt(precision, device, 'rgba8unorm', 'radix4', drawName, {}, limits);
-        r.setScene(cloud);
-        expect(r.shSplit).toBe(split);
-        const orders: Partial<FrameSettings>[] = drawName === 'tiles' ? [{}] : [{ drawOrder: 'back-to-front' }, { drawOrder: 'front-to-back' }, { listDraw: true, drawOrder: 'back-to-front' }];
-        for (const extra of orders) expect(Math.max(...(await draw(r, cloud, 3, extra)))).toBeGreaterThan(0);
-        r.destroy();
+      for (const drawName of ['quads', 'tiles'] as const) {
+        for (const precision of PRECISIONS) {
+          const r = rendererAt(precision, device, 'rgba8unorm', 'radix4', drawName);
+          r.setScene(cloud);
+          const orders: Partial<FrameSettings>[] = drawName === 'tiles' ? [{}] : [{ drawOrder: 'back-to-front' }, { drawOrder: 'front-to-back' }, { listDraw: true, drawOrder: 'back-to-front' }];
+          for (const extra of orders) expect(Math.max(...(await draw(r, cloud, 3, extra)))).toBeGreaterThan(0);
+          // Paged (full at 100 KB a binding: SH3 in 3 pages, quads records in 2; compact at 50 KB: SH3 3, quads records 3,
+          // tile records 2): 9 to 11 storage buffers, too many for this device.
+          const paged = rendererAt(precision, device, 'rgba8unorm', 'radix4', drawName, {}, limited(precision === 'full' ? 100_000 : 50_000));
+          expect(() => paged.setScene(cloud)).toThrow(GpuBudgetError);
+          expect(paged.cloud).toBeNull();
+          paged.destroy();
+          r.destroy();
+        }
       }
     });
     device.destroy();
   });
 
-  it('refuses an SH3 scene whose SH does not fit two bindings, with the numbers, keeps the scene on screen, and loads at the suggested degree (tiles)', async () => {
+  it('refuses a scene whose pages are more than a stage binds, with the numbers, keeps the scene on screen, and loads at the suggested degree (tiles)', async () => {
     const { device } = ctx.gpu;
-    // 384 KB of SH3 a binding against 300 KB; degree 2 needs 224 KB a binding (448 KB: itself split);
-    // the covariances and tile records (256 KB) fit.
-    const limit = 300_000;
-    expect(shBytes(3) / 2).toBeGreaterThan(limit);
-    expect(shBytes(2) / 2).toBeLessThan(limit);
-    expect(shBytes(2)).toBeGreaterThan(limit);
+    // Full, 200 KB a binding, 11 storage buffers a stage: SH3 in 4 pages + covariances 2 + centres 1 + tile records 2
+    // + 3 = 12, over; SH2 (56 B) in 3 pages: 11, fits.
     const full = await loadScene(ply, 'big.ply');
     const sh2 = await loadScene(ply, 'big.ply', { maxShDegree: 2 });
     expect(full.shDegree).toBe(3);
@@ -141,10 +163,10 @@ describe('GPU budget (lavapipe, lowered binding limit)', () => {
     expect(sh2.sh.length * 16).toBe(full.sh.length * 9); // 27 of 48 floats a splat: the CPU copy shrinks too
 
     await withValidation(device, async () => {
-      const lowered = rendererAt('full', device, 'rgba8unorm', 'radix4', 'tiles', {}, limited(limit));
-      // The way out fits: loaded with SH degree 2 it is accepted (split) and drawn.
+      const lowered = rendererAt('full', device, 'rgba8unorm', 'radix4', 'tiles', {}, limited(200_000, 11));
+      // The way out fits: loaded with SH degree 2 it is accepted (paged) and drawn.
       lowered.setScene(sh2);
-      expect(lowered.shSplit).toBe(Math.floor(limit / 56));
+      expect(lowered.scenePaging!.sh.pages).toBe(3);
       const before = await draw(lowered, sh2, 2);
       writeTestPng('budget-sh2.png', before, W, H);
 
@@ -157,9 +179,10 @@ describe('GPU budget (lavapipe, lowered binding limit)', () => {
       expect(err).toBeInstanceOf(GpuBudgetError);
       const e = err as GpuBudgetError;
       expect(e.message).toBe(
-        'big.ply: 8,000 splats of SH degree 3 need 768 KB of SH (384 KB in each of 2 bindings), the adapter allows 300 KB per binding (maxStorageBufferBindingSize): reload with SH degree 2 (?sh=2; --sh 2 in npm run render)',
+        'big.ply: 8,000 splats of SH degree 3 need 12 storage buffers in one shader stage (SH in 4 pages, covariances in 2 pages, tile records in 2 pages of at most 200 KB), ' +
+          'the adapter allows 11 (maxStorageBuffersPerShaderStage): reload with SH degree 2 (?sh=2; --sh 2 in npm run render)',
       );
-      expect(e.suggestedShDegree).toBe(2);
+      expect([e.suggestedShDegree, e.needed, e.available, e.limit]).toEqual([2, 12, 11, 'maxStorageBuffersPerShaderStage']);
       // Nothing changed: the scene on screen is still the SH2 one and draws the same picture.
       expect(lowered.cloud).toBe(sh2);
       expect(maxDiff(await draw(lowered, sh2, 2), before)).toBe(0);
@@ -178,73 +201,74 @@ describe('GPU budget (lavapipe, lowered binding limit)', () => {
     });
   });
 
-  it('the quads draw is checked too (its 48-byte records are over: no SH degree helps), and a device limit itself is honoured', async () => {
+  it("the sort's arrays are one binding each: a scene whose keys do not fit one is refused, naming them, whatever the draw", async () => {
     const { device } = ctx.gpu;
     const full = await loadScene(ply, 'big.ply');
     await withValidation(device, async () => {
-      const r = rendererAt('full', device, 'rgba8unorm', 'radix4', 'quads', {}, limited(300_000));
-      expect(() => r.setScene(full)).toThrow(
-        'big.ply: 8,000 splats of SH degree 3 need 768 KB of SH (384 KB in each of 2 bindings), the adapter allows 300 KB per binding (maxStorageBufferBindingSize): this adapter binds at most 6,250 splats (at SH degree 0): open a smaller scene',
-      );
-      expect(r.cloud).toBeNull();
-      r.destroy();
-      const ok = new SplatRenderer(device, 'rgba8unorm', 'radix4', 'tiles');
-      ok.setScene(full);
-      expect(ok.cloud).toBe(full);
-      ok.destroy();
+      for (const drawName of ['quads', 'tiles'] as const) {
+        // 32 KB of keys against 30 KB a binding.
+        const r = rendererAt('compact', device, 'rgba8unorm', 'radix4', drawName, {}, limited(30_000));
+        let err: unknown;
+        try {
+          r.setScene(full);
+        } catch (e) {
+          err = e;
+        }
+        expect(err).toBeInstanceOf(GpuBudgetError);
+        const e = err as GpuBudgetError;
+        expect(e.message).toMatch(/^big\.ply: 8,000 splats of SH degree 3 need 32 KB of sort keys in one buffer, the adapter allows 30 KB per binding \(maxStorageBufferBindingSize\): this adapter draws at most [\d,]+ splats \(at SH degree 0\): open a smaller scene$/);
+        expect([e.buffer, e.needed, e.available]).toEqual(['sort keys', 32_000, 30_000]);
+        expect(r.cloud).toBeNull();
+        r.destroy();
+      }
     });
   });
 
-  it.each(PRECISIONS)('the chunked upload (%s): a scene of more than one chunk lands on the GPU exactly as packed whole, unsplit and split inside a chunk', async (precision) => {
+  /** A paged array's bytes, its pages read back and joined. */
+  async function pagedBytes(device: GPUDevice, b: PagedBuffer): Promise<Buffer> {
+    const parts = await Promise.all(b.buffers.map(async (buf) => Buffer.from(await readBuffer(device, buf))));
+    return Buffer.concat(parts);
+  }
+
+  it.each(PRECISIONS)('the chunked upload (%s): a scene of more than one chunk lands on the GPU exactly as packed whole, unpaged and paged with seams inside a chunk', async (precision) => {
     const { device } = ctx.gpu;
     const n = UPLOAD_CHUNK + 1234;
     const cloud = generateSynthetic(n);
     const bytes = (a: Float32Array | Uint32Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
-    // Unsplit, then split at 40,000 splats: chunk 0 straddles the split, chunk 1 lies in sh1 at an offset.
-    for (const splitAt of [n, 40_000]) {
-      const stride = sceneLayout(cloud.shDegree, precision).shStride;
-      const scene = await withValidation(device, () => new GpuScene(device, cloud, splitAt === n ? undefined : splitAt * stride * 4, { precision }));
-      expect(scene.shSplit).toBe(splitAt);
+    // 640 KB a binding: centres in pages of 40,000 splats; full covariances of 20,000 and SH3 of 6,666; compact SH3 of 13,333.
+    for (const bindingBytes of [undefined, 640_000]) {
+      const scene = await withValidation(device, () => new GpuScene(device, cloud, bindingBytes, { precision }));
+      if (bindingBytes) expect(scene.centers.buffers.length).toBe(2);
+      if (bindingBytes) expect(scene.sh.buffers.length).toBe(precision === 'full' ? 11 : 6);
       const whole = packWhole(cloud, scene);
-      const want = {
-        centers: bytes(whole.centers),
-        covs: bytes(whole.covs),
-        sh0: bytes(whole.sh.subarray(0, splitAt * stride)),
-        sh1: bytes(whole.sh.subarray(splitAt * stride)),
-      };
-      for (const key of ['centers', 'covs', 'sh0', 'sh1'] as const) {
-        let got = Buffer.from(await readBuffer(device, scene[key]));
-        // Unsplit, sh1 is the 16-byte buffer nothing reads.
-        if (key === 'sh1' && splitAt === n) {
-          expect(got.length).toBe(16);
-          got = got.subarray(0, 0);
-        }
+      const want = { centers: bytes(whole.centers), covs: bytes(whole.covs), sh: bytes(whole.sh) };
+      for (const key of ['centers', 'covs', 'sh'] as const) {
+        const got = await pagedBytes(device, scene[key]);
         expect(got.length, key).toBe(want[key].length);
-        expect(Buffer.compare(got, want[key]), `${key} split at ${splitAt}`).toBe(0);
+        expect(Buffer.compare(got, want[key]), `${key} at ${bindingBytes ?? 'the device limit'}`).toBe(0);
       }
       scene.destroy();
     }
   });
 
-  it.each(PRECISIONS)("the page's upload (GpuScene.create, %s): slices with pauses between them, the same bytes as the upload in one go", async (precision) => {
+  it.each(PRECISIONS)("the page's upload (GpuScene.create, %s): slices with pauses between them, the same bytes as the upload in one go, paged", async (precision) => {
     const { device } = ctx.gpu;
     const n = 20_000;
     const cloud = generateSynthetic(n);
-    const stride = sceneLayout(cloud.shDegree, precision).shStride;
     let pauses = 0;
     const reported: number[] = [];
-    // A budget of 0 ms pauses after every slice of 5,000 splats; split at 12,000, inside a slice.
-    const scene = await GpuScene.create(device, cloud, 12_000 * stride * 4, async () => void pauses++, { chunk: 5000, budgetMs: 0, progress: (u) => reported.push(u), precision });
-    expect(scene.shSplit).toBe(12_000);
+    // A budget of 0 ms pauses after every slice of 5,000 splats; pages of 12,000 centres (192 KB), a seam inside a slice.
+    const scene = await GpuScene.create(device, cloud, 12_000 * 16, async () => void pauses++, { chunk: 5000, budgetMs: 0, progress: (u) => reported.push(u), precision });
+    expect(scene.centers.paging).toMatchObject({ pages: 2, pageSplats: 12_000 });
     // Compact: the pass over the cloud for its ranges pauses too (slices of 8 chunks).
     expect(pauses).toBe(Math.ceil(n / 5000) + (precision === 'compact' ? Math.ceil(n / 40_000) : 0));
     // Before each pause, the splats written so far (the page's "% uploaded").
     expect(reported).toEqual([5000, 10_000, 15_000, 20_000]);
     const whole = packWhole(cloud, scene);
     const bytes = (a: Float32Array | Uint32Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
-    const want = { centers: bytes(whole.centers), covs: bytes(whole.covs), sh0: bytes(whole.sh.subarray(0, 12_000 * stride)), sh1: bytes(whole.sh.subarray(12_000 * stride)) };
-    for (const key of ['centers', 'covs', 'sh0', 'sh1'] as const) {
-      expect(Buffer.compare(Buffer.from(await readBuffer(device, scene[key])), want[key]), key).toBe(0);
+    const want = { centers: bytes(whole.centers), covs: bytes(whole.covs), sh: bytes(whole.sh) };
+    for (const key of ['centers', 'covs', 'sh'] as const) {
+      expect(Buffer.compare(await pagedBytes(device, scene[key]), want[key]), key).toBe(0);
     }
     scene.destroy();
   });

@@ -3,7 +3,7 @@
  * shared SH3 scene): the manifest as splat-transform reports it, the picture
  * with a budget that holds the finest level against the full scene's (level 0
  * decoded back to a PLY by splat-transform, drawn the ordinary way), both draws
- * and a split SH on the assembled scene, and the drawn count within the budget
+ * and a paged SH on the assembled scene, and the drawn count within the budget
  * under tight budgets and a tight GPU-memory budget.
  */
 import fs from 'node:fs';
@@ -48,13 +48,13 @@ async function renderCloud(cloud: SplatCloud, p: CameraPose, draw = 'quads'): Pr
   });
 }
 
-async function renderLod(p: CameraPose, budget: number, opts: { draw?: string; shBindingBytes?: number; memoryBytes?: number } = {}) {
+async function renderLod(p: CameraPose, budget: number, opts: { draw?: string; bindingBytes?: number; memoryBytes?: number } = {}) {
   const { device } = ctx.gpu;
   return withValidation(device, async () => {
     const cam = frameCamera(p, W, H, full.bounds);
     const { lod, scene, errors } = await settledLodScene(device, fx.meta, cam, {
       budget,
-      shBindingBytes: opts.shBindingBytes ?? bindingLimit(device.limits).bytes,
+      bindingBytes: opts.bindingBytes ?? bindingLimit(device.limits).bytes,
       ...(opts.memoryBytes ? { memoryBytes: opts.memoryBytes } : {}),
     });
     expect(errors).toEqual([]);
@@ -62,7 +62,7 @@ async function renderLod(p: CameraPose, budget: number, opts: { draw?: string; s
     const r = new SplatRenderer(device, 'rgba8unorm', 'radix4', opts.draw ?? 'quads');
     r.setGpuScene(scene!);
     const img = await renderOffscreen(r, cam, SETTINGS);
-    const out = { rgba: img.rgba, drawn: scene!.count, shSplit: scene!.shSplit, stats: { ...lod.stats }, residentBytes: lod.pool.bytes };
+    const out = { rgba: img.rgba, drawn: scene!.count, shPages: scene!.paging.sh.pages, stats: { ...lod.stats }, residentBytes: lod.pool.bytes };
     r.destroy();
     lod.destroy();
     return out;
@@ -105,14 +105,14 @@ describe.skipIf(!have)('streamed LOD (lod-meta.json from splat-transform)', () =
     }
   });
 
-  it('the tiles draw and a split SH draw the assembled scene the same', async () => {
+  it('the tiles draw and a paged SH draw the assembled scene the same', async () => {
     const ref = await renderCloud(full, pose, 'tiles');
     const tiles = await renderLod(pose, Infinity, { draw: 'tiles' });
     expect(psnr(rgbOf(tiles.rgba), rgbOf(ref))).toBeGreaterThanOrEqual(40);
-    // SH bindings of 60% of the splats (96 bytes each): a copy straddles the split.
+    // Bindings of 60% of the splats' SH (96 bytes each): the SH in two pages, a copy straddles the seam.
     const quads = await renderCloud(full, pose);
-    const split = await renderLod(pose, Infinity, { shBindingBytes: 96 * Math.ceil(full.count * 0.6) + 8 });
-    expect(split.shSplit).toBeLessThan(split.drawn);
+    const split = await renderLod(pose, Infinity, { bindingBytes: 96 * Math.ceil(full.count * 0.6) + 8 });
+    expect(split.shPages).toBe(2);
     expect(psnr(rgbOf(split.rgba), rgbOf(quads))).toBeGreaterThanOrEqual(40);
   });
 
@@ -138,7 +138,7 @@ describe.skipIf(!have)('streamed LOD (lod-meta.json from splat-transform)', () =
     const { device } = ctx.gpu;
     const [c0, , c2] = fx.info.lodCounts as [number, number, number];
     const { meta, load } = openLodMeta(fx.meta);
-    const lod = new LodScene(device, meta, load, { budget: c0, shBindingBytes: bindingLimit(device.limits).bytes, maxInFlight: 2 });
+    const lod = new LodScene(device, meta, load, { budget: c0, bindingBytes: bindingLimit(device.limits).bytes, maxInFlight: 2 });
     const b = full.bounds;
     const budgets = [c0, Math.round(c0 / 3), c2, Math.round(c0 / 2)];
     let scenes = 0, largest = 0;

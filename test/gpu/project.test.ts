@@ -32,7 +32,7 @@ function projectRig(device: GPUDevice, cloud: SplatCloud, precision: ScenePrecis
   const keys = device.createBuffer({ label: 'test.keys', size: cloud.count * 4, usage });
   const values = device.createBuffer({ label: 'test.values', size: cloud.count * 4, usage });
   const drawArgs = device.createBuffer({ label: 'test.drawArgs', size: 16, usage: usage | GPUBufferUsage.INDIRECT | GPUBufferUsage.COPY_DST });
-  const pass = new ProjectPass(device, { frame: uniforms.buffer, centers: scene.centers, covs: scene.covs, sh0: scene.sh0, sh1: scene.sh1, precision, keys, values, drawArgs }, cloud.count);
+  const pass = new ProjectPass(device, { frame: uniforms.buffer, scene, keys, values, drawArgs }, cloud.count);
   return {
     async run(cam: FrameCamera, settings: FrameSettings) {
       device.queue.writeBuffer(drawArgs, 0, new Uint32Array([4, 0, 0, 0]));

@@ -11,13 +11,31 @@ import blendSubgroupsWgsl from '../../../shaders/tiles/blend_subgroups.wgsl?raw'
 import fullscreenWgsl from '../../../shaders/fullscreen.wgsl?raw';
 import fallbackWgsl from '../../../shaders/tiles/fallback.wgsl?raw';
 import { SH_WGSL } from '../sh-wgsl';
+import { pagedLayoutEntries, pagedWgsl, pagingKey, type Paging } from '../paging';
+import { sceneKey, sceneLayoutEntries, sceneWgsl, type SceneBindings, type ScenePaging } from '../scene-wgsl';
 import type { ScenePrecision } from '../scene-precision';
-import { sceneWgsl } from '../scene-wgsl';
 
-/** The tile rasteriser's pipelines and bind group layouts, built once per device. */
+/** What the tile pipelines are specialised for: the scene's precision and paging, and the records' paging (paging.ts). */
+export interface TileKind {
+  scene: { precision: ScenePrecision; paging: ScenePaging };
+  records: Paging;
+}
+
+/** The scene's bindings in the project pass (shaders/tiles/project.wgsl). */
+export const PROJECT_SCENE_AT: SceneBindings = { centers: 2, covs: 3, sh: 4 };
+/** Page 0's binding of the records in each pass that binds them. */
+export const RECORDS_AT = { project: 6, settle: 1, fallback: 2, blend: 3 } as const;
+
+/** The records' WGSL (pages and accessors: records_at(i, k), k = 0, 1; records_put in the project pass). */
+function recordsWgsl(kind: TileKind, pass: keyof typeof RECORDS_AT): string {
+  return pagedWgsl({ name: 'records', type: 'vec4u', perSplat: '2u', paging: kind.records, binding: RECORDS_AT[pass], access: pass === 'project' ? 'read_write' : 'read' });
+}
+
+/** The tile rasteriser's pipelines and bind group layouts, built once per device and TileKind. */
 export interface TilePipelines {
-  /** The project pass, a pipeline by scene precision (tileProjectPipeline). */
-  project: { layout: GPUBindGroupLayout; byPrecision: Map<ScenePrecision, GPUComputePipeline> };
+  kind: TileKind;
+  /** The project pass (tileProjectPipeline). */
+  project: { layout: GPUBindGroupLayout; pipeline?: GPUComputePipeline };
   settle: {
     layout: GPUBindGroupLayout;
     pipeline: GPUComputePipeline;
@@ -40,15 +58,19 @@ export function canBlendInto(device: GPUDevice, format: GPUTextureFormat): boole
   return format === 'rgba8unorm' || (format === 'bgra8unorm' && device.features.has('bgra8unorm-storage'));
 }
 
-const cache = new WeakMap<GPUDevice, TilePipelines>();
+const cache = new WeakMap<GPUDevice, Map<string, TilePipelines>>();
 
 type Entry = 'uniform' | 'read-only-storage' | 'storage';
 
-function layoutOf(device: GPUDevice, label: string, entries: Entry[], extra: GPUBindGroupLayoutEntry[] = []): GPUBindGroupLayout {
+/** A layout of buffer bindings 0, 1, ... of `entries`, where the records' pages replace binding `recordsAt`. */
+function layoutOf(device: GPUDevice, label: string, entries: Entry[], records: { at: number; paging: Paging; visibility?: GPUShaderStageFlags }, extra: GPUBindGroupLayoutEntry[] = []): GPUBindGroupLayout {
+  const C = GPUShaderStage.COMPUTE;
   return device.createBindGroupLayout({
     label,
     entries: [
-      ...entries.map((type, binding) => ({ binding, visibility: GPUShaderStage.COMPUTE, buffer: { type } })),
+      ...entries.flatMap((type, binding) =>
+        binding === records.at ? pagedLayoutEntries(binding, records.paging, records.visibility ?? C, type) : [{ binding, visibility: C, buffer: { type } }],
+      ),
       ...extra,
     ],
   });
@@ -63,31 +85,44 @@ function compute(device: GPUDevice, label: string, layout: GPUBindGroupLayout, c
   });
 }
 
-export function tilePipelines(device: GPUDevice): TilePipelines {
-  let p = cache.get(device);
+export function tilePipelines(device: GPUDevice, kind: TileKind): TilePipelines {
+  let byKind = cache.get(device);
+  if (!byKind) cache.set(device, (byKind = new Map()));
+  const key = tileKindKey(kind);
+  let p = byKind.get(key);
   if (p) return p;
-  const projectLayout = layoutOf(device, 'tiles.project.layout', [
-    // frame, tiles, centers, covs, sh0, sh1, records, keys, values, counters (8 storage buffers: WebGPU's default limit a stage)
-    'uniform', 'uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage', 'storage', 'storage',
-  ]);
-  const settleLayout = layoutOf(device, 'tiles.settle.layout', ['uniform', 'read-only-storage', 'storage', 'storage', 'storage', 'storage']);
-  const rangesLayout = layoutOf(device, 'tiles.ranges.layout', ['uniform', 'read-only-storage', 'storage', 'storage', 'read-only-storage']);
+  const records = (pass: keyof typeof RECORDS_AT, visibility?: GPUShaderStageFlags) => ({ at: RECORDS_AT[pass], paging: kind.records, ...(visibility ? { visibility } : {}) });
+  const projectLayout = device.createBindGroupLayout({
+    label: 'tiles.project.layout',
+    entries: [
+      // frame, tiles; the scene's pages; records' pages, keys, values, counters (7 storage buffers unpaged)
+      { binding: 0, visibility: GPUShaderStage.COMPUTE, buffer: { type: 'uniform' } },
+      { binding: 1, visibility: GPUShaderStage.COMPUTE, buffer: { type: 'uniform' } },
+      ...sceneLayoutEntries(kind.scene.paging, PROJECT_SCENE_AT),
+      ...pagedLayoutEntries(RECORDS_AT.project, kind.records, GPUShaderStage.COMPUTE, 'storage'),
+      ...[7, 8, 9].map((binding) => ({ binding, visibility: GPUShaderStage.COMPUTE, buffer: { type: 'storage' as const } })),
+    ],
+  });
+  const settleLayout = layoutOf(device, 'tiles.settle.layout', ['uniform', 'read-only-storage', 'storage', 'storage', 'storage', 'storage'], records('settle'));
+  const rangesLayout = layoutOf(device, 'tiles.ranges.layout', ['uniform', 'read-only-storage', 'storage', 'storage', 'read-only-storage'], { at: -1, paging: kind.records });
+  const V = GPUShaderStage.VERTEX;
   const fallbackLayout = device.createBindGroupLayout({
     label: 'tiles.fallback.layout',
     entries: [
-      { binding: 0, visibility: GPUShaderStage.VERTEX | GPUShaderStage.FRAGMENT, buffer: { type: 'uniform' } },
-      { binding: 1, visibility: GPUShaderStage.VERTEX, buffer: { type: 'read-only-storage' } },
-      { binding: 2, visibility: GPUShaderStage.VERTEX, buffer: { type: 'read-only-storage' } },
-      { binding: 3, visibility: GPUShaderStage.VERTEX, buffer: { type: 'read-only-storage' } },
+      { binding: 0, visibility: V | GPUShaderStage.FRAGMENT, buffer: { type: 'uniform' } },
+      { binding: 1, visibility: V, buffer: { type: 'read-only-storage' } },
+      ...pagedLayoutEntries(RECORDS_AT.fallback, kind.records, V, 'read-only-storage'),
+      { binding: 3, visibility: V, buffer: { type: 'read-only-storage' } },
     ],
   });
   const presentLayout = device.createBindGroupLayout({
     label: 'tiles.present.layout',
     entries: [{ binding: 0, visibility: GPUShaderStage.FRAGMENT, texture: { sampleType: 'float' } }],
   });
-  const settleCode = `${tilesCommonWgsl}\n${settleWgsl}`;
+  const settleCode = `${tilesCommonWgsl}\n${recordsWgsl(kind, 'settle')}\n${settleWgsl}`;
   p = {
-    project: { layout: projectLayout, byPrecision: new Map() },
+    kind,
+    project: { layout: projectLayout },
     settle: {
       layout: settleLayout,
       pipeline: compute(device, 'tiles.settle', settleLayout, settleCode, 'settle'),
@@ -98,25 +133,37 @@ export function tilePipelines(device: GPUDevice): TilePipelines {
     fallback: { layout: fallbackLayout },
     present: { layout: presentLayout, byFormat: new Map() },
   };
-  cache.set(device, p);
+  byKind.set(key, p);
   return p;
 }
 
-/** The project pass's pipeline for a scene of `precision` (its decode, scene-wgsl.ts). */
-export function tileProjectPipeline(device: GPUDevice, precision: ScenePrecision): GPUComputePipeline {
-  const p = tilePipelines(device).project;
-  let pipeline = p.byPrecision.get(precision);
-  if (!pipeline) {
-    const code = `${SH_WGSL}\n${commonWgsl}\n${sceneWgsl(precision)}\n${tilesCommonWgsl}\n${shEvalWgsl}\n${projectSplatWgsl}\n${projectWgsl}`;
-    pipeline = compute(device, `tiles.project(${precision})`, p.layout, code);
-    p.byPrecision.set(precision, pipeline);
+/** The cache key of a TileKind. */
+export function tileKindKey(kind: TileKind): string {
+  return `${sceneKey(kind.scene.precision, kind.scene.paging)}|${pagingKey(kind.records)}`;
+}
+
+/** The project pass's pipeline for a scene's precision and paging (its decode, scene-wgsl.ts). */
+export function tileProjectPipeline(device: GPUDevice, kind: TileKind): GPUComputePipeline {
+  const p = tilePipelines(device, kind).project;
+  if (!p.pipeline) {
+    const code = [
+      SH_WGSL,
+      commonWgsl,
+      sceneWgsl(kind.scene.precision, kind.scene.paging, PROJECT_SCENE_AT),
+      recordsWgsl(kind, 'project'),
+      tilesCommonWgsl,
+      shEvalWgsl,
+      projectSplatWgsl,
+      projectWgsl,
+    ].join('\n');
+    p.pipeline = compute(device, `tiles.project(${tileKindKey(kind)})`, p.layout, code);
   }
-  return pipeline;
+  return p.pipeline;
 }
 
 /** The present pipeline (blend image -> target) for a target format. */
-export function presentPipeline(device: GPUDevice, format: GPUTextureFormat): { layout: GPUBindGroupLayout; pipeline: GPURenderPipeline } {
-  const p = tilePipelines(device).present;
+export function presentPipeline(device: GPUDevice, kind: TileKind, format: GPUTextureFormat): { layout: GPUBindGroupLayout; pipeline: GPURenderPipeline } {
+  const p = tilePipelines(device, kind).present;
   let pipeline = p.byFormat.get(format);
   if (!pipeline) {
     const module = device.createShaderModule({ label: 'tiles.present.module', code: fullscreenWgsl });
@@ -148,8 +195,8 @@ export function blendUsesSubgroups(device: GPUDevice): boolean {
 }
 
 /** The blend pipeline writing a storage texture of `format` (canBlendInto). */
-export function blendPipeline(device: GPUDevice, format: GPUTextureFormat): { layout: GPUBindGroupLayout; pipeline: GPUComputePipeline } {
-  const p = tilePipelines(device);
+export function blendPipeline(device: GPUDevice, kind: TileKind, format: GPUTextureFormat): { layout: GPUBindGroupLayout; pipeline: GPUComputePipeline } {
+  const p = tilePipelines(device, kind);
   const sg = blendUsesSubgroups(device);
   const key = `${format}${sg ? '+subgroups' : ''}`;
   let b = p.blend.get(key);
@@ -157,18 +204,19 @@ export function blendPipeline(device: GPUDevice, format: GPUTextureFormat): { la
     const layout = device.createBindGroupLayout({
       label: `tiles.blend.layout(${format})`,
       entries: [
-        ...(['uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage'] as const).map((type, binding) => ({
+        ...(['uniform', 'read-only-storage', 'read-only-storage'] as const).map((type, binding) => ({
           binding,
           visibility: GPUShaderStage.COMPUTE,
           buffer: { type },
         })),
+        ...pagedLayoutEntries(RECORDS_AT.blend, kind.records, GPUShaderStage.COMPUTE, 'read-only-storage'),
         { binding: 4, visibility: GPUShaderStage.COMPUTE, texture: { sampleType: 'float' } },
         { binding: 5, visibility: GPUShaderStage.COMPUTE, buffer: { type: 'read-only-storage' } },
         { binding: 6, visibility: GPUShaderStage.COMPUTE, storageTexture: { access: 'write-only', format } },
       ],
     });
     // `enable` directives come first in a module.
-    const code = `${sg ? 'enable subgroups;\n' : ''}${tilesCommonWgsl}\n${blendWgsl.replaceAll('OUTPUT_FORMAT', format)}\n${
+    const code = `${sg ? 'enable subgroups;\n' : ''}${tilesCommonWgsl}\n${recordsWgsl(kind, 'blend')}\n${blendWgsl.replaceAll('OUTPUT_FORMAT', format)}\n${
       sg ? blendSubgroupsWgsl.replace(/^\s*enable\s+subgroups;\s*$/m, '') : blendPlainWgsl
     }`;
     b = { layout, pipeline: compute(device, `tiles.blend(${format})`, layout, code) };
@@ -181,10 +229,10 @@ export function blendPipeline(device: GPUDevice, format: GPUTextureFormat): { la
 export const FALLBACK_FORMAT: GPUTextureFormat = 'rgba16float';
 
 /** A fallback frame's background fill and quads (shaders/tiles/fallback.wgsl), into a FALLBACK_FORMAT image. */
-export function fallbackPipelines(device: GPUDevice): { fill: GPURenderPipeline; quads: GPURenderPipeline } {
-  const p = tilePipelines(device).fallback;
+export function fallbackPipelines(device: GPUDevice, kind: TileKind): { fill: GPURenderPipeline; quads: GPURenderPipeline } {
+  const p = tilePipelines(device, kind).fallback;
   if (!p.pipelines) {
-    const module = device.createShaderModule({ label: 'tiles.fallback.module', code: `${tilesCommonWgsl}\n${fallbackWgsl}` });
+    const module = device.createShaderModule({ label: 'tiles.fallback.module', code: `${tilesCommonWgsl}\n${recordsWgsl(kind, 'fallback')}\n${fallbackWgsl}` });
     const layout = device.createPipelineLayout({ label: 'tiles.fallback.pipelineLayout', bindGroupLayouts: [p.layout] });
     p.pipelines = {
       fill: device.createRenderPipeline({

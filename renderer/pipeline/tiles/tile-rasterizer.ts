@@ -3,9 +3,10 @@ import { sortBufferUsage } from '../../../sort/types';
 import { COUNTER_BYTES, CounterReadback } from './counter-readback';
 import { PairBudget, type PairStatus } from './pair-budget';
 import { TileParams, tileLayout, type TileLayout } from './tile-params';
-import { blendPipeline, canBlendInto, FALLBACK_FORMAT, fallbackPipelines, presentPipeline, tilePipelines, tileProjectPipeline } from './tile-pipelines';
+import { blendPipeline, canBlendInto, FALLBACK_FORMAT, fallbackPipelines, presentPipeline, PROJECT_SCENE_AT, RECORDS_AT, tilePipelines, tileProjectPipeline, type TileKind } from './tile-pipelines';
 import { stageIndices, type StageWrites } from '../frame-stages';
-import type { ScenePrecision } from '../scene-precision';
+import type { GpuScene } from '../gpu-scene';
+import { PagedBuffer, pageBinding, pagingFor } from '../paging';
 
 /** The tile path's stages, in order (rows of pipeline/frame-stages.ts). */
 export const TILE_STAGES = ['project', 'sort', 'blend'] as const;
@@ -18,17 +19,11 @@ export type TileStage = (typeof TILE_STAGES)[number];
  */
 export type TileTiming = (stage: TileStage) => StageWrites | undefined;
 
-/** The scene as the GPU holds it (renderer/pipeline/gpu-scene.ts). */
-export interface TileSceneBuffers {
-  count: number;
-  centers: GPUBuffer;
-  covs: GPUBuffer;
-  /** SH of splats [0, shSplit) and of the others (GpuScene). */
-  sh0: GPUBuffer;
-  sh1: GPUBuffer;
-  /** How the scene buffers are laid out (GpuScene.precision). */
-  precision: ScenePrecision;
-}
+/** The scene as the GPU holds it (renderer/pipeline/gpu-scene.ts): its count, layout, pages. */
+export type TileSceneBuffers = Pick<GpuScene, 'count' | 'precision' | 'paging' | 'bindEntries'>;
+
+/** Bytes of a splat's record (tiles_common.wgsl: two vec4u). */
+export const TILE_RECORD_BYTES = 32;
 
 export interface TileRasterizerOptions {
   /**
@@ -41,6 +36,8 @@ export interface TileRasterizerOptions {
   maxPairs?: number;
   /** Read-backs in a row needing under a quarter of the capacity before it shrinks (default pair-budget.ts SHRINK_AFTER). */
   shrinkAfter?: number;
+  /** The most bytes one binding holds: the records are paged under it (paging.ts); default the device's limit. */
+  bindingBytes?: number;
 }
 
 export interface TileFrame {
@@ -115,7 +112,10 @@ interface BindGroups {
  */
 export class TileRasterizer {
   private readonly params: TileParams;
-  private readonly records: GPUBuffer;
+  /** Per splat, what the blend needs (TILE_RECORD_BYTES, paged). */
+  private readonly records: PagedBuffer;
+  /** What the pipelines are built for (the scene's and the records' paging). */
+  private readonly kind: TileKind;
   /** [needed, sorted, wrapped, visible, fallback, active tiles, -, -] (tiles_common.wgsl). */
   private readonly counters: GPUBuffer;
   /** What settle.wgsl writes for the later passes: the ranges' count, the fallback's indirect draws (CONTROL). */
@@ -151,7 +151,9 @@ export class TileRasterizer {
     this.budget = new PairBudget(options.initialPairs ?? Math.max(4096, 2 * scene.count), maxPairs, options.shrinkAfter);
     this.params = new TileParams(device);
     const storage = GPUBufferUsage.STORAGE;
-    this.records = device.createBuffer({ label: 'TileRasterizer.records', size: n * 32, usage: storage });
+    const bindingBytes = options.bindingBytes ?? maxBytes;
+    this.records = new PagedBuffer(device, 'TileRasterizer.records', pagingFor(n, TILE_RECORD_BYTES, bindingBytes), storage);
+    this.kind = { scene: { precision: scene.precision, paging: scene.paging }, records: this.records.paging };
     this.counters = device.createBuffer({
       label: 'TileRasterizer.counters',
       size: COUNTER_BYTES,
@@ -271,18 +273,30 @@ export class TileRasterizer {
 
   private ensureBindGroups(): BindGroups {
     if (this.bindGroups) return this.bindGroups;
-    const p = tilePipelines(this.device);
-    const bg = (label: string, layout: GPUBindGroupLayout, buffers: GPUBuffer[]) =>
-      this.device.createBindGroup({ label, layout, entries: buffers.map((buffer, binding) => ({ binding, resource: { buffer } })) });
+    const p = tilePipelines(this.device, this.kind);
+    // Buffers at bindings 0, 1, ...; `null` marks where the records' pages go.
+    const bg = (label: string, layout: GPUBindGroupLayout, buffers: (GPUBuffer | null)[], extra: GPUBindGroupEntry[] = []) =>
+      this.device.createBindGroup({
+        label,
+        layout,
+        entries: [...buffers.flatMap((buffer, binding) => (buffer ? [{ binding, resource: { buffer } }] : this.recordEntries(binding))), ...extra],
+      });
     const keys = this.keys!, values = this.values!, ranges = this.ranges!;
     this.bindGroups = {
-      project: bg('TileRasterizer.project', p.project.layout, [
-        this.frameUniforms, this.params.buffer, this.scene.centers, this.scene.covs, this.scene.sh0, this.scene.sh1,
-        this.records, keys, values, this.counters,
-      ]),
-      settle: bg('TileRasterizer.settle', p.settle.layout, [this.params.buffer, this.records, keys, values, this.counters, this.control]),
+      project: this.device.createBindGroup({
+        label: 'TileRasterizer.project',
+        layout: p.project.layout,
+        entries: [
+          { binding: 0, resource: { buffer: this.frameUniforms } },
+          { binding: 1, resource: { buffer: this.params.buffer } },
+          ...this.scene.bindEntries(PROJECT_SCENE_AT),
+          ...this.recordEntries(RECORDS_AT.project),
+          ...[keys, values, this.counters].map((buffer, i) => ({ binding: 7 + i, resource: { buffer } })),
+        ],
+      }),
+      settle: bg('TileRasterizer.settle', p.settle.layout, [this.params.buffer, null, keys, values, this.counters, this.control]),
       ranges: bg('TileRasterizer.ranges', p.ranges.layout, [this.params.buffer, keys, this.counters, ranges, this.control]),
-      fallback: bg('TileRasterizer.fallback', p.fallback.layout, [this.params.buffer, values, this.records, this.counters]),
+      fallback: bg('TileRasterizer.fallback', p.fallback.layout, [this.params.buffer, values, null, this.counters]),
       blend: new Map(),
       present: this.imageView
         ? this.device.createBindGroup({ label: 'TileRasterizer.present', layout: p.present.layout, entries: [{ binding: 0, resource: this.imageView }] })
@@ -291,17 +305,23 @@ export class TileRasterizer {
     return this.bindGroups;
   }
 
+  /** Bind group entries of the records' pages with page 0 at `base`. */
+  private recordEntries(base: number): GPUBindGroupEntry[] {
+    return this.records.buffers.map((buffer, p) => ({ binding: pageBinding(base, p), resource: { buffer } }));
+  }
+
   /** The blend's bind group writing `output` (a view of a `format` texture); kept while the buffers stay. */
   private blendGroup(groups: BindGroups, key: GPUTextureView | 'image', output: GPUTextureView, format: GPUTextureFormat): GPUBindGroup {
     let g = groups.blend.get(key);
     if (!g) {
-      const { layout } = blendPipeline(this.device, format);
-      const buffers = [this.params.buffer, this.ranges!, this.values!, this.records];
+      const { layout } = blendPipeline(this.device, this.kind, format);
+      const buffers = [this.params.buffer, this.ranges!, this.values!];
       g = this.device.createBindGroup({
         label: 'TileRasterizer.blend',
         layout,
         entries: [
           ...buffers.map((buffer, binding) => ({ binding, resource: { buffer } })),
+          ...this.recordEntries(RECORDS_AT.blend),
           { binding: 4, resource: this.fallbackView! },
           { binding: 5, resource: { buffer: this.counters } },
           { binding: 6, resource: output },
@@ -337,7 +357,7 @@ export class TileRasterizer {
       height: frame.height,
       background: frame.background,
     });
-    const p = tilePipelines(this.device);
+    const p = tilePipelines(this.device, this.kind);
     // Three timed stages, each ending with one timestamp (frame-stages.ts: every
     // timestamp costs a few microseconds, most of a small scene's frame): project
     // with settle, the sort, and ranges with the blend.
@@ -350,7 +370,7 @@ export class TileRasterizer {
     // Projection and pairs in one kernel; then settle picks the frame's kind and
     // appends a fallback frame's keys.
     let pass = encoder.beginComputePass({ label: 'tiles.project', timestampWrites: tsw('project') });
-    pass.setPipeline(tileProjectPipeline(this.device, this.scene.precision));
+    pass.setPipeline(tileProjectPipeline(this.device, this.kind));
     pass.setBindGroup(0, groups.project);
     pass.dispatchWorkgroups(splatGroups[0], splatGroups[1]);
     pass.setBindGroup(0, groups.settle);
@@ -372,7 +392,7 @@ export class TileRasterizer {
 
     // A fallback frame's picture (its draws have no visible instance in a normal
     // frame, and 'load' reads nothing back on a desktop GPU).
-    const fb = fallbackPipelines(this.device);
+    const fb = fallbackPipelines(this.device, this.kind);
     const rp = encoder.beginRenderPass({
       label: 'tiles.fallback',
       colorAttachments: [{ view: this.fallbackView!, loadOp: 'load', storeOp: 'store' }],
@@ -398,12 +418,12 @@ export class TileRasterizer {
     pass.setPipeline(p.ranges.pipeline);
     const rangeGroups = grid(Math.ceil(capacity / WG));
     pass.dispatchWorkgroups(rangeGroups[0], rangeGroups[1]);
-    pass.setPipeline(blendPipeline(this.device, outFormat).pipeline);
+    pass.setPipeline(blendPipeline(this.device, this.kind, outFormat).pipeline);
     pass.setBindGroup(0, this.blendGroup(groups, direct ? target : 'image', output, outFormat));
     pass.dispatchWorkgroups(layout.tilesX, layout.tilesY);
     pass.end();
     if (!direct) {
-      const present = presentPipeline(this.device, targetFormat);
+      const present = presentPipeline(this.device, this.kind, targetFormat);
       const pp = encoder.beginRenderPass({
         label: 'tiles.present',
         colorAttachments: [{ view: target, loadOp: 'clear', clearValue: { r: 0, g: 0, b: 0, a: 1 }, storeOp: 'store' }],
