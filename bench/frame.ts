@@ -9,9 +9,12 @@
  *                          [--geometry tri|quad,tri,auto+cut,auto:128,rect@list,...] [--cut]
  *                          [--min-contribution 0,1,3] [--aa] [--no-coverage] [--no-cull] [--sh N] [--json PATH]
  *                          [--timing stages|total]
- *                          [--max-pairs N] [--precision compact|full]
+ *                          [--max-pairs N] [--precision compact|full] [--binding-limit MB]
  *   npm run bench:frame -- --scene DIR/lod-meta.json [--budget N] [--memory MB] [--strategies radix4] [--draw quads] ...
  *
+ * --binding-limit MB: page the scene's arrays and the draws' records as under a
+ * per-binding limit of MB megabytes (renderer/pipeline/paging.ts; the page's ?bindlimit),
+ * to measure what paging costs where the adapter would need it.
  * --precision: how the scene is kept on the GPU (renderer/pipeline/scene-precision.ts;
  * compact, the default, or full); its resident bytes are printed.
  * Without --camera the frames follow the fixed orbit path (benchmarkPath); with it
@@ -72,6 +75,7 @@ import { stageTimes } from '../renderer/profile/profiler';
 import { DrawArgs } from '../renderer/pipeline/draw-args';
 import { FrameTimestamps } from './frame-timestamps';
 import { SplatRenderer } from '../renderer/pipeline/splat-renderer';
+import { bindingLimit } from '../renderer/pipeline/gpu-budget';
 import { listStrategies, strategyByName } from '../renderer/pipeline/strategies';
 import { drawByName, ownStages } from '../renderer/pipeline/draw-strategies';
 import { createNodeGpu, readBuffer } from '../renderer/gpu/node-gpu';
@@ -108,6 +112,7 @@ runCli(async () => {
       budget: { type: 'string' },
       memory: { type: 'string', default: '4096' },
       precision: { type: 'string', default: DEFAULT_PRECISION },
+      'binding-limit': { type: 'string' },
     },
   });
   if (!values.scene) throw new Error('usage: npm run bench:frame -- --scene FILE|synthetic:N [--size WxH] [--frames N] [--strategies ...] [--json PATH]');
@@ -172,10 +177,21 @@ runCli(async () => {
 
   const maxPairs = values['max-pairs'] === undefined ? undefined : Number(values['max-pairs']);
   if (maxPairs !== undefined && !(Number.isInteger(maxPairs) && maxPairs >= 1)) throw new Error(`--max-pairs ${values['max-pairs']}: expected an integer >= 1`);
-  const renderer = new SplatRenderer(device, 'rgba8unorm', names[0], 'quads', maxPairs === undefined ? {} : { maxPairs, initialPairs: maxPairs });
+  const bindingMb = values['binding-limit'] === undefined ? undefined : Number(values['binding-limit']);
+  if (bindingMb !== undefined && !(bindingMb > 0)) throw new Error(`--binding-limit ${values['binding-limit']}: expected megabytes > 0`);
+  const limits =
+    bindingMb === undefined
+      ? device.limits
+      : { maxStorageBufferBindingSize: Math.min(device.limits.maxStorageBufferBindingSize, Math.floor(bindingMb * 1e6)), maxBufferSize: device.limits.maxBufferSize };
+  const renderer = new SplatRenderer(device, 'rgba8unorm', names[0], 'quads', maxPairs === undefined ? {} : { maxPairs, initialPairs: maxPairs }, limits);
   renderer.precision = parsePrecision(values.precision!, '--precision');
   const beforeScene = memory.live;
   renderer.setScene(cloud);
+  const paging = renderer.scenePaging!;
+  console.log(
+    `binding limit ${mib(bindingLimit(limits).bytes)}: scene pages centers ${paging.centers.pages}, covariances ${paging.covs.pages}, SH ${paging.sh.pages}` +
+      ` (the draws' records are paged under the same limit)`,
+  );
   const sceneBytes = memory.live - beforeScene;
   console.log(`scene on the GPU: ${mib(sceneBytes)} (${(sceneBytes / Math.max(1, cloud.count)).toFixed(1)} B a splat: the scene and the first draw's per-splat buffers, as setScene made them)`);
   console.log(`scene buffers (${renderer.precision}): ${mib(renderer.sceneBytes)} (${renderer.sceneBytes / Math.max(1, cloud.count)} B a splat)`);

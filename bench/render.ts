@@ -45,7 +45,7 @@ import { renderOffscreen } from '../renderer/pipeline/offscreen';
 import { SplatRenderer } from '../renderer/pipeline/splat-renderer';
 import { createNodeGpu } from '../renderer/gpu/node-gpu';
 import { DEFAULT_GEOMETRY, formatDrawShape } from '../renderer/pipeline/draw-pass';
-import { bindingLimit } from '../renderer/pipeline/gpu-budget';
+import { bindingLimit, formatBytes } from '../renderer/pipeline/gpu-budget';
 import { isLodMetaFile, openLodMeta, settledLodScene } from './lod-node';
 import { DEFAULT_PRECISION, parsePrecision } from '../renderer/pipeline/scene-precision';
 import { describeSanitized } from '../scenes/sanitize';
@@ -153,6 +153,9 @@ runCli(async () => {
   if (drawnLine) console.log(drawnLine);
   const packed = renderer.packReport;
   if (packed && (packed.dropped || packed.clamped)) console.log(`packing (${precision}): ${describeSanitized(packed)}`);
+  const paging = renderer.scenePaging;
+  const paged = paging ? Object.entries(paging).filter(([, p]) => p.pages > 1) : [];
+  if (paged.length) console.log(`paged over ${formatBytes(renderer.bindingBytes)} bindings: ${paged.map(([name, p]) => `${name} ${p.pages} pages of ${p.pageSplats.toLocaleString('en-US')} splats`).join(', ')}`);
   console.log(`${drawnCloud.source.name}: ${drawnCloud.count} splats, SH ${drawnCloud.shDegree}, ${precision} (${renderer.sceneBytes / Math.max(1, drawnCloud.count)} B a splat), draw ${renderer.draw === 'quads' ? `quads (${formatDrawShape(shape)})` : renderer.draw}, ${values.aa ? 'anti-aliased, ' : ''}${width}x${height} in ${ms.toFixed(0)} ms (first frame, incl. pipeline creation) -> ${values.out}`);
   renderer.destroy();
   gpu.device.destroy();
