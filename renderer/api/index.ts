@@ -13,7 +13,7 @@ export type { SceneInput } from './sources';
 export type { LoadRecord } from './scene-open';
 export { SceneLoadCancelled } from './scene-loader';
 export { DeviceLostDuringLoad } from './scene-open';
-export { GpuBudgetError } from '../pipeline/gpu-budget';
+export { GpuBudgetError, GpuMemoryError } from '../pipeline/gpu-budget';
 export { WebGpuUnavailableError } from '../gpu/browser-device';
 export * from '../../scenes/errors';
 export type { OffscreenImage } from '../pipeline/offscreen';

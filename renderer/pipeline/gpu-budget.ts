@@ -20,9 +20,11 @@
 import { RECORD_BYTES } from './draw-pass';
 import { shCoeffCount, type ShDegree } from '../../scenes/splat-cloud';
 import type { DrawName } from './draw-strategies';
+import { formatBytes } from './gpu-memory';
 import { bindingLimit, pagingFor } from './paging';
 
-export { bindingLimit };
+export { bindingLimit, formatBytes };
+export { allocateOrThrow, GpuMemoryError } from './gpu-memory';
 import { DEFAULT_PRECISION, sceneLayout, type ScenePrecision } from './scene-precision';
 import { TILE_RECORD_BYTES } from './tiles/tile-rasterizer';
 
@@ -115,13 +117,6 @@ export function stageBuffers(buffers: readonly BufferNeed[], draw: DrawName = 't
   return draw === 'tiles' ? scene + records + PROJECT_OWN_BUFFERS : Math.max(scene + PROJECT_OWN_BUFFERS, scene + records + 2);
 }
 
-/** Bytes for people: "2.1 GB", "640 MB", "12 KB" (powers of 1000, as the figures of a file manager). */
-export function formatBytes(bytes: number): string {
-  if (bytes >= 1e9) return `${(bytes / 1e9).toFixed(1)} GB`;
-  if (bytes >= 1e6) return `${(bytes / 1e6).toFixed(bytes >= 1e8 ? 0 : 1)} MB`;
-  if (bytes >= 1e3) return `${(bytes / 1e3).toFixed(0)} KB`;
-  return `${bytes} B`;
-}
 
 /** The result of a budget check. */
 export interface BudgetCheck {

@@ -4,7 +4,8 @@ import { packCovariance } from './covariance';
 import { bindingLimit, PagedBuffer, pageBinding, pagingFor } from './paging';
 import type { SceneBindings, ScenePaging } from './scene-wgsl';
 import { toHalf } from './half';
-import { DEFAULT_PRECISION, sceneLayout, type SceneLayout, type ScenePrecision } from './scene-precision';
+import { DEFAULT_PRECISION, sceneBytesPerSplat, sceneLayout, type SceneLayout, type ScenePrecision } from './scene-precision';
+import { allocateOrThrow } from './gpu-memory';
 import { runInSlices, type SliceOptions } from '../gpu/sliced-upload';
 
 /** Splats packed and uploaded at a time. */
@@ -95,6 +96,7 @@ export class GpuScene {
    * the scene once the promise resolves. Aborting `signal` stops the upload at the
    * next slice: the buffers made so far are destroyed and the promise rejects with
    * `signal.reason`.
+   * @throws GpuMemoryError (gpu-budget.ts) when the device runs out of memory making the buffers
    */
   static async create(
     device: GPUDevice,
@@ -115,7 +117,12 @@ export class GpuScene {
       await runInSlices(cloud.count, (first, end) => ranges.add(cloud, first, end), pause, pause, { ...pacing, chunk: chunk * 8 });
       decode = ranges.finish();
     }
-    const scene = new GpuScene(device, cloud, bindingBytes, { precision, upload: false, ...(decode ? { decode } : {}) });
+    const scene = await allocateOrThrow(
+      device,
+      () => new GpuScene(device, cloud, bindingBytes, { precision, upload: false, ...(decode ? { decode } : {}) }),
+      (made) => made.destroy(),
+      { scene: cloud.source.name, count: cloud.count, what: "the scene's buffers", bytes: cloud.count * sceneBytesPerSplat(cloud.shDegree, precision) },
+    );
     // One set of packing arrays for every slice (writeBuffer copies them): no garbage per slice.
     const scratch: PackScratch = { centers: new Float32Array(chunk * 4), covs: new Float32Array(chunk * 8), sh: new Uint32Array(chunk * scene.shStride) };
     try {

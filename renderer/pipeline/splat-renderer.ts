@@ -5,7 +5,7 @@ import { estimateLayers } from './depth-complexity';
 import { COVERAGE_BYTES, DEFAULT_GEOMETRY, DEFAULT_LIST, DrawPass, drawsFrontToBack, VERTICES_PER_SPLAT, type DrawOrder, type DrawShape } from './draw-pass';
 import { stageIndices, stageWrites, type FrameTimestamps } from './frame-stages';
 import { FrameUniforms, type FrameCamera, type FrameSettings } from './frame-uniforms';
-import { assertSceneFits, bindingLimit, type BudgetLimits } from './gpu-budget';
+import { allocateOrThrow, assertSceneFits, bindingLimit, checkBudget, type BudgetLimits } from './gpu-budget';
 import { GpuScene } from './gpu-scene';
 import { DEFAULT_PRECISION, type ScenePrecision } from './scene-precision';
 import type { ScenePaging } from './scene-wgsl';
@@ -279,7 +279,8 @@ export class SplatRenderer {
    * Aborting `signal` (a cancelled load) stops it at the next slice or step: everything
    * made for it is destroyed, the scene on screen stays, and the promise rejects with
    * `signal.reason`.
-   * @throws GpuBudgetError as setScene, before any upload
+   * @throws GpuBudgetError as setScene, before any upload; GpuMemoryError when the
+   *   device runs out of memory making the scene's or the draw's buffers (all of them freed)
    */
   async prepareScene(cloud: SplatCloud, pause: () => Promise<void>, progress?: (uploaded: number) => void, signal?: AbortSignal): Promise<PreparedScene> {
     assertSceneFits(cloud.source.name, cloud.count, cloud.shDegree, this.drawName, this.budgetLimits, this.precision);
@@ -295,7 +296,15 @@ export class SplatRenderer {
       sort = this.sortTargetFor(scene);
       await pause();
       signal?.throwIfAborted();
-      return new Prepared(scene, sort.keys, sort.values, sort.target, this.drawStateFor(scene, sort.target));
+      const target = sort.target;
+      // The draw's buffers (records, pairs, the sorter's): the device may run out of memory here too.
+      const state = await allocateOrThrow(this.device, () => this.drawStateFor(scene, target), destroyDrawState, {
+        scene: cloud.source.name,
+        count: cloud.count,
+        what: 'the sort and draw buffers',
+        bytes: checkBudget(cloud.count, cloud.shDegree, this.drawName, this.budgetLimits, this.precision).totalBytes - scene.bytes,
+      });
+      return new Prepared(scene, sort.keys, sort.values, target, state);
     } catch (e) {
       scene.destroy();
       sort?.keys.destroy();

@@ -1,8 +1,9 @@
 /**
- * End to end (headless Chromium, SwiftShader WebGPU): a scene over the GPU's
- * per-binding limit (lowered with ?bindlimit=MB, so that a small real scene is over
- * it) is refused with the numbers and the way out, the scene on screen stays, and
- * the panel's 'load SH degree' control reopens the refused scene with fewer bands.
+ * End to end (headless Chromium, SwiftShader WebGPU): a scene whose pages under the
+ * GPU's per-binding limit (lowered with ?bindlimit=MB, so that a small real scene is
+ * paged) are more storage buffers than a shader stage binds is refused with the
+ * numbers and the way out, the scene on screen stays, and the panel's 'load SH
+ * degree' control reopens the refused scene with fewer bands (fewer pages).
  */
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
@@ -26,7 +27,7 @@ afterAll(async () => {
 });
 
 describe('GPU budget in the page', () => {
-  it.runIf(haveSharedScenes())('refuses a scene over the binding limit, keeps the scene on screen, reopens it at the lower SH degree', async () => {
+  it.runIf(haveSharedScenes())('refuses a scene of more pages than a stage binds, keeps the scene on screen, reopens it at the lower SH degree', async () => {
     const page = await browser.newPage({ viewport: { width: 640, height: 480 } });
     const errors: string[] = [];
     page.on('console', (m) => {
@@ -39,17 +40,17 @@ describe('GPU budget in the page', () => {
       return m.hidden ? null : m.textContent;
     });
 
-    // The tiles draw, 300 KB a binding: default:3000 (SH3, 288 KB of SH) fits; inria_sh3_tile_6831 (SH3: 656 KB of SH,
-    // 328 KB in each of its two bindings) does not, at SH2 (191 KB a binding) it does. (Under the quads draw its
-    // 48-byte draw records, 328 KB, would be over too, and no SH degree would help.)
-    // The full layout (?precision=full): compact, the SH3 scene would fit these bindings.
-    await page.goto(`${base}?bindlimit=0.3&splats=3000&draw=tiles&precision=full`);
+    // The tiles draw, 200 KB a binding, SwiftShader's 10 storage buffers a stage, the full layout (?precision=full):
+    // default:3000 (SH3: 288 KB of SH in 2 pages) binds 8 and fits; inria_sh3_tile_6831 needs its SH3 (656 KB) in 4
+    // pages, its covariances and tile records (219 KB each) in 2: 12, over; at SH2 (383 KB, 2 pages) 10, it fits.
+    await page.goto(`${base}?bindlimit=0.2&splats=3000&draw=tiles&precision=full`);
     await page.waitForFunction(() => /3,000 splats/.test(document.querySelector('#hud')?.textContent ?? ''), null, { timeout: 120_000 });
 
     await page.setInputFiles('#file', sharedScene('inria_sh3_tile_6831.ply'));
     await page.waitForFunction(() => /SH degree/.test((document.querySelector('#message') as HTMLElement).textContent ?? ''), null, { timeout: 120_000 });
     expect(await message()).toBe(
-      'inria_sh3_tile_6831.ply: 6,831 splats of SH degree 3 need 656 KB of SH (328 KB in each of 2 bindings), the adapter allows 300 KB per binding (maxStorageBufferBindingSize): reload with SH degree 2 (?sh=2, or Scene › load SH degree); the scene on screen stays',
+      'inria_sh3_tile_6831.ply: 6,831 splats of SH degree 3 need 12 storage buffers in one shader stage (SH in 4 pages, covariances in 2 pages, tile records in 2 pages of at most 200 KB), ' +
+        'the adapter allows 10 (maxStorageBuffersPerShaderStage): reload with SH degree 2 (?sh=2, or Scene › load SH degree); the scene on screen stays',
     );
     // Refused from the header's count, before the body was parsed: the cloud never reached the page.
     const refusedLoad = await page.evaluate(() => (window as unknown as { splatview: { loads: { outcome: string; readyAt: number | null }[] } }).splatview.loads.at(-1)!);
@@ -58,8 +59,8 @@ describe('GPU budget in the page', () => {
     await page.waitForTimeout(1000);
     expect(await hudText()).toMatch(/default:3000\s+3,000 splats/);
 
-    // The way out: the panel's load SH degree reopens the refused scene with SH degree 2 (its SH split over the two
-    // bindings), and the link carries ?sh=2.
+    // The way out: the panel's load SH degree reopens the refused scene with SH degree 2 (its SH in two pages), and
+    // the link carries ?sh=2.
     await page.locator('.lil-controller', { hasText: 'load SH degree' }).locator('select').selectOption({ label: '2' }, { force: true });
     await page.waitForFunction(() => /6,831 splats/.test(document.querySelector('#hud')?.textContent ?? ''), null, { timeout: 120_000 });
     expect(await message()).toBeNull();
