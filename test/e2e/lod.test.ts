@@ -36,7 +36,6 @@ describe.skipIf(!have)('streamed LOD in the page', () => {
   afterAll(async () => {
     await browser?.close();
     await server?.close();
-    if (fx) fs.rmSync(fx.dir, { recursive: true, force: true });
   });
 
   it('opens a lod-meta.json by URL, streams within ?budget=, follows the panel\'s budget and the camera', async () => {

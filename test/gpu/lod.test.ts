@@ -79,7 +79,6 @@ describe.skipIf(!have)('streamed LOD (lod-meta.json from splat-transform)', () =
     closePose = { eye: [b.min[0], c(1), b.min[2]], target: [b.max[0], c(1), b.max[2]], up: [0, -1, 0], fovyDeg: 70 };
   }, 240_000);
   afterAll(() => {
-    if (fx) fs.rmSync(fx.dir, { recursive: true, force: true });
   });
 
   it('reads the manifest as splat-transform reports it (counts per level), with several leaves and files', () => {

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,17 +22,40 @@ export interface LodFixture {
  * (`--lod-chunk-count 2 --lod-chunk-extent 1 --lod-chunk-min 1`: 2K splats or
  * 1 m a leaf) so a small scene has many leaves and files. One SH iteration, on
  * the CPU: the SH palette's quality does not matter here, its speed does. Never committed.
+ *
+ * Made once per source file, splat-transform version and these arguments: kept in
+ * the temp dir under a name of their hash, so that the GPU and the e2e tests (and a
+ * second run) share it; written under a temporary name and renamed, so that a test
+ * that makes it beside another never reads half of it. Tests only read it.
  */
 export function makeLodFixture(source: string): LodFixture {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'splat-lod-'));
-  const run = (...args: string[]) => execFileSync(CLI, ['-q', '-w', ...args], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
-  run(source, '-d', '25%', 'l1.ply');
-  run(source, '-d', '6%', 'l2.ply');
-  run(source, '-l', '0', 'l1.ply', '-l', '1', 'l2.ply', '-l', '2', '--lod-chunk-count', '2', '--lod-chunk-extent', '1', '--lod-chunk-min', '1', '-i', '1', '-g', 'cpu', 'lod/lod-meta.json');
-  run('lod/lod-meta.json', '-L', '0', 'full.ply');
-  const info = JSON.parse(execFileSync(CLI, ['-q', path.join(dir, 'lod/lod-meta.json'), '--info', 'json', 'null'], { encoding: 'utf8' })) as LodFixture['info'];
+  const stat = fs.statSync(source);
+  const version = (JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../node_modules/@playcanvas/splat-transform/package.json'), 'utf8')) as { version: string }).version;
+  const key = createHash('sha256').update(JSON.stringify([path.resolve(source), stat.size, stat.mtimeMs, version, ARGS])).digest('hex').slice(0, 16);
+  const dir = path.join(os.tmpdir(), `splat-lod-${key}`);
+  const done = path.join(dir, 'info.json');
+  if (!fs.existsSync(done)) {
+    const work = fs.mkdtempSync(path.join(os.tmpdir(), 'splat-lod-part-'));
+    const run = (...args: string[]) => execFileSync(CLI, ['-q', '-w', ...args], { cwd: work, stdio: ['ignore', 'pipe', 'pipe'] });
+    run(source, '-d', '25%', 'l1.ply');
+    run(source, '-d', '6%', 'l2.ply');
+    run(source, '-l', '0', 'l1.ply', '-l', '1', 'l2.ply', '-l', '2', ...ARGS, 'lod/lod-meta.json');
+    run('lod/lod-meta.json', '-L', '0', 'full.ply');
+    const info = execFileSync(CLI, ['-q', path.join(work, 'lod/lod-meta.json'), '--info', 'json', 'null'], { encoding: 'utf8' });
+    fs.writeFileSync(path.join(work, 'info.json'), info);
+    try {
+      fs.renameSync(work, dir);
+    } catch {
+      // Made beside us meanwhile: theirs is as good.
+      fs.rmSync(work, { recursive: true, force: true });
+    }
+  }
+  const info = JSON.parse(fs.readFileSync(done, 'utf8')) as LodFixture['info'];
   return { dir, meta: path.join(dir, 'lod/lod-meta.json'), full: path.join(dir, 'full.ply'), info };
 }
+
+/** The LOD step's chunking and SH arguments. */
+const ARGS = ['--lod-chunk-count', '2', '--lod-chunk-extent', '1', '--lod-chunk-min', '1', '-i', '1', '-g', 'cpu'];
 
 export function haveSplatTransform(): boolean {
   return fs.existsSync(CLI);
