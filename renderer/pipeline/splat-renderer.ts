@@ -265,7 +265,7 @@ export class SplatRenderer {
    * @throws GpuBudgetError, taking nothing, as setGpuScene
    */
   prepareGpuScene(scene: GpuScene): PreparedScene {
-    assertSceneFits(scene.cloud.source.name, scene.count, scene.cloud.shDegree, this.drawName, this.budgetLimits);
+    assertSceneFits(scene.cloud.source.name, scene.count, scene.cloud.shDegree, this.drawName, this.budgetLimits, scene.precision);
     const { keys, values, target } = this.sortTargetFor(scene);
     return new Prepared(scene, keys, values, target, this.drawStateFor(scene, target));
   }
@@ -414,7 +414,7 @@ export class SplatRenderer {
     const draw = this.checkedDraw(name, this.sortStrategy);
     if (draw === this.drawName) return;
     const cloud = this.cloud;
-    if (cloud) assertSceneFits(cloud.source.name, cloud.count, cloud.shDegree, draw, this.budgetLimits);
+    if (cloud) assertSceneFits(cloud.source.name, cloud.count, cloud.shDegree, draw, this.budgetLimits, this.scene?.precision ?? this.precision);
     this.drawName = draw;
     this.destroyDrawState();
     this.createDrawState();
