@@ -201,6 +201,22 @@ describe('paging and the GPU budget (lavapipe, lowered binding limits)', () => {
     });
   });
 
+  it("a draw switch counts the pages of the scene on screen at its own precision: full quads fit 11 buffers a stage, full tiles (12) are refused and the quads stay", async () => {
+    const { device } = ctx.gpu;
+    const full = await loadScene(ply, 'big.ply');
+    await withValidation(device, async () => {
+      // Full at 200 KB: quads' prepare pass binds SH 4 + covariances 2 + centres 1 + records 2 + 2 = 11; the tiles
+      // draw's project pass SH 4 + 2 + 1 + tile records 2 + 3 = 12 (at the default, compact, it would count 9).
+      const r = rendererAt('full', device, 'rgba8unorm', 'radix4', 'quads', {}, limited(200_000, 11));
+      r.setScene(full);
+      r.precision = 'compact'; // the next scene's precision: not the one on screen
+      expect(() => r.setDraw('tiles')).toThrow(/need 12 storage buffers in one shader stage/);
+      expect(r.draw).toBe('quads');
+      expect(Math.max(...(await draw(r, full, 3)))).toBeGreaterThan(0);
+      r.destroy();
+    });
+  });
+
   it("the sort's arrays are one binding each: a scene whose keys do not fit one is refused, naming them, whatever the draw", async () => {
     const { device } = ctx.gpu;
     const full = await loadScene(ply, 'big.ply');
