@@ -419,15 +419,17 @@ export class Viewer extends EventTarget {
 
   /**
    * The scene's resident GPU buffers (null without a scene): bytes in all, bytes a
-   * splat, and how they are kept ('compact', the default, or 'full'). A streamed LOD
-   * scene's chunk pool is in `lod.residentBytes`.
+   * splat, how they are kept ('compact', the default, or 'full'), and the buffers
+   * (bindings) each of its arrays is paged over: 1 unless one binding of this adapter
+   * cannot hold it. A streamed LOD scene's chunk pool is in `lod.residentBytes`.
    */
-  get sceneMemory(): { bytes: number; bytesPerSplat: number; precision: string } | null {
+  get sceneMemory(): { bytes: number; bytesPerSplat: number; precision: string; pages: { centers: number; covariances: number; sh: number } } | null {
     const c = this.renderer.cloud;
     const precision = this.renderer.scenePrecision;
-    if (!c || precision === null) return null;
+    const paging = this.renderer.scenePaging;
+    if (!c || precision === null || !paging) return null;
     const bytes = this.renderer.sceneBytes;
-    return { bytes, bytesPerSplat: bytes / Math.max(1, c.count), precision };
+    return { bytes, bytesPerSplat: bytes / Math.max(1, c.count), precision, pages: { centers: paging.centers.pages, covariances: paging.covs.pages, sh: paging.sh.pages } };
   }
 
   /**
