@@ -21,6 +21,8 @@ export interface PanelStats {
   tilePairs: string;
   /** The scene's GPU memory: MB, B a splat, precision. */
   gpuMemory: string;
+  /** The scene's arrays paged over several buffers, and how many ("SH 3, covariances 2"), or 'none'. */
+  pages: string;
   gpuTotal: string;
   timing: string;
 }
@@ -93,7 +95,7 @@ export class ViewerPanel {
   readonly gui: GUI;
   readonly stats: PanelStats = {
     splats: '-', visible: '-', fps: '-', cpuMs: '-', project: '-', sort: '-', draw: '-',
-    blend: '-', tilePairs: '-', gpuMemory: '-', gpuTotal: '-', timing: '',
+    blend: '-', tilePairs: '-', gpuMemory: '-', pages: '-', gpuTotal: '-', timing: '',
   };
   private readonly shController: Controller;
   private sceneController: Controller;
@@ -125,6 +127,7 @@ export class ViewerPanel {
     scene.add({ fs: () => actions.toggleFullscreen() }, 'fs').name('Fullscreen (Shift+F)');
     scene.add(this.stats, 'splats').name('splats').disable().listen();
     scene.add(this.stats, 'gpuMemory').name('GPU memory').disable().listen();
+    scene.add(this.stats, 'pages').name('paged buffers').disable().listen();
     this.shController = scene.add(settings, 'shDegree', 0, 3, 1).name('SH degree').onChange(() => actions.onSettingsChange());
     // Drops SH bands while loading (less CPU and GPU memory): the way out when a scene's SH does not fit the GPU.
     scene
