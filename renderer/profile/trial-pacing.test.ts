@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_FRAME_MS, FIRST_TRIAL_KEYS, firstTrialCount, nextTrialCount, scaledMs, trialBudgetMs } from './trial-pacing';
+import { BUDGET_SHARE, DEFAULT_FRAME_MS, FIRST_TRIAL_KEYS, firstTrialCount, nextTrialCount, scaledMs, trialBudgetMs } from './trial-pacing';
 
 /**
  * The sizes a strategy is timed at, as strategy-trial.ts walks them, for a sort
@@ -27,14 +27,15 @@ describe('trial pacing (auto sort trials within a frame)', () => {
     // 1M keys at 2 ms; the page's frame 8 ms.
     const { sizes, times } = walk(1_000_000, 2e-6, 0.05, 8);
     // The fixed cost makes the first prediction low: one more step.
-    expect(sizes).toEqual([4096, 506_791, 1_000_000]);
+    expect(BUDGET_SHARE).toBe(0.5);
+    expect(sizes).toEqual([4096, 281_550, 1_000_000]);
     expect(Math.max(...times)).toBeLessThanOrEqual(8);
   });
 
   it('a middling one: one step to the largest size that fits', () => {
-    // 4,096 keys in 10 ms, the frame 100 ms: 36,864 keys (90% of the budget).
+    // 4,096 keys in 10 ms, the frame 100 ms: 20,480 keys (half the budget).
     const { sizes, times } = walk(1_000_000, 10 / 4096, 0, 100);
-    expect(sizes).toEqual([4096, 36_864]);
+    expect(sizes).toEqual([4096, 20_480]);
     expect(times[1]).toBeLessThanOrEqual(100);
   });
 
@@ -58,7 +59,7 @@ describe('trial pacing (auto sort trials within a frame)', () => {
           for (let i = 1; i < times.length; i++) expect(times[i]!).toBeLessThanOrEqual(budget + 1e-9);
           // Stopped only because the whole count was reached or twice as many would not fit.
           const last = sizes.at(-1)!;
-          if (last < target) expect(times.at(-1)! * (Math.min(target, last * 2) / last)).toBeGreaterThan(0.9 * budget);
+          if (last < target) expect(times.at(-1)! * (Math.min(target, last * 2) / last)).toBeGreaterThan(BUDGET_SHARE * budget);
           }
         }
       }

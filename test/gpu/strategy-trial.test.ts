@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { chooseStrategy, isExact } from '../../renderer/profile/auto-strategy';
 import { timeStrategies } from '../../renderer/profile/strategy-trial';
+import { BUDGET_SHARE } from '../../renderer/profile/trial-pacing';
 import { listStrategies } from '../../renderer/pipeline/strategies';
 import { createNodeGpu } from '../../renderer/gpu/node-gpu';
 import { useGpu, withValidation } from '../support/gpu';
@@ -98,7 +99,7 @@ describe('timeStrategies (auto strategy trial)', () => {
       // A budget of two sorts: the four repeats in two submissions.
       frames = 0;
       const perSort = Math.max(...sortTimes);
-      const two = await withValidation(device, () => timeStrategies(device, candidate, 20_000, { hold: () => undefined, budgetMs: () => (2.2 * perSort) / 0.9, reps: 5, between }));
+      const two = await withValidation(device, () => timeStrategies(device, candidate, 20_000, { hold: () => undefined, budgetMs: () => (2.2 * perSort) / BUDGET_SHARE, reps: 5, between }));
       expect(two!.timings[0]!.ms).toHaveLength(5);
       for (const ms of [...two!.timings[0]!.ms, ...sortTimes]) expect(ms).toBeGreaterThan(0);
       console.log(`trial under a budget of ~2 sorts (${perSort.toFixed(2)} ms each): ${frames} frames`);
