@@ -416,6 +416,13 @@ describe('viewer page: figures, views, auto, conveniences (issue 11)', () => {
     const choice = (await app(page, (a) => a.drawChoice))!;
     const drawNote = await page.locator('.sv-draw-note').textContent();
     console.log(`draw auto on SwiftShader: ${drawNote}`);
+    {
+      // The draw trial's frames: the gaps after the sort's pick (its first switch of draw compiles the other draw's pipelines).
+      const all = await page.evaluate(() => (window as unknown as { rafLog: number[] }).rafLog);
+      const from = rafs.length - 1;
+      const g = all.slice(from + 1).map((t, i) => t - all[from + i]!);
+      console.log(`draw trial: ${g.length} animation frames, the longest gap ${Math.max(0, ...g).toFixed(0)} ms; gaps over 1 s: ${JSON.stringify(g.filter((x) => x > 1000).map(Math.round))}`);
+    }
     expect(choice.ranked.map((r) => r.name).sort()).toEqual(['quads', 'tiles']);
     expect(drawNote).toMatch(new RegExp(`^auto: ${choice.name}, [\\d.,]+ ms vs ${choice.name === 'tiles' ? 'quads' : 'tiles'} [\\d.,]+ ms measured on this adapter \\((GPU timestamps|wall clock of lone frames), 10,000 splats\\)$`));
     expect(await app(page, (a) => a.scenesShown)).toEqual(['default:10000']);
