@@ -22,11 +22,11 @@ import { shCoeffCount, type ShDegree } from '../../scenes/splat-cloud';
 import type { DrawName } from './draw-strategies';
 import { formatBytes } from './gpu-memory';
 import { bindingLimit, pagingFor } from './paging';
+import { DEFAULT_PRECISION, sceneLayout, type ScenePrecision } from './scene-precision';
+import { TILE_RECORD_BYTES } from './tiles/tile-rasterizer';
 
 export { bindingLimit, formatBytes };
 export { allocateOrThrow, GpuMemoryError } from './gpu-memory';
-import { DEFAULT_PRECISION, sceneLayout, type ScenePrecision } from './scene-precision';
-import { TILE_RECORD_BYTES } from './tiles/tile-rasterizer';
 
 /** The device limits the check reads (a GPUSupportedLimits has them). */
 export interface BudgetLimits {
