@@ -9,7 +9,6 @@
  * load it); lod-source.ts says which sources are streamed.
  */
 import { checkLodChunk, parseLodMeta, type LodMeta } from '../../scenes/lod-meta';
-import type { SplatCloud } from '../../scenes/splat-cloud';
 import type { FrameCamera } from '../pipeline/frame-uniforms';
 import type { GpuScene } from '../pipeline/gpu-scene';
 import { LodScene } from '../lod/lod-scene';
@@ -113,7 +112,7 @@ function chunkLoader(meta: LodMeta, sourceOf: (path: string) => LoadSource): Chu
     const stop = () => loader.cancel();
     signal.addEventListener('abort', stop);
     try {
-      const cloud: SplatCloud = await loader.load(sourceOf(meta.filenames[file]!), () => {});
+      const { cloud } = await loader.load(sourceOf(meta.filenames[file]!), () => {});
       checkLodChunk(meta, file, cloud);
       return cloud;
     } finally {

@@ -72,7 +72,8 @@ export async function recover(v: Viewer, info: GPUDeviceLostInfo): Promise<void>
   let uploadError: unknown = null;
   if (cloud) {
     try {
-      prepared = await renderer.prepareScene(cloud, yieldToPage);
+      // From what was kept: the packed scene the loader's worker made (the cloud then lacks its SH), or the cloud.
+      prepared = await renderer.prepareScene(cloud, yieldToPage, undefined, undefined, old.scenePacked);
     } catch (err) {
       uploadError = err;
     }

@@ -3,7 +3,8 @@
  * the source (a Blob's stream, or a fetch of a URL), parses the bytes as they
  * arrive (scenes/stream.ts loadSceneStream: the binary PLY fast path decodes
  * each chunk straight into the final arrays), posts progress, and returns the
- * cloud marked for transfer. The files a meta.json or .gltf names (an
+ * cloud marked for transfer; with `source.pack`, packed compact here (the page
+ * then gets the packed arrays and the cloud without its float SH). The files a meta.json or .gltf names (an
  * unbundled SOG's .webp, a .gltf's .bin) are fetched relative to the URL, or
  * taken from the files opened with the Blob (fileGetter). Kept apart from scene-load.worker.ts (which only
  * exposes it) so that Node tests run it over a real MessageChannel.
@@ -14,7 +15,8 @@ import type { SceneFileGetter } from '../../scenes/load';
 import { loadSceneStream } from '../../scenes/stream';
 import { companionPath, sceneFileUrl } from './scene-files';
 import type { SplatCloud } from '../../scenes/splat-cloud';
-import { announcedSize, cloudTransferables, ProgressGate, type LoadProgress, type LoadSource } from './scene-load-protocol';
+import { announcedSize, cloudTransferables, ProgressGate, type LoadedScene, type LoadProgress, type LoadSource } from './scene-load-protocol';
+import { packScene } from '../pipeline/compact-pack';
 
 /** The bytes of a source, and their number when known. */
 async function open(source: LoadSource): Promise<{ stream: ReadableStream<Uint8Array>; total?: number }> {
@@ -78,7 +80,7 @@ export function sceneLoadApi() {
      * Failures reject with the loader's typed error: comlink carries its name
      * and one-line message to the page.
      */
-    async load(source: LoadSource, progress: ProgressPort): Promise<SplatCloud> {
+    async load(source: LoadSource, progress: ProgressPort): Promise<LoadedScene> {
       const { stream, total } = await open(source);
       const gate = new ProgressGate();
       const cloud = await loadSceneStream(source.name, stream, {
@@ -89,7 +91,11 @@ export function sceneLoadApi() {
           if (gate.due(performance.now(), p)) progress.postMessage(p);
         },
       });
-      return Comlink.transfer(cloud, cloudTransferables(cloud));
+      if (!source.pack) return Comlink.transfer({ cloud, packed: null }, cloudTransferables(cloud));
+      // Packed here, the float SH stays in this worker (gone with it): the page gets 72 B a SH3 splat of it.
+      const packed = packScene(cloud);
+      const lite: SplatCloud = { ...cloud, sh: new Float32Array(0) };
+      return Comlink.transfer({ cloud: lite, packed }, cloudTransferables(lite, packed));
     },
   };
 }

@@ -7,6 +7,7 @@
 import type { LoadOptions } from '../../scenes/load-options';
 import type { LoadProgress } from '../../scenes/stream';
 import type { SplatCloud } from '../../scenes/splat-cloud';
+import type { PackedScene } from '../pipeline/compact-pack';
 
 export type { LoadProgress } from '../../scenes/stream';
 
@@ -21,14 +22,29 @@ export type { LoadProgress } from '../../scenes/stream';
 export type LoadSource = (
   | { kind: 'blob'; name: string; blob: Blob; companions?: { mainPath: string; files: Record<string, Blob> } }
   | { kind: 'url'; name: string; url: string }
-) & { options?: LoadOptions };
+) & {
+  options?: LoadOptions;
+  /**
+   * Pack the scene compact in the worker (compact-pack.ts packScene) and hand the
+   * page the packed arrays and the cloud without its SH: the page never holds the
+   * float SH (192 of a SH3 splat's 236 bytes). Off by default (streamed LOD chunks
+   * stay full precision).
+   */
+  pack?: boolean;
+};
+
+/** What a load hands the page: the cloud (without its SH when packed) and the packed scene, if asked for. */
+export interface LoadedScene {
+  cloud: SplatCloud;
+  packed: PackedScene | null;
+}
 
 /**
  * The buffers behind a cloud's typed arrays, each once, to transfer rather
  * than copy (the arrays of a 1M SH3 scene are 236 MB).
  */
-export function cloudTransferables(cloud: SplatCloud): ArrayBuffer[] {
-  const arrays = [cloud.positions, cloud.scales, cloud.rotations, cloud.opacities, cloud.sh];
+export function cloudTransferables(cloud: SplatCloud, packed: PackedScene | null = null): ArrayBuffer[] {
+  const arrays = [cloud.positions, cloud.scales, cloud.rotations, cloud.opacities, cloud.sh, ...(packed ? [packed.centers, packed.covs, packed.sh] : [])];
   const buffers = new Set<ArrayBuffer>();
   for (const a of arrays) if (a.buffer instanceof ArrayBuffer && a.buffer.byteLength > 0) buffers.add(a.buffer);
   return [...buffers];

@@ -7,8 +7,7 @@
  * worker had decoded at once, and a finished load leaves nothing behind.
  */
 import * as Comlink from 'comlink';
-import type { SplatCloud } from '../../scenes/splat-cloud';
-import type { LoadProgress, LoadSource } from './scene-load-protocol';
+import type { LoadedScene, LoadProgress, LoadSource } from './scene-load-protocol';
 import type { SceneLoadApi } from './scene-load-job';
 
 export type { LoadProgress, LoadSource } from './scene-load-protocol';
@@ -33,12 +32,12 @@ export class SceneLoader {
   /**
    * Loads one scene; a load already in flight is cancelled first.
    *
-   * @returns the cloud, its arrays transferred from the worker
+   * @returns the cloud (and, with `source.pack`, the packed scene), their arrays transferred from the worker
    * @throws the loader's typed error (as an Error with its name and one-line
    *   message), SceneLoadCancelled when cancelled, or an Error when the
    *   worker itself fails to start
    */
-  async load(source: LoadSource, onProgress: (p: LoadProgress) => void): Promise<SplatCloud> {
+  async load(source: LoadSource, onProgress: (p: LoadProgress) => void): Promise<LoadedScene> {
     this.cancel();
     if (typeof Worker === 'undefined') return this.loadHere(source, onProgress);
     const worker = new Worker(new URL('./scene-load.worker.ts', import.meta.url), { type: 'module', name: 'scene-load' });
@@ -71,7 +70,7 @@ export class SceneLoader {
    * Where there are no workers (Node): the same job on this thread. A cancel
    * rejects the load at once; the parse it started runs on to its end, unused.
    */
-  private async loadHere(source: LoadSource, onProgress: (p: LoadProgress) => void): Promise<SplatCloud> {
+  private async loadHere(source: LoadSource, onProgress: (p: LoadProgress) => void): Promise<LoadedScene> {
     let fail!: (e: unknown) => void;
     const stopped = new Promise<never>((_, reject) => (fail = reject));
     const flight: InFlight = { name: source.name, worker: { terminate: () => undefined }, fail };

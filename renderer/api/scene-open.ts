@@ -8,6 +8,7 @@
 import { generateDefaultScene, generateSynthetic } from '../../scenes/generate';
 import { withShDegree } from '../../scenes/load-options';
 import type { SplatCloud } from '../../scenes/splat-cloud';
+import type { PackedScene } from '../pipeline/compact-pack';
 import { GpuBudgetError } from '../pipeline/gpu-budget';
 import { DrawnOrderProbe } from '../profile/benchmark-path';
 import { budgetLine } from './load-sh';
@@ -82,6 +83,7 @@ export async function openSource(v: Viewer, input: SceneInput, options: { signal
   try {
     if (options.signal?.aborted) throw new SceneLoadCancelled(name);
     let cloud: SplatCloud;
+    let packed: PackedScene | null = null;
     if (source.kind === 'generated') {
       setLoading(`Generating ${source.spec}…`);
       v.say(`Generating ${source.spec}…`, 'info', 'load', true);
@@ -97,7 +99,8 @@ export async function openSource(v: Viewer, input: SceneInput, options: { signal
       v.loads.push(record);
       endIfLost(load.name); // opened while the viewer is replacing its device
       let checked = false;
-      cloud = await v.loader.load(load, (p) => {
+      // Compact scenes are packed in the worker: the page never holds the float SH.
+      const loaded = await v.loader.load({ ...load, pack: v.renderer.precision === 'compact' }, (p) => {
         if (token !== v.loadToken) return;
         // The header's count and degree, as soon as known: a scene the GPU cannot hold is
         // refused now, not after its whole body is parsed (a 6M-splat file: 30 s, 1.4 GB).
@@ -119,6 +122,8 @@ export async function openSource(v: Viewer, input: SceneInput, options: { signal
           ...(p.declared ? { totalSplats: p.declared.splats } : {}),
         });
       });
+      cloud = loaded.cloud;
+      packed = loaded.packed;
       record.readyAt = performance.now();
       if (token === v.loadToken) {
         // The GPU upload of a large scene takes a while (in slices): the progress says so.
@@ -137,7 +142,7 @@ export async function openSource(v: Viewer, input: SceneInput, options: { signal
     const prepared = await v.renderer.prepareScene(cloud, yieldToPage, (uploaded) => {
       if (token !== v.loadToken || source.kind === 'generated') return;
       v.emit('progress', { name, phase: 'upload', bytes: source.size ?? 0, splats: uploaded, totalSplats: cloud.count });
-    }, abort.signal); // Cancel stops the upload at its next slice and frees what it made
+    }, abort.signal, packed); // Cancel stops the upload at its next slice and frees what it made
     let probe: DrawnOrderProbe | null = null;
     let ready: ReadyScene | null = null;
     try {

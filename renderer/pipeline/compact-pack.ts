@@ -34,6 +34,7 @@
  * and counted (PackTally).
  */
 import { shCoeffCount, type SanitizeReport, type SplatCloud } from '../../scenes/splat-cloud';
+import { sceneLayout } from './scene-precision';
 
 /** Widest log-scale range kept (natural log units): smaller scales are clamped up to max - 32. */
 export const LOG_SCALE_SPAN = 32;
@@ -285,6 +286,33 @@ export function packCompact(
     else if (clamped) tally.clamped++;
   }
   return { centers, covs, sh };
+}
+
+/**
+ * A whole scene packed compact, with its ranges and what packing replaced or
+ * clamped: what the loader's worker hands the page (renderer/api/scene-load-job.ts)
+ * so that the page never holds the float SH, and what a GpuScene made from it keeps
+ * to upload again after a lost device.
+ */
+export interface PackedScene {
+  decode: CompactDecode;
+  /** u32 words of `sh` a splat. */
+  shStride: number;
+  centers: Uint32Array;
+  covs: Uint32Array;
+  sh: Uint32Array;
+  report: SanitizeReport;
+}
+
+/** Packs all of `cloud` compact: one pass for the ranges, one to pack (what GpuScene.create does a slice at a time). */
+export function packScene(cloud: SplatCloud): PackedScene {
+  const ranges = new CompactRanges();
+  ranges.add(cloud, 0, cloud.count);
+  const decode = ranges.finish();
+  const shStride = sceneLayout(cloud.shDegree, 'compact').shStride;
+  const tally = new PackTally();
+  const { centers, covs, sh } = packCompact(cloud, decode, shStride, 0, cloud.count, undefined, tally);
+  return { decode, shStride, centers, covs, sh, report: tally.report() };
 }
 
 /**

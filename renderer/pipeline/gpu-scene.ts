@@ -1,5 +1,5 @@
 import { shCoeffCount, type SanitizeReport, type SplatCloud } from '../../scenes/splat-cloud';
-import { CompactRanges, packCompact, PackTally, type CompactDecode, type CompactScratch } from './compact-pack';
+import { CompactRanges, packCompact, PackTally, type CompactDecode, type CompactScratch, type PackedScene } from './compact-pack';
 import { packCovariance } from './covariance';
 import { bindingLimit, PagedBuffer, pageBinding, pagingFor } from './paging';
 import type { SceneBindings, ScenePaging } from './scene-wgsl';
@@ -17,9 +17,12 @@ export const UPLOAD_CHUNK = 1 << 16;
  * axis for culling) and SH coefficients as f16 pairs (shaders/scene_full.wgsl);
  * 'compact' (the default): 72 B a splat at SH3 (compact-pack.ts, shaders/scene_compact.wgsl),
  * whose per-scene ranges (`decode`) go to the Frame block. Built once per scene.
- * Packing runs where the GpuScene is made (the page's thread for the viewer), a slice
- * at a time (create): the packed copy never exists whole; the float SplatCloud stays
- * (the CPU sort, picking and device-loss recovery read it).
+ * A compact scene is packed either where the GpuScene is made, a slice at a time
+ * (create: the packed copy never exists whole, the float SplatCloud stays), or ahead
+ * (the viewer's loader worker: compact-pack.ts packScene): then it is uploaded as
+ * packed and kept (`packed`: a lost device's recovery uploads it again), and the
+ * cloud beside it may lack its SH (the CPU sort, picking, framing and the depth
+ * estimate read its positions, scales, rotations and opacities).
  *
  * Each of the three arrays (centers, covs, sh) is paged (paging.ts): one buffer
  * where one binding holds it (the usual case), else split by whole splats over as
@@ -41,6 +44,11 @@ export interface GpuSceneOptions {
   decode?: CompactDecode;
   /** Pack and upload now (default); GpuScene.create uploads itself. */
   upload?: boolean;
+  /**
+   * Compact: the scene packed already (the loader's worker did it: the cloud may
+   * then lack its SH); uploaded as is, and kept to upload again after a lost device.
+   */
+  packed?: PackedScene;
 }
 
 export class GpuScene {
@@ -52,6 +60,8 @@ export class GpuScene {
   readonly decode: CompactDecode | null;
   /** What packing the compact scene replaced or clamped (non-finite or out-of-range values), counted. */
   private readonly tally = new PackTally();
+  /** The packed scene it was made from (GpuSceneOptions.packed), or null: packed here from the cloud. */
+  readonly packed: PackedScene | null;
   readonly shDegree: number;
   /** u32 words per splat in `sh`. */
   readonly shStride: number;
@@ -68,14 +78,16 @@ export class GpuScene {
     private readonly device: GPUDevice,
     readonly cloud: SplatCloud,
     bindingBytes: number = bindingLimit(device.limits).bytes,
-    { precision = DEFAULT_PRECISION, decode, upload = true }: GpuSceneOptions = {},
+    { precision = DEFAULT_PRECISION, decode, upload = true, packed }: GpuSceneOptions = {},
   ) {
+    if (packed && precision !== 'compact') throw new Error(`GpuScene: a packed scene is compact, not ${precision}`);
+    this.packed = packed ?? null;
     const n = cloud.count;
     this.count = n;
     this.shDegree = cloud.shDegree;
     this.precision = precision;
     this.layout = sceneLayout(cloud.shDegree, precision);
-    this.decode = precision === 'compact' ? (decode ?? rangesOf(cloud, 0, n)) : null;
+    this.decode = precision === 'compact' ? (packed?.decode ?? decode ?? rangesOf(cloud, 0, n)) : null;
     this.shStride = this.layout.shStride;
     // COPY_SRC: tests read the upload back.
     const usage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
@@ -106,11 +118,12 @@ export class GpuScene {
     {
       chunk = 2048,
       precision = DEFAULT_PRECISION,
+      packed,
       ...slicing
-    }: Omit<SliceOptions, 'bytesPerItem' | 'now'> & { precision?: ScenePrecision } = {},
+    }: Omit<SliceOptions, 'bytesPerItem' | 'now'> & { precision?: ScenePrecision; packed?: PackedScene } = {},
   ): Promise<GpuScene> {
     let decode: CompactDecode | undefined;
-    if (precision === 'compact') {
+    if (precision === 'compact' && !packed) {
       // The ranges first (a pass over the cloud), paced as the upload and stopped by the same signal.
       const ranges = new CompactRanges();
       const { progress: _progress, ...pacing } = slicing;
@@ -119,7 +132,7 @@ export class GpuScene {
     }
     const scene = await allocateOrThrow(
       device,
-      () => new GpuScene(device, cloud, bindingBytes, { precision, upload: false, ...(decode ? { decode } : {}) }),
+      () => new GpuScene(device, cloud, bindingBytes, { precision, upload: false, ...(decode ? { decode } : {}), ...(packed ? { packed } : {}) }),
       (made) => made.destroy(),
       { scene: cloud.source.name, count: cloud.count, what: "the scene's buffers", bytes: cloud.count * sceneBytesPerSplat(cloud.shDegree, precision) },
     );
@@ -161,13 +174,16 @@ export class GpuScene {
 
   /** What packing the compact scene replaced or clamped so far (nothing for a full scene: the loaders' report covers it). */
   get packReport(): SanitizeReport {
-    return this.tally.report();
+    return this.packed ? this.packed.report : this.tally.report();
   }
 
   /** Packs splats `first` .. `end` - 1 and writes them into the buffers. */
   private uploadRange(first: number, end: number, scratch?: PackScratch): void {
     const queue = this.device.queue;
-    const { centers, covs, sh } = this.decode
+    const p = this.packed;
+    const { centers, covs, sh } = p
+      ? { centers: p.centers.subarray(first * 4, end * 4), covs: p.covs.subarray(first * 2, end * 2), sh: p.sh.subarray(first * p.shStride, end * p.shStride) }
+      : this.decode
       ? packCompact(this.cloud, this.decode, this.shStride, first, end, scratch && compactScratch(scratch), this.tally)
       : GpuScene.pack(this.cloud, this.shStride, first, end, scratch);
     // A slice may straddle a page seam: each array splits it there.

@@ -7,6 +7,7 @@ import { stageIndices, stageWrites, type FrameTimestamps } from './frame-stages'
 import { FrameUniforms, type FrameCamera, type FrameSettings } from './frame-uniforms';
 import { allocateOrThrow, assertSceneFits, bindingLimit, checkBudget, type BudgetLimits } from './gpu-budget';
 import { GpuScene } from './gpu-scene';
+import type { PackedScene } from './compact-pack';
 import { DEFAULT_PRECISION, type ScenePrecision } from './scene-precision';
 import type { ScenePaging } from './scene-wgsl';
 import { ProjectPass } from './project-pass';
@@ -190,6 +191,11 @@ export class SplatRenderer {
     return this.scene?.packReport ?? null;
   }
 
+  /** The packed scene the scene on screen was made from (prepareScene's `packed`), or null. */
+  get scenePacked(): PackedScene | null {
+    return this.scene?.packed ?? null;
+  }
+
   /** How the scene's arrays are paged over bindings (GpuScene.paging: one page each unless a binding cannot hold one); null without a scene. */
   get scenePaging(): ScenePaging | null {
     return this.scene?.paging ?? null;
@@ -279,13 +285,16 @@ export class SplatRenderer {
    * Aborting `signal` (a cancelled load) stops it at the next slice or step: everything
    * made for it is destroyed, the scene on screen stays, and the promise rejects with
    * `signal.reason`.
+   * `packed`: the scene packed compact already (the loader's worker), uploaded as is
+   * and kept for a lost device's recovery; `cloud` may then lack its SH.
    * @throws GpuBudgetError as setScene, before any upload; GpuMemoryError when the
    *   device runs out of memory making the scene's or the draw's buffers (all of them freed)
    */
-  async prepareScene(cloud: SplatCloud, pause: () => Promise<void>, progress?: (uploaded: number) => void, signal?: AbortSignal): Promise<PreparedScene> {
-    assertSceneFits(cloud.source.name, cloud.count, cloud.shDegree, this.drawName, this.budgetLimits, this.precision);
+  async prepareScene(cloud: SplatCloud, pause: () => Promise<void>, progress?: (uploaded: number) => void, signal?: AbortSignal, packed?: PackedScene | null): Promise<PreparedScene> {
+    assertSceneFits(cloud.source.name, cloud.count, cloud.shDegree, this.drawName, this.budgetLimits, packed ? 'compact' : this.precision);
     const scene = await GpuScene.create(this.device, cloud, bindingLimit(this.budgetLimits).bytes, pause, {
-      precision: this.precision,
+      precision: packed ? 'compact' : this.precision,
+      ...(packed ? { packed } : {}),
       ...(progress ? { progress } : {}),
       ...(signal ? { signal } : {}),
     });

@@ -10,6 +10,7 @@ import { sanitizedLine } from './hud';
 import { formatBytes, preparingText, progressFraction, progressText } from './load-progress';
 import { sceneLoadApi, type SceneLoadApi } from '../api/scene-load-job';
 import { announcedSize, cloudTransferables, ProgressGate, sceneNameOfUrl, type LoadProgress, type LoadSource } from '../api/scene-load-protocol';
+import { packScene, type PackedScene } from '../pipeline/compact-pack';
 
 describe('scene-load protocol', () => {
   it('transfers each buffer of a cloud once, and no empty one', () => {
@@ -97,14 +98,14 @@ function connect(): { api: Comlink.Remote<SceneLoadApi>; close: () => void } {
   return { api, close: () => (port1.close(), port2.close()) };
 }
 
-async function loadThrough(api: Comlink.Remote<SceneLoadApi>, source: LoadSource): Promise<{ cloud: SplatCloud; reports: LoadProgress[] }> {
+async function loadThrough(api: Comlink.Remote<SceneLoadApi>, source: LoadSource): Promise<{ cloud: SplatCloud; packed: PackedScene | null; reports: LoadProgress[] }> {
   const reports: LoadProgress[] = [];
   const progress = new MessageChannel();
   progress.port1.onmessage = (e: MessageEvent<LoadProgress>) => reports.push(e.data);
   try {
-    const cloud = await api.load(source, Comlink.transfer(progress.port2, [progress.port2]));
+    const { cloud, packed } = await api.load(source, Comlink.transfer(progress.port2, [progress.port2]));
     await new Promise((r) => setTimeout(r, 20)); // the last report's message
-    return { cloud, reports };
+    return { cloud, packed, reports };
   } finally {
     progress.port1.close();
   }
@@ -129,6 +130,35 @@ describe('scene-load job over a MessageChannel', () => {
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
   afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+  it('with `pack`: the worker packs compact; the page gets the packed scene and the cloud without its float SH', async () => {
+    const { api, close } = connect();
+    try {
+      const { cloud, packed } = await loadThrough(api, { kind: 'blob', name: 'gen.ply', blob: new Blob([ply]), pack: true });
+      const expected = loadSceneSync(ply, 'gen.ply');
+      const want = packScene(expected);
+      expect(packed).not.toBeNull();
+      expect(packed!.centers).toEqual(want.centers);
+      expect(packed!.covs).toEqual(want.covs);
+      expect(packed!.sh).toEqual(want.sh);
+      expect(packed!.shStride).toBe(12); // 72 B a SH3 splat with centres and covariances
+      expect(packed!.decode).toEqual(want.decode);
+      expect(packed!.report).toEqual(want.report);
+      // Everything but the SH, as loaded: the CPU sort, picking, framing and the depth estimate read these.
+      expect(cloud.sh.length).toBe(0);
+      expect([cloud.count, cloud.shDegree]).toEqual([3000, 3]);
+      expect(cloud.positions).toEqual(expected.positions);
+      expect(cloud.rotations).toEqual(expected.rotations);
+      expect(cloud.scales).toEqual(expected.scales);
+      expect(cloud.opacities).toEqual(expected.opacities);
+      // Without it, the float cloud whole and nothing packed.
+      const plain = await loadThrough(api, { kind: 'blob', name: 'gen.ply', blob: new Blob([ply]) });
+      expect(plain.packed).toBeNull();
+      expect(plain.cloud.sh).toEqual(expected.sh);
+    } finally {
+      close();
+    }
+  });
 
   it('streams a Blob into the same cloud loadScene gives, with progress in bytes and splats', async () => {
     const { api, close } = connect();

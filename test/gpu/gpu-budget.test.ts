@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { fitPose, robustBounds, upVector } from '../../renderer/camera/camera';
 import { frameCamera } from '../../renderer/camera/frame-camera';
 import { GpuBudgetError } from '../../renderer/pipeline/gpu-budget';
-import { packCompact } from '../../renderer/pipeline/compact-pack';
+import { packCompact, packScene } from '../../renderer/pipeline/compact-pack';
 import { PRECISIONS, type ScenePrecision } from '../../renderer/pipeline/scene-precision';
 import type { PagedBuffer } from '../../renderer/pipeline/paging';
 import { GpuScene, UPLOAD_CHUNK } from '../../renderer/pipeline/gpu-scene';
@@ -287,5 +287,17 @@ describe('paging and the GPU budget (lavapipe, lowered binding limits)', () => {
       expect(Buffer.compare(await pagedBytes(device, scene[key]), want[key]), key).toBe(0);
     }
     scene.destroy();
+    if (precision === 'compact') {
+      // Packed already (the loader's worker: packScene), from a cloud without its SH: the same bytes, the same report.
+      const packed = packScene(cloud);
+      const lite = { ...cloud, sh: new Float32Array(0) };
+      const fromPacked = await GpuScene.create(device, lite, 12_000 * 16, async () => {}, { chunk: 5000, budgetMs: 0, precision, packed });
+      expect(fromPacked.packed).toBe(packed);
+      expect(fromPacked.packReport).toEqual(scene.packReport);
+      for (const key of ['centers', 'covs', 'sh'] as const) {
+        expect(Buffer.compare(await pagedBytes(device, fromPacked[key]), want[key]), `${key} from the packed scene`).toBe(0);
+      }
+      fromPacked.destroy();
+    }
   });
 });
