@@ -9,7 +9,8 @@
  *    what the file declares, and that the stream loader reproduces exactly;
  *    for edits that do not change the content (CRLF, comments, trailing
  *    bytes...), the same cloud as the unedited file; and whose compact GPU
- *    packing (renderer/pipeline/compact-pack.ts) has finite ranges, decodes to
+ *    packing (renderer/pipeline/compact-pack.ts packScene, as the loader's worker
+ *    packs it) has finite ranges, decodes to
  *    finite values and finds nothing non-finite to replace (checkPacking);
  *  - `typed`: a SceneLoadError with a one-line message "FILE: CODE: ...",
  *    and the same error code from the stream loader;
@@ -22,7 +23,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { compactDecodeOf, decodeCompact, packCompact, PackTally } from '../renderer/pipeline/compact-pack';
+import { decodeCompact, packScene } from '../renderer/pipeline/compact-pack';
 import { sceneLayout } from '../renderer/pipeline/scene-precision';
 import { SceneLoadError } from '../scenes/errors';
 import { generateSynthetic } from '../scenes/generate';
@@ -634,12 +635,14 @@ export function checkCloud(c: SplatCloud, bytes: Uint8Array): string | null {
  * the log-scale range is a legitimate clamp).
  */
 export function checkPacking(c: SplatCloud): string | null {
-  const d = compactDecodeOf(c);
+  // As the viewer's loader worker packs it (renderer/api/scene-load-job.ts).
+  const packed = packScene(c);
+  const d = packed.decode;
   if (![...d.dcMin, ...d.dcStep, ...d.lsRange, ...d.shRange].every(Number.isFinite)) return `compact ranges not finite: ${JSON.stringify(d)}`;
   const stride = sceneLayout(c.shDegree, 'compact').shStride;
-  const tally = new PackTally();
-  const back = decodeCompact(packCompact(c, d, stride, 0, c.count, undefined, tally), d, c, stride);
-  const report = tally.report();
+  if (packed.shStride !== stride) return `packed with ${packed.shStride} SH words a splat, the GPU reads ${stride}`;
+  const back = decodeCompact(packed, d, c, stride);
+  const report = packed.report;
   const nonFinite = Object.keys(report.reasons).filter((k) => k !== 'scale under range');
   if (report.dropped > 0 || nonFinite.length > 0) return `compact packing replaced values: ${JSON.stringify(report)}`;
   for (const k of ['positions', 'scales', 'rotations', 'opacities', 'sh'] as const) {
