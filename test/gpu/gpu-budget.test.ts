@@ -240,6 +240,31 @@ describe('paging and the GPU budget (lavapipe, lowered binding limits)', () => {
     });
   });
 
+  it("a scene packed in the loader's worker draws the picture of one packed here, both draws; a new renderer (a lost device's recovery) draws it again from what the first kept", async () => {
+    const { device } = ctx.gpu;
+    const full = await loadScene(ply, 'big.ply');
+    const packed = packScene(full);
+    const lite = { ...full, sh: new Float32Array(0) };
+    await withValidation(device, async () => {
+      for (const drawName of ['quads', 'tiles'] as const) {
+        const here = rendererAt('compact', device, 'rgba8unorm', 'radix4', drawName);
+        here.setScene(full);
+        const want = await draw(here, full, 3);
+        here.destroy();
+        const fromWorker = rendererAt('compact', device, 'rgba8unorm', 'radix4', drawName);
+        fromWorker.adoptScene(await fromWorker.prepareScene(lite, async () => {}, undefined, undefined, packed));
+        expect(fromWorker.scenePacked).toBe(packed);
+        expect(maxDiff(await draw(fromWorker, lite, 3), want), `${drawName} from the worker's packing`).toBe(0);
+        // recovery.ts: a new renderer, the kept cloud (without SH) and the kept packed scene.
+        const again = rendererAt('compact', device, 'rgba8unorm', 'radix4', drawName);
+        again.adoptScene(await again.prepareScene(fromWorker.cloud!, async () => {}, undefined, undefined, fromWorker.scenePacked));
+        fromWorker.destroy();
+        expect(maxDiff(await draw(again, lite, 3), want), `${drawName} uploaded again`).toBe(0);
+        again.destroy();
+      }
+    });
+  });
+
   /** A paged array's bytes, its pages read back and joined. */
   async function pagedBytes(device: GPUDevice, b: PagedBuffer): Promise<Buffer> {
     const parts = await Promise.all(b.buffers.map(async (buf) => Buffer.from(await readBuffer(device, buf))));
