@@ -24,7 +24,7 @@ export interface SceneLayout {
   centerBytes: number;
   /** `covs`: 32 (full: six f32 + max scale + pad) or 8 (compact: rotation + log-scales). */
   covBytes: number;
-  /** u32 words of `sh0` / `sh1` a splat (Frame.shStride). */
+  /** u32 words of the SH array a splat (Frame.shStride). */
   shStride: number;
 }
 
