@@ -7,7 +7,7 @@ import f2bWgsl from '../../shaders/splat_f2b.wgsl?raw';
 import fullscreenWgsl from '../../shaders/fullscreen.wgsl?raw';
 import { SH_WGSL } from './sh-wgsl';
 import type { GpuScene } from './gpu-scene';
-import { PagedBuffer, pageBinding, pagedLayoutEntries, pagedWgsl, pagingFor, pagingKey, type Paging } from './paging';
+import { PagedBuffer, pagedLayoutEntries, pagedWgsl, pagingFor, pagingKey, type Paging } from './paging';
 import { sceneKey, sceneLayoutEntries, sceneWgsl, type SceneBindings } from './scene-wgsl';
 
 /**
@@ -423,11 +423,11 @@ export class DrawPass {
         entry(0, buffers.frame),
         ...buffers.scene.bindEntries(PREPARE_SCENE_AT),
         entry(5, buffers.order),
-        ...this.recordEntries(PREPARE_RECORDS_AT),
+        ...this.records.entries(PREPARE_RECORDS_AT),
         entry(8, this.control),
       ],
     });
-    this.drawGroup = device.createBindGroup({ label: 'DrawPass.drawGroup', layout: p.drawLayout, entries: [entry(0, buffers.frame), ...this.recordEntries(DRAW_RECORDS_AT)] });
+    this.drawGroup = device.createBindGroup({ label: 'DrawPass.drawGroup', layout: p.drawLayout, entries: [entry(0, buffers.frame), ...this.records.entries(DRAW_RECORDS_AT)] });
     const total = Math.max(1, Math.ceil(capacity / WORKGROUP_SIZE));
     // More than 65,535 workgroups spill into y; the shader linearises (x, y).
     const x = Math.min(total, MAX_GROUPS_X);
@@ -563,16 +563,11 @@ export class DrawPass {
         group: this.device.createBindGroup({
           label: 'DrawPass.countGroup',
           layout: pipelinesFor(this.device, this.kind).countLayout,
-          entries: [{ binding: 0, resource: { buffer: this.buffers.frame } }, ...this.recordEntries(DRAW_RECORDS_AT), { binding: 2, resource: { buffer: coverage } }],
+          entries: [{ binding: 0, resource: { buffer: this.buffers.frame } }, ...this.records.entries(DRAW_RECORDS_AT), { binding: 2, resource: { buffer: coverage } }],
         }),
       };
     }
     return this.countGroup.group;
-  }
-
-  /** Bind group entries of the records' pages with page 0 at `base`. */
-  private recordEntries(base: number): GPUBindGroupEntry[] {
-    return this.records.buffers.map((buffer, p) => ({ binding: pageBinding(base, p), resource: { buffer } }));
   }
 
   destroy(): void {

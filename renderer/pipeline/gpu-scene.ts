@@ -1,7 +1,7 @@
 import { shCoeffCount, type SanitizeReport, type SplatCloud } from '../../scenes/splat-cloud';
 import { CompactRanges, packCompact, PackTally, type CompactDecode, type CompactScratch, type PackedScene } from './compact-pack';
 import { packCovariance } from './covariance';
-import { bindingLimit, PagedBuffer, pageBinding, pagingFor } from './paging';
+import { bindingLimit, PagedBuffer, pagingFor } from './paging';
 import type { SceneBindings, ScenePaging } from './scene-wgsl';
 import { toHalf } from './half';
 import { DEFAULT_PRECISION, sceneBytesPerSplat, sceneLayout, type SceneLayout, type ScenePrecision } from './scene-precision';
@@ -158,8 +158,7 @@ export class GpuScene {
 
   /** Bind group entries of the three arrays' pages at `at` (scene-wgsl.ts sceneLayoutEntries). */
   bindEntries(at: SceneBindings): GPUBindGroupEntry[] {
-    const entries = (base: number, b: PagedBuffer) => b.buffers.map((buffer, p) => ({ binding: pageBinding(base, p), resource: { buffer } }));
-    return [...entries(at.centers, this.centers), ...entries(at.covs, this.covs), ...entries(at.sh, this.sh)];
+    return [...this.centers.entries(at.centers), ...this.covs.entries(at.covs), ...this.sh.entries(at.sh)];
   }
 
   /** Bytes a splat of the scene's buffers (scene-precision.ts sceneBytesPerSplat). */

@@ -127,9 +127,9 @@ export class PagedBuffer {
     );
   }
 
-  /** The bytes of all pages. */
-  get bytes(): number {
-    return this.paging.count * this.paging.splatBytes;
+  /** Bind group entries of the pages, page 0 at binding `base` (pageBinding). */
+  entries(base: number): GPUBindGroupEntry[] {
+    return this.buffers.map((buffer, p) => ({ binding: pageBinding(base, p), resource: { buffer } }));
   }
 
   /** The pieces of splats [first, first + n) by page: (page, splat offset in the page, first splat, splats). */

@@ -6,7 +6,7 @@ import { TileParams, tileLayout, type TileLayout } from './tile-params';
 import { blendPipeline, canBlendInto, FALLBACK_FORMAT, fallbackPipelines, presentPipeline, PROJECT_SCENE_AT, RECORDS_AT, tilePipelines, tileProjectPipeline, type TileKind } from './tile-pipelines';
 import { stageIndices, type StageWrites } from '../frame-stages';
 import type { GpuScene } from '../gpu-scene';
-import { PagedBuffer, pageBinding, pagingFor } from '../paging';
+import { PagedBuffer, pagingFor } from '../paging';
 
 /** The tile path's stages, in order (rows of pipeline/frame-stages.ts). */
 export const TILE_STAGES = ['project', 'sort', 'blend'] as const;
@@ -275,11 +275,11 @@ export class TileRasterizer {
     if (this.bindGroups) return this.bindGroups;
     const p = tilePipelines(this.device, this.kind);
     // Buffers at bindings 0, 1, ...; `null` marks where the records' pages go.
-    const bg = (label: string, layout: GPUBindGroupLayout, buffers: (GPUBuffer | null)[], extra: GPUBindGroupEntry[] = []) =>
+    const bg = (label: string, layout: GPUBindGroupLayout, buffers: (GPUBuffer | null)[]) =>
       this.device.createBindGroup({
         label,
         layout,
-        entries: [...buffers.flatMap((buffer, binding) => (buffer ? [{ binding, resource: { buffer } }] : this.recordEntries(binding))), ...extra],
+        entries: buffers.flatMap((buffer, binding) => (buffer ? [{ binding, resource: { buffer } }] : this.records.entries(binding))),
       });
     const keys = this.keys!, values = this.values!, ranges = this.ranges!;
     this.bindGroups = {
@@ -290,7 +290,7 @@ export class TileRasterizer {
           { binding: 0, resource: { buffer: this.frameUniforms } },
           { binding: 1, resource: { buffer: this.params.buffer } },
           ...this.scene.bindEntries(PROJECT_SCENE_AT),
-          ...this.recordEntries(RECORDS_AT.project),
+          ...this.records.entries(RECORDS_AT.project),
           ...[keys, values, this.counters].map((buffer, i) => ({ binding: 7 + i, resource: { buffer } })),
         ],
       }),
@@ -305,11 +305,6 @@ export class TileRasterizer {
     return this.bindGroups;
   }
 
-  /** Bind group entries of the records' pages with page 0 at `base`. */
-  private recordEntries(base: number): GPUBindGroupEntry[] {
-    return this.records.buffers.map((buffer, p) => ({ binding: pageBinding(base, p), resource: { buffer } }));
-  }
-
   /** The blend's bind group writing `output` (a view of a `format` texture); kept while the buffers stay. */
   private blendGroup(groups: BindGroups, key: GPUTextureView | 'image', output: GPUTextureView, format: GPUTextureFormat): GPUBindGroup {
     let g = groups.blend.get(key);
@@ -321,7 +316,7 @@ export class TileRasterizer {
         layout,
         entries: [
           ...buffers.map((buffer, binding) => ({ binding, resource: { buffer } })),
-          ...this.recordEntries(RECORDS_AT.blend),
+          ...this.records.entries(RECORDS_AT.blend),
           { binding: 4, resource: this.fallbackView! },
           { binding: 5, resource: { buffer: this.counters } },
           { binding: 6, resource: output },
