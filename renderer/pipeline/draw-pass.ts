@@ -7,8 +7,8 @@ import f2bWgsl from '../../shaders/splat_f2b.wgsl?raw';
 import fullscreenWgsl from '../../shaders/fullscreen.wgsl?raw';
 import { SH_WGSL } from './sh-wgsl';
 import type { GpuScene } from './gpu-scene';
-import { PagedBuffer, pagedLayoutEntries, pagedWgsl, pagingFor, pagingKey, type Paging } from './paging';
-import { sceneKey, sceneLayoutEntries, sceneWgsl, type SceneBindings } from './scene-wgsl';
+import { PagedBuffer, pagedLayoutEntries, pagedWgsl, pagingFor } from './paging';
+import { drawKindKey, sceneLayoutEntries, sceneWgsl, type DrawKind, type SceneBindings } from './scene-wgsl';
 
 /**
  * 'splat': the real draw; 'floor': the same geometry with a trivial fragment shader;
@@ -150,12 +150,6 @@ const PREPARE_RECORDS_AT = 7;
 /** The records' binding in the draw (shaders/splat.wgsl). */
 const DRAW_RECORDS_AT = 1;
 
-/** What the pipelines are specialised for: the scene's precision and paging, and the records' paging. */
-interface DrawKind {
-  scene: Pick<GpuScene, 'precision' | 'paging'>;
-  records: Paging;
-}
-
 /** The pipelines and layouts of one DrawKind. */
 interface DrawPipelines {
   prepareLayout: GPUBindGroupLayout;
@@ -176,7 +170,7 @@ const cache = new WeakMap<GPUDevice, Map<string, DrawPipelines>>();
 function pipelinesFor(device: GPUDevice, kind: DrawKind): DrawPipelines {
   let byKind = cache.get(device);
   if (!byKind) cache.set(device, (byKind = new Map()));
-  const key = `${sceneKey(kind.scene.precision, kind.scene.paging)}|${pagingKey(kind.records)}`;
+  const key = drawKindKey(kind);
   let p = byKind.get(key);
   if (!p) {
     const C = GPUShaderStage.COMPUTE;

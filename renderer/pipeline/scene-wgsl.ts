@@ -51,6 +51,21 @@ export function sceneLayoutEntries(paging: ScenePaging, at: SceneBindings, visib
   ];
 }
 
+/**
+ * What a draw's pipelines that read the scene are specialised for (both draws: draw-pass.ts,
+ * tiles/tile-pipelines.ts): the scene's precision and paging, and the paging of the
+ * draw's own per-splat records.
+ */
+export interface DrawKind {
+  scene: { precision: ScenePrecision; paging: ScenePaging };
+  records: Paging;
+}
+
+/** The pipeline cache key of a DrawKind. */
+export function drawKindKey(kind: DrawKind): string {
+  return `${sceneKey(kind.scene.precision, kind.scene.paging)}|${pagingKey(kind.records)}`;
+}
+
 /** A pipeline cache key: precision and paging. */
 export function sceneKey(precision: ScenePrecision, paging: ScenePaging): string {
   return `${precision}|${pagingKey(paging.centers, paging.covs, paging.sh)}`;

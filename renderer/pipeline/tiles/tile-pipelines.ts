@@ -11,15 +11,8 @@ import blendSubgroupsWgsl from '../../../shaders/tiles/blend_subgroups.wgsl?raw'
 import fullscreenWgsl from '../../../shaders/fullscreen.wgsl?raw';
 import fallbackWgsl from '../../../shaders/tiles/fallback.wgsl?raw';
 import { SH_WGSL } from '../sh-wgsl';
-import { pagedLayoutEntries, pagedWgsl, pagingKey, type Paging } from '../paging';
-import { sceneKey, sceneLayoutEntries, sceneWgsl, type SceneBindings, type ScenePaging } from '../scene-wgsl';
-import type { ScenePrecision } from '../scene-precision';
-
-/** What the tile pipelines are specialised for: the scene's precision and paging, and the records' paging (paging.ts). */
-export interface TileKind {
-  scene: { precision: ScenePrecision; paging: ScenePaging };
-  records: Paging;
-}
+import { pagedLayoutEntries, pagedWgsl, type Paging } from '../paging';
+import { drawKindKey, sceneLayoutEntries, sceneWgsl, type DrawKind, type SceneBindings } from '../scene-wgsl';
 
 /** The scene's bindings in the project pass (shaders/tiles/project.wgsl). */
 export const PROJECT_SCENE_AT: SceneBindings = { centers: 2, covs: 3, sh: 4 };
@@ -27,13 +20,12 @@ export const PROJECT_SCENE_AT: SceneBindings = { centers: 2, covs: 3, sh: 4 };
 export const RECORDS_AT = { project: 6, settle: 1, fallback: 2, blend: 3 } as const;
 
 /** The records' WGSL (pages and accessors: records_at(i, k), k = 0, 1; records_put in the project pass). */
-function recordsWgsl(kind: TileKind, pass: keyof typeof RECORDS_AT): string {
+function recordsWgsl(kind: DrawKind, pass: keyof typeof RECORDS_AT): string {
   return pagedWgsl({ name: 'records', type: 'vec4u', perSplat: '2u', paging: kind.records, binding: RECORDS_AT[pass], access: pass === 'project' ? 'read_write' : 'read' });
 }
 
-/** The tile rasteriser's pipelines and bind group layouts, built once per device and TileKind. */
+/** The tile rasteriser's pipelines and bind group layouts, built once per device and DrawKind. */
 export interface TilePipelines {
-  kind: TileKind;
   /** The project pass (tileProjectPipeline). */
   project: { layout: GPUBindGroupLayout; pipeline?: GPUComputePipeline };
   settle: {
@@ -62,17 +54,14 @@ const cache = new WeakMap<GPUDevice, Map<string, TilePipelines>>();
 
 type Entry = 'uniform' | 'read-only-storage' | 'storage';
 
-/** A layout of buffer bindings 0, 1, ... of `entries`, where the records' pages replace binding `recordsAt`. */
-function layoutOf(device: GPUDevice, label: string, entries: Entry[], records: { at: number; paging: Paging; visibility?: GPUShaderStageFlags }, extra: GPUBindGroupLayoutEntry[] = []): GPUBindGroupLayout {
+/** A compute layout of buffer bindings 0, 1, ... of `entries`; where given, the records' pages take binding `records.at`. */
+function layoutOf(device: GPUDevice, label: string, entries: Entry[], records?: { at: number; paging: Paging }): GPUBindGroupLayout {
   const C = GPUShaderStage.COMPUTE;
   return device.createBindGroupLayout({
     label,
-    entries: [
-      ...entries.flatMap((type, binding) =>
-        binding === records.at ? pagedLayoutEntries(binding, records.paging, records.visibility ?? C, type) : [{ binding, visibility: C, buffer: { type } }],
-      ),
-      ...extra,
-    ],
+    entries: entries.flatMap((type, binding) =>
+      binding === records?.at ? pagedLayoutEntries(binding, records.paging, C, type) : [{ binding, visibility: C, buffer: { type } }],
+    ),
   });
 }
 
@@ -85,13 +74,12 @@ function compute(device: GPUDevice, label: string, layout: GPUBindGroupLayout, c
   });
 }
 
-export function tilePipelines(device: GPUDevice, kind: TileKind): TilePipelines {
+export function tilePipelines(device: GPUDevice, kind: DrawKind): TilePipelines {
   let byKind = cache.get(device);
   if (!byKind) cache.set(device, (byKind = new Map()));
-  const key = tileKindKey(kind);
+  const key = drawKindKey(kind);
   let p = byKind.get(key);
   if (p) return p;
-  const records = (pass: keyof typeof RECORDS_AT, visibility?: GPUShaderStageFlags) => ({ at: RECORDS_AT[pass], paging: kind.records, ...(visibility ? { visibility } : {}) });
   const projectLayout = device.createBindGroupLayout({
     label: 'tiles.project.layout',
     entries: [
@@ -103,8 +91,8 @@ export function tilePipelines(device: GPUDevice, kind: TileKind): TilePipelines 
       ...[7, 8, 9].map((binding) => ({ binding, visibility: GPUShaderStage.COMPUTE, buffer: { type: 'storage' as const } })),
     ],
   });
-  const settleLayout = layoutOf(device, 'tiles.settle.layout', ['uniform', 'read-only-storage', 'storage', 'storage', 'storage', 'storage'], records('settle'));
-  const rangesLayout = layoutOf(device, 'tiles.ranges.layout', ['uniform', 'read-only-storage', 'storage', 'storage', 'read-only-storage'], { at: -1, paging: kind.records });
+  const settleLayout = layoutOf(device, 'tiles.settle.layout', ['uniform', 'read-only-storage', 'storage', 'storage', 'storage', 'storage'], { at: RECORDS_AT.settle, paging: kind.records });
+  const rangesLayout = layoutOf(device, 'tiles.ranges.layout', ['uniform', 'read-only-storage', 'storage', 'storage', 'read-only-storage']);
   const V = GPUShaderStage.VERTEX;
   const fallbackLayout = device.createBindGroupLayout({
     label: 'tiles.fallback.layout',
@@ -121,7 +109,6 @@ export function tilePipelines(device: GPUDevice, kind: TileKind): TilePipelines 
   });
   const settleCode = `${tilesCommonWgsl}\n${recordsWgsl(kind, 'settle')}\n${settleWgsl}`;
   p = {
-    kind,
     project: { layout: projectLayout },
     settle: {
       layout: settleLayout,
@@ -137,13 +124,8 @@ export function tilePipelines(device: GPUDevice, kind: TileKind): TilePipelines 
   return p;
 }
 
-/** The cache key of a TileKind. */
-export function tileKindKey(kind: TileKind): string {
-  return `${sceneKey(kind.scene.precision, kind.scene.paging)}|${pagingKey(kind.records)}`;
-}
-
 /** The project pass's pipeline for a scene's precision and paging (its decode, scene-wgsl.ts). */
-export function tileProjectPipeline(device: GPUDevice, kind: TileKind): GPUComputePipeline {
+export function tileProjectPipeline(device: GPUDevice, kind: DrawKind): GPUComputePipeline {
   const p = tilePipelines(device, kind).project;
   if (!p.pipeline) {
     const code = [
@@ -156,13 +138,13 @@ export function tileProjectPipeline(device: GPUDevice, kind: TileKind): GPUCompu
       projectSplatWgsl,
       projectWgsl,
     ].join('\n');
-    p.pipeline = compute(device, `tiles.project(${tileKindKey(kind)})`, p.layout, code);
+    p.pipeline = compute(device, `tiles.project(${drawKindKey(kind)})`, p.layout, code);
   }
   return p.pipeline;
 }
 
 /** The present pipeline (blend image -> target) for a target format. */
-export function presentPipeline(device: GPUDevice, kind: TileKind, format: GPUTextureFormat): { layout: GPUBindGroupLayout; pipeline: GPURenderPipeline } {
+export function presentPipeline(device: GPUDevice, kind: DrawKind, format: GPUTextureFormat): { layout: GPUBindGroupLayout; pipeline: GPURenderPipeline } {
   const p = tilePipelines(device, kind).present;
   let pipeline = p.byFormat.get(format);
   if (!pipeline) {
@@ -195,7 +177,7 @@ export function blendUsesSubgroups(device: GPUDevice): boolean {
 }
 
 /** The blend pipeline writing a storage texture of `format` (canBlendInto). */
-export function blendPipeline(device: GPUDevice, kind: TileKind, format: GPUTextureFormat): { layout: GPUBindGroupLayout; pipeline: GPUComputePipeline } {
+export function blendPipeline(device: GPUDevice, kind: DrawKind, format: GPUTextureFormat): { layout: GPUBindGroupLayout; pipeline: GPUComputePipeline } {
   const p = tilePipelines(device, kind);
   const sg = blendUsesSubgroups(device);
   const key = `${format}${sg ? '+subgroups' : ''}`;
@@ -229,7 +211,7 @@ export function blendPipeline(device: GPUDevice, kind: TileKind, format: GPUText
 export const FALLBACK_FORMAT: GPUTextureFormat = 'rgba16float';
 
 /** A fallback frame's background fill and quads (shaders/tiles/fallback.wgsl), into a FALLBACK_FORMAT image. */
-export function fallbackPipelines(device: GPUDevice, kind: TileKind): { fill: GPURenderPipeline; quads: GPURenderPipeline } {
+export function fallbackPipelines(device: GPUDevice, kind: DrawKind): { fill: GPURenderPipeline; quads: GPURenderPipeline } {
   const p = tilePipelines(device, kind).fallback;
   if (!p.pipelines) {
     const module = device.createShaderModule({ label: 'tiles.fallback.module', code: `${tilesCommonWgsl}\n${recordsWgsl(kind, 'fallback')}\n${fallbackWgsl}` });

@@ -3,9 +3,10 @@ import { sortBufferUsage } from '../../../sort/types';
 import { COUNTER_BYTES, CounterReadback } from './counter-readback';
 import { PairBudget, type PairStatus } from './pair-budget';
 import { TileParams, tileLayout, type TileLayout } from './tile-params';
-import { blendPipeline, canBlendInto, FALLBACK_FORMAT, fallbackPipelines, presentPipeline, PROJECT_SCENE_AT, RECORDS_AT, tilePipelines, tileProjectPipeline, type TileKind } from './tile-pipelines';
+import { blendPipeline, canBlendInto, FALLBACK_FORMAT, fallbackPipelines, presentPipeline, PROJECT_SCENE_AT, RECORDS_AT, tilePipelines, tileProjectPipeline } from './tile-pipelines';
 import { stageIndices, type StageWrites } from '../frame-stages';
 import type { GpuScene } from '../gpu-scene';
+import type { DrawKind } from '../scene-wgsl';
 import { PagedBuffer, pagingFor } from '../paging';
 
 /** The tile path's stages, in order (rows of pipeline/frame-stages.ts). */
@@ -115,7 +116,7 @@ export class TileRasterizer {
   /** Per splat, what the blend needs (TILE_RECORD_BYTES, paged). */
   private readonly records: PagedBuffer;
   /** What the pipelines are built for (the scene's and the records' paging). */
-  private readonly kind: TileKind;
+  private readonly kind: DrawKind;
   /** [needed, sorted, wrapped, visible, fallback, active tiles, -, -] (tiles_common.wgsl). */
   private readonly counters: GPUBuffer;
   /** What settle.wgsl writes for the later passes: the ranges' count, the fallback's indirect draws (CONTROL). */
