@@ -137,7 +137,8 @@ export class GpuScene {
       { scene: cloud.source.name, count: cloud.count, what: "the scene's buffers", bytes: cloud.count * sceneBytesPerSplat(cloud.shDegree, precision) },
     );
     // One set of packing arrays for every slice (writeBuffer copies them): no garbage per slice.
-    const scratch: PackScratch = { centers: new Float32Array(chunk * 4), covs: new Float32Array(chunk * 8), sh: new Uint32Array(chunk * scene.shStride) };
+    // None when packed already: the slices are views of the packed arrays.
+    const scratch: PackScratch | undefined = packed ? undefined : { centers: new Float32Array(chunk * 4), covs: new Float32Array(chunk * 8), sh: new Uint32Array(chunk * scene.shStride) };
     try {
       await runInSlices(scene.count, (first, end) => scene.uploadRange(first, end, scratch), pause, () => device.queue.onSubmittedWorkDone(), {
         ...slicing,

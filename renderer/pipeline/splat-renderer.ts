@@ -5,7 +5,7 @@ import { estimateLayers } from './depth-complexity';
 import { COVERAGE_BYTES, DEFAULT_GEOMETRY, DEFAULT_LIST, DrawPass, drawsFrontToBack, VERTICES_PER_SPLAT, type DrawOrder, type DrawShape } from './draw-pass';
 import { stageIndices, stageWrites, type FrameTimestamps } from './frame-stages';
 import { FrameUniforms, type FrameCamera, type FrameSettings } from './frame-uniforms';
-import { allocateOrThrow, assertSceneFits, bindingLimit, checkBudget, type BudgetLimits } from './gpu-budget';
+import { allocateOrThrow, assertSceneFits, bindingLimit, type BudgetLimits } from './gpu-budget';
 import { GpuScene } from './gpu-scene';
 import type { PackedScene } from './compact-pack';
 import { DEFAULT_PRECISION, type ScenePrecision } from './scene-precision';
@@ -291,7 +291,7 @@ export class SplatRenderer {
    *   device runs out of memory making the scene's or the draw's buffers (all of them freed)
    */
   async prepareScene(cloud: SplatCloud, pause: () => Promise<void>, progress?: (uploaded: number) => void, signal?: AbortSignal, packed?: PackedScene | null): Promise<PreparedScene> {
-    assertSceneFits(cloud.source.name, cloud.count, cloud.shDegree, this.drawName, this.budgetLimits, packed ? 'compact' : this.precision);
+    const budget = assertSceneFits(cloud.source.name, cloud.count, cloud.shDegree, this.drawName, this.budgetLimits, packed ? 'compact' : this.precision);
     const scene = await GpuScene.create(this.device, cloud, bindingLimit(this.budgetLimits).bytes, pause, {
       precision: packed ? 'compact' : this.precision,
       ...(packed ? { packed } : {}),
@@ -311,7 +311,7 @@ export class SplatRenderer {
         scene: cloud.source.name,
         count: cloud.count,
         what: 'the sort and draw buffers',
-        bytes: checkBudget(cloud.count, cloud.shDegree, this.drawName, this.budgetLimits, this.precision).totalBytes - scene.bytes,
+        bytes: budget.totalBytes - scene.bytes,
       });
       return new Prepared(scene, sort.keys, sort.values, target, state);
     } catch (e) {
