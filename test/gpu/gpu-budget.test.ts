@@ -49,6 +49,18 @@ function maxDiff(a: Uint8Array, b: Uint8Array): number {
   return m;
 }
 
+/** The GpuBudgetError `refused` throws (it must throw one). */
+function budgetErrorOf(refused: () => void): GpuBudgetError {
+  let err: unknown;
+  try {
+    refused();
+  } catch (e) {
+    err = e;
+  }
+  expect(err).toBeInstanceOf(GpuBudgetError);
+  return err as GpuBudgetError;
+}
+
 /** A renderer whose scenes are kept at `precision`. */
 function rendererAt(precision: ScenePrecision, ...args: ConstructorParameters<typeof SplatRenderer>): SplatRenderer {
   const r = new SplatRenderer(...args);
@@ -170,14 +182,7 @@ describe('paging and the GPU budget (lavapipe, lowered binding limits)', () => {
       const before = await draw(lowered, sh2, 2);
       writeTestPng('budget-sh2.png', before, W, H);
 
-      let err: unknown;
-      try {
-        lowered.setScene(full);
-      } catch (e) {
-        err = e;
-      }
-      expect(err).toBeInstanceOf(GpuBudgetError);
-      const e = err as GpuBudgetError;
+      const e = budgetErrorOf(() => lowered.setScene(full));
       expect(e.message).toBe(
         'big.ply: 8,000 splats of SH degree 3 need 12 storage buffers in one shader stage (SH in 4 pages, covariances in 2 pages, tile records in 2 pages of at most 200 KB), ' +
           'the adapter allows 11 (maxStorageBuffersPerShaderStage): reload with SH degree 2 (?sh=2; --sh 2 in npm run render)',
@@ -224,14 +229,7 @@ describe('paging and the GPU budget (lavapipe, lowered binding limits)', () => {
       for (const drawName of ['quads', 'tiles'] as const) {
         // 32 KB of keys against 30 KB a binding.
         const r = rendererAt('compact', device, 'rgba8unorm', 'radix4', drawName, {}, limited(30_000));
-        let err: unknown;
-        try {
-          r.setScene(full);
-        } catch (e) {
-          err = e;
-        }
-        expect(err).toBeInstanceOf(GpuBudgetError);
-        const e = err as GpuBudgetError;
+        const e = budgetErrorOf(() => r.setScene(full));
         expect(e.message).toMatch(/^big\.ply: 8,000 splats of SH degree 3 need 32 KB of sort keys in one buffer, the adapter allows 30 KB per binding \(maxStorageBufferBindingSize\): this adapter draws at most [\d,]+ splats \(at SH degree 0\): open a smaller scene$/);
         expect([e.buffer, e.needed, e.available]).toEqual(['sort keys', 32_000, 30_000]);
         expect(r.cloud).toBeNull();
