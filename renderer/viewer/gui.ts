@@ -19,7 +19,7 @@ export interface PanelStats {
   blend: string;
   /** The tiles draw's pair buffer: pairs / capacity, and a warning when capped. */
   tilePairs: string;
-  /** The scene's GPU memory: MB, B a splat, precision. */
+  /** The scene's GPU memory: MiB, B a splat, precision. */
   gpuMemory: string;
   /** The scene's arrays paged over several buffers, and how many ("SH 3, covariances 2"), or 'none'. */
   pages: string;

@@ -36,7 +36,7 @@ export function updateFigures(v: Viewer, views: FigureViews): void {
   const visible = tiles ? (pairs?.last?.visible ?? null) : live.figures.visible;
   s.splats = scene ? scene.splats.toLocaleString('en-US') : '-';
   const mem = v.sceneMemory;
-  s.gpuMemory = mem ? `${(mem.bytes / 2 ** 20).toFixed(1)} MB (${mem.bytesPerSplat.toFixed(0)} B a splat, ${mem.precision})` : '-';
+  s.gpuMemory = mem ? `${(mem.bytes / 2 ** 20).toFixed(1)} MiB (${mem.bytesPerSplat.toFixed(0)} B a splat, ${mem.precision})` : '-';
   // Arrays paged over several buffers (an adapter whose one binding cannot hold them), e.g. "SH 3, covariances 2".
   const paged = mem ? Object.entries(mem.pages).filter(([, n]) => n > 1).map(([name, n]) => `${name === 'sh' ? 'SH' : name} ${n}`) : [];
   s.pages = !mem ? '-' : paged.length ? paged.join(', ') : 'none';

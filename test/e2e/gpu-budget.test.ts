@@ -71,7 +71,7 @@ describe('GPU budget in the page', () => {
       const c = [...document.querySelectorAll('.lil-controller')].find((e) => e.querySelector('.lil-name')?.textContent === 'GPU memory');
       return /104 B a splat/.test((c?.querySelector('input') as HTMLInputElement | null)?.value ?? '');
     }, null, { timeout: 10_000 });
-    expect(await figure('GPU memory')).toMatch(/^[\d.]+ MB \(104 B a splat, full\)$/);
+    expect(await figure('GPU memory')).toMatch(/^[\d.]+ MiB \(104 B a splat, full\)$/);
     expect(await figure('paged buffers')).toBe('covariances 2, SH 2');    expect(errors).toEqual([]);
     await page.close();
   });
