@@ -153,7 +153,9 @@ describe.skipIf(!have)('streamed LOD (lod-meta.json from splat-transform)', () =
           scenes++;
           next.destroy();
         }
-        await new Promise((r) => setImmediate(r));
+        // A frame's interval (5 ms: faster than any display), not none: with setImmediate the 240 frames took ~60 ms
+        // and, on a loaded CI machine, ended before any finer chunk had been read and decoded (largest = c2).
+        await new Promise((r) => setTimeout(r, 5));
       }
     });
     console.log(`lod: 240 frames, ${scenes} scenes assembled (largest ${largest}), ${lod.streamer.cancelled} loads cancelled`);
