@@ -14,17 +14,15 @@ fn splatPosition(i: u32) -> vec3f {
   return bitcast<vec3f>(centers_at(i, 0u).xyz);
 }
 
-fn shWord(i: u32, w: u32) -> u32 {
-  return sh_at(i, w);
-}
-
+// shWord(i, w), word w of splat i's SH, comes from scene-wgsl.ts (shSplatWgsl): read
+// only after shFetch(i), which evalSH (sh_eval.wgsl) calls first.
 // Byte b of splat i's byte stream.
 fn shByte(i: u32, b: u32) -> u32 {
   return (shWord(i, b >> 2u) >> ((b & 3u) * 8u)) & 255u;
 }
 
 fn splatOpacity(i: u32) -> f32 {
-  return f32(shWord(i, 0u) & 255u) / 255.0;
+  return f32(sh_at(i, 0u) & 255u) / 255.0;
 }
 
 fn splatLogScales(i: u32) -> vec3f {

@@ -28,11 +28,8 @@ fn splatMaxScale(i: u32) -> f32 {
   return covs_at(i, 1u).z;
 }
 
-// Word w of splat i's SH, from the page that holds splat i.
-fn shWord(i: u32, w: u32) -> u32 {
-  return sh_at(i, w);
-}
-
+// shWord(i, w), word w of splat i's SH, comes from scene-wgsl.ts (shSplatWgsl): read
+// only after shFetch(i), which evalSH (sh_eval.wgsl) calls first.
 // SH coefficient k (rgb) of splat i: halves k*3 .. k*3+2.
 fn shCoeff(i: u32, k: u32) -> vec3f {
   let h = k * 3u;

@@ -1,11 +1,13 @@
 // Spherical-harmonics colour of a splat (the forward model's basis and sign
 // convention), shared by the quads draw's prepare pass (splat_prepare.wgsl) and the
 // tiles draw's project pass (tiles/project.wgsl). Needs SH_C0..SH_C3 (generated
-// const prelude), `frame: Frame` (splat_common.wgsl) and shCoeff(i, k): the scene's
-// decode (scene_full.wgsl or scene_compact.wgsl, by the scene's precision).
+// const prelude), `frame: Frame` (splat_common.wgsl), shFetch(i) (scene-wgsl.ts: a paged
+// scene's splat copied out of its page once) and shCoeff(i, k): the scene's decode
+// (scene_full.wgsl or scene_compact.wgsl, by the scene's precision).
 
 // max(0, 0.5 + sum_k Y_k(dir) sh_k) of splat i up to `degree`; dir is a unit vector (world space).
 fn evalSH(i: u32, degree: u32, dir: vec3f) -> vec3f {
+  shFetch(i);
   var c = SH_C0 * shCoeff(i, 0u);
   if (degree >= 1u) {
     let x = dir.x; let y = dir.y; let z = dir.z;

@@ -38,7 +38,39 @@ export function sceneWgsl(precision: ScenePrecision, paging: ScenePaging, at: Sc
     pagedWgsl({ name: 'centers', type: 'SceneCenter', perSplat: per.centers, paging: paging.centers, binding: at.centers, access: 'read' }),
     pagedWgsl({ name: 'covs', type: 'SceneCov', perSplat: per.covs, paging: paging.covs, binding: at.covs, access: 'read' }),
     pagedWgsl({ name: 'sh', type: 'u32', perSplat: 'frame.shStride', paging: paging.sh, binding: at.sh, access: 'read' }),
+    shSplatWgsl(paging.sh),
     precision === 'full' ? sceneFullWgsl : sceneCompactWgsl,
+  ].join('\n');
+}
+
+/**
+ * shFetch(i) and shWord(i, w): word w of splat i's SH, for evalSH (sh_eval.wgsl), which
+ * calls shFetch(i) once before its shWord reads. Unpaged, shFetch does nothing and each
+ * word is read where it is used (sh_at: a plain index). Paged, shFetch copies the splat's
+ * words out of its page into a private array, under ONE switch over the pages: read
+ * through sh_at, every word would be a switch of its own (46 of them for compact SH3,
+ * each inlined by the driver), and lavapipe took 8-10 s to compile such a pass where
+ * the unpaged one takes ~1.5 s (test/gpu/gpu-budget.test.ts, 2026-11-28).
+ */
+export function shSplatWgsl(sh: Paging): string {
+  if (sh.pages === 1) return 'fn shFetch(i: u32) {}\nfn shWord(i: u32, w: u32) -> u32 {\n  return sh_at(i, w);\n}';
+  if (sh.splatBytes % 4 !== 0) throw new RangeError(`SH of ${sh.splatBytes} bytes a splat are not whole words`);
+  const words = sh.splatBytes / 4;
+  const cases = Array.from({ length: sh.pages }, (_, p) =>
+    `    ${p === sh.pages - 1 ? 'default' : `case ${p}u`}: { for (var k = 0u; k < ${words}u; k++) { shSplat[k] = sh_${p}[j + k]; } }`,
+  );
+  return [
+    `var<private> shSplat: array<u32, ${words}>;`,
+    'fn shFetch(i: u32) {',
+    `  let p = i / ${sh.pageSplats}u;`,
+    `  let j = (i - p * ${sh.pageSplats}u) * ${words}u;`,
+    '  switch (p) {',
+    ...cases,
+    '  }',
+    '}',
+    'fn shWord(i: u32, w: u32) -> u32 {',
+    '  return shSplat[w];',
+    '}',
   ].join('\n');
 }
 
