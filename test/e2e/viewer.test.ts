@@ -59,7 +59,10 @@ afterEach(async () => {
 // Tests that are not about `auto` name their sort and draw (?sort=onesweep&draw=quads):
 // auto's trials cost minutes on SwiftShader and hold frames back, and the quads draw is
 // the faster one there at these sizes (the tiles blend's 256-thread workgroups wait at
-// barriers on a CPU).
+// barriers on a CPU). Tests of the page's conveniences (the HUD, the hash, the
+// screenshot, picking, the phone layout) sort on the CPU (?sort=cpu): a GPU sort's
+// pipelines take SwiftShader ~3 s to compile in every new page (first frame of 2,000
+// splats at 4.3 s with onesweep, 1.2 s with cpu), and the sorts have tests of their own.
 function openViewer(query: string, viewport?: { width: number; height: number }, before?: (page: Page) => Promise<void>): Promise<{ page: Page; log: PageLog }> {
   return openViewerIn(browser, base, query, viewport, async (page) => {
     testPages?.push(page);
@@ -166,7 +169,7 @@ const near = (a: number[], b: number[], tol = 1e-3) => a.every((v, i) => Math.ab
 
 describe('viewer page: figures, views, auto, conveniences (issue 11)', () => {
   it('the HUD names a newly opened scene within 250 ms of its first frame, with no figure of the old one', async () => {
-    const { page, log } = await openViewer('?splats=2000&sort=onesweep&draw=quads');
+    const { page, log } = await openViewer('?splats=2000&sort=cpu&draw=quads');
     await waitFrames(page, 2);
     await page.evaluate(() => {
       const w = window as unknown as { hudLog: { t: number; text: string }[] };
@@ -202,7 +205,7 @@ describe('viewer page: figures, views, auto, conveniences (issue 11)', () => {
   });
 
   it('a hash with FOV 45 restores FOV 45, and a view saved for another scene is not applied', async () => {
-    const { page, log } = await openViewer('?splats=2000&sort=onesweep&draw=quads#cam=0.5,-1,-6,0,0,0,0,-1,0,45&scene=default%3A2000');
+    const { page, log } = await openViewer('?splats=2000&sort=cpu&draw=quads#cam=0.5,-1,-6,0,0,0,0,-1,0,45&scene=default%3A2000');
     await waitFrames(page, 2);
     // The hash's view applies once its scene is on screen (the first scene loads
     // asynchronously): wait for it rather than for a number of frames (a loaded
@@ -215,7 +218,7 @@ describe('viewer page: figures, views, auto, conveniences (issue 11)', () => {
     await page.waitForFunction(() => location.hash.includes(',45&scene=default%3A2000'), undefined, { timeout: 30_000 });
     await page.close();
 
-    const other = await openViewer('?splats=2000&sort=onesweep&draw=quads#cam=0.5,-1,-6,0,0,0,0,-1,0,45&scene=file%3Agarden.ply');
+    const other = await openViewer('?splats=2000&sort=cpu&draw=quads#cam=0.5,-1,-6,0,0,0,0,-1,0,45&scene=file%3Agarden.ply');
     await waitFrames(other.page, 2);
     const w = await app(other.page, (a) => a.view);
     expect(near(w.eye, [0.5, -1, -6])).toBe(false);
@@ -225,7 +228,7 @@ describe('viewer page: figures, views, auto, conveniences (issue 11)', () => {
   });
 
   it('editing the hash moves the camera, and back / forward move it again', async () => {
-    const { page, log } = await openViewer('?splats=2000&sort=onesweep&draw=quads');
+    const { page, log } = await openViewer('?splats=2000&sort=cpu&draw=quads');
     await waitFrames(page, 2);
     await page.waitForFunction(() => location.hash.startsWith('#cam='), undefined, { timeout: 30_000 });
     const start = await app(page, (a) => a.view);
@@ -245,7 +248,7 @@ describe('viewer page: figures, views, auto, conveniences (issue 11)', () => {
   });
 
   it('a ?scene= link loads that scene first and never shows the default scene', async () => {
-    const { page, log } = await openViewer('?scene=/e2e-scenes/inria_sh3_tile_1971.ply&sort=onesweep&draw=quads', undefined, async (p) => {
+    const { page, log } = await openViewer('?scene=/e2e-scenes/inria_sh3_tile_1971.ply&sort=cpu&draw=quads', undefined, async (p) => {
       await routeScenes(p);
       await p.addInitScript(() => {
         const w = window as unknown as { hudTexts: string[] };
@@ -272,7 +275,7 @@ describe('viewer page: figures, views, auto, conveniences (issue 11)', () => {
   });
 
   it('the screenshot downloads a PNG of the view (P), and 2x through an offscreen render (Shift+P)', async () => {
-    const { page, log } = await openViewer('?splats=2000&sort=onesweep&draw=quads');
+    const { page, log } = await openViewer('?splats=2000&sort=cpu&draw=quads');
     await waitFrames(page, 3);
     const [one] = await Promise.all([page.waitForEvent('download', { timeout: 120_000 }), page.keyboard.press('p')]);
     const f1 = path.join(OUT, 'e2e-screenshot.png');
@@ -297,7 +300,7 @@ describe('viewer page: figures, views, auto, conveniences (issue 11)', () => {
   });
 
   it('double-click focuses the splat under the cursor: the eye stays, the pivot moves to it', async () => {
-    const { page, log } = await openViewer('?splats=2000&sort=onesweep&draw=quads');
+    const { page, log } = await openViewer('?splats=2000&sort=cpu&draw=quads');
     await waitFrames(page, 3);
     const before = await app(page, (a) => a.view);
     // Below the centre: the ground disc in front of the knot.
@@ -322,7 +325,7 @@ describe('viewer page: figures, views, auto, conveniences (issue 11)', () => {
   });
 
   it('Shift+F toggles fullscreen; a hash with up +y sets the up-axis control', async () => {
-    const { page, log } = await openViewer('?splats=2000&sort=onesweep&draw=quads#cam=0,1,-6,0,0,0,0,1,0,50');
+    const { page, log } = await openViewer('?splats=2000&sort=cpu&draw=quads#cam=0,1,-6,0,0,0,0,1,0,50');
     await waitFrames(page, 1);
     expect(await page.locator('.lil-controller', { hasText: 'up axis' }).locator('select').evaluate((el) => (el as HTMLSelectElement).selectedOptions[0].textContent)).toBe('+y up');
     await page.locator('#view').click({ position: { x: 5, y: 5 } });
@@ -335,7 +338,7 @@ describe('viewer page: figures, views, auto, conveniences (issue 11)', () => {
   });
 
   it('on a 390x844 phone the panel starts collapsed, with touch-sized controls', async () => {
-    const { page, log } = await openViewer('?splats=2000&sort=onesweep&draw=quads', { width: 390, height: 844 });
+    const { page, log } = await openViewer('?splats=2000&sort=cpu&draw=quads', { width: 390, height: 844 });
     await waitFrames(page, 1);
     const root = page.locator('.lil-gui.lil-root');
     expect(await root.evaluate((el) => el.classList.contains('lil-closed'))).toBe(true);
@@ -348,7 +351,8 @@ describe('viewer page: figures, views, auto, conveniences (issue 11)', () => {
   });
 
   it("the user's explicit strategy wins over auto and is remembered across a reload", async () => {
-    const { page, log } = await openViewer('?splats=2000');
+    // The sort's auto (no ?sort=); the draw named, so that no draw trial compiles the tiles draw.
+    const { page, log } = await openViewer('?splats=2000&draw=quads');
     await waitFrames(page, 1);
     if (await page.locator('.lil-gui.lil-root.lil-closed').count()) await page.locator('.lil-gui.lil-root > .lil-title').click();
     await page.locator('.lil-controller', { hasText: 'strategy' }).locator('select').selectOption('radix16');
