@@ -126,7 +126,7 @@ export function encodeFrame(v: Viewer, now: number): void {
       v.gpuInFlight--;
       v.framesCompleted++;
       const done = performance.now();
-      v.lastFrameGpuMs = done - submitAt;
+      v.queueClock.frameCompleted(submitAt, done);
       if (trialFrame?.timed && trial) trial.trial.completed(frameId, done - submitAt);
       if (frameId === v.sceneFirstFrameId) v.sceneFirstFrameDoneAt = done;
       v.figures.completed(frameId, done);

@@ -100,6 +100,7 @@ export async function recover(v: Viewer, info: GPUDeviceLostInfo): Promise<void>
   // The draw's auto: a trial in flight runs again; its picks so far stay.
   v.drawAuto.apply();
   v.gpuInFlight = 0;
+  v.queueClock.reset();
   v.countPending = false;
   const waiters = v.frameWaiters;
   v.frameWaiters = [];

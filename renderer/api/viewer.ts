@@ -28,6 +28,7 @@ import { listStrategies, strategyByName, type StrategyInfo } from '../pipeline/s
 import { AUTO_DRAW, decideDraw, type DrawChoice, type DrawSetting } from '../profile/auto-draw';
 import { AutoRun } from '../profile/auto-run';
 import { AUTO_STRATEGY, softwareAdapterNote, startingStrategy, type AutoChoice } from '../profile/auto-strategy';
+import { QueueClock } from '../profile/queue-clock';
 import { adapterKey, AutoPicks, isPickOf, type KeyValueStore } from '../profile/auto-picks';
 import type { BenchmarkRow } from '../profile/benchmark-report';
 import { DrawnOrderProbe } from '../profile/benchmark-path';
@@ -136,8 +137,8 @@ export class Viewer extends EventTarget {
   /** @internal */ budgetLimitsOverride: BudgetLimits | undefined;
   /** @internal */ lastSample: FrameSample | null = null;
   /** @internal */ softwareNote: string | null;
-  /** @internal The last completed frame's time from submit to done (ms): no auto trial sort takes longer. */
-  lastFrameGpuMs: number | null = null;
+  /** @internal The queue's frames and trial sorts: the frame's own time, which no auto trial sort exceeds (queue-clock.ts). */
+  readonly queueClock = new QueueClock();
 
   /** The binding limits scenes are checked against: the device's, or lower where asked. */
   budgetLimits!: BudgetLimits;
@@ -198,7 +199,9 @@ export class Viewer extends EventTarget {
       strategies,
       {
         // Each trial sort within the viewer's own frame time (trial-pacing.ts).
-        frameMs: () => this.lastFrameGpuMs,
+        frameMs: () => this.queueClock.frameMs,
+        queued: (submitAt, done) => this.queueClock.completed(submitAt, done),
+        software: () => this.softwareNote !== null,
         frameDone: () => this.nextFrameDone(),
         noted: () => this.emit('change', { clearGraph: false }),
         apply: (name) => {

@@ -5,7 +5,7 @@
  * a size measured on this adapter before, in this visit or an earlier one, is not
  * measured again), and the line the panel shows. The viewer draws; this decides. No DOM.
  */
-import { chooseStrategy, isExact, type AutoChoice, type StrategyTraits } from './auto-strategy';
+import { chooseStrategy, trialCandidates, type AutoChoice, type StrategyTraits } from './auto-strategy';
 import { timeStrategies } from './strategy-trial';
 import type { AutoPicks } from './auto-picks';
 import { trialBudgetMs } from './trial-pacing';
@@ -21,6 +21,10 @@ export interface AutoRunHooks {
   active(): boolean;
   /** The page's own frame time (ms) now, or null while unknown: no trial sort takes longer. */
   frameMs?(): number | null;
+  /** Whether the adapter is a software one (auto-strategy.ts trialCandidates). */
+  software?(): boolean;
+  /** A trial sort submitted at `submitAt` completed at `done` (ms, performance.now): the queue's clock (queue-clock.ts). */
+  queued?(submitAt: number, done: number): void;
 }
 
 export class AutoRun {
@@ -120,7 +124,7 @@ export class AutoRun {
       this.say(`${known.reason} (measured before on this adapter)`);
       return known;
     }
-    const candidates = this.strategies.filter(isExact).sort((a, b) => Number(b.name === current) - Number(a.name === current));
+    const candidates = trialCandidates(this.strategies, current, this.hooks.software?.() ?? false);
     this.say(`auto: drawing with ${current}; measuring ${candidates.map((c) => c.name).join(', ')} with ${count.toLocaleString('en-US')} keys…`);
     const result = await timeStrategies(this.device, candidates, count, {
       keyBits,
@@ -129,6 +133,7 @@ export class AutoRun {
       },
       cancelled: stale,
       between: () => this.hooks.frameDone(),
+      ...(this.hooks.queued ? { queued: (a: number, b: number) => this.hooks.queued?.(a, b) } : {}),
       // A trial cancelled meanwhile (the user's choice) says nothing more: its line is the user's now.
       progress: (t) => {
         if (!stale()) this.say(`auto: drawing with ${current}; measuring ${t}…`);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chooseStrategy, isExact, softwareAdapterNote, startingStrategy, type StrategyTiming } from './auto-strategy';
+import { chooseStrategy, isExact, softwareAdapterNote, startingStrategy, trialCandidates, type StrategyTiming } from './auto-strategy';
 
 const traits = {
   radix4: { name: 'radix4', stable: true, lagsCamera: false },
@@ -69,3 +69,18 @@ describe('the strategy to start with', () => {
     expect(startingStrategy({ vendor: 'apple' }, subgroups, [traits.bitonic, traits.radix16])).toBe('radix16');
   });
 });
+
+describe("what auto's trial times", () => {
+  const names = (c: { name: string }[]) => c.map((s) => s.name);
+  it('a GPU: every exact strategy, the one drawing now first, the rest in registry order', () => {
+    expect(names(trialCandidates(all, 'onesweep', false))).toEqual(['onesweep', 'radix4', 'radix16']);
+  });
+  it('a software adapter: the one drawing now first, then the software order, radix4 not timed', () => {
+    expect(names(trialCandidates(all, 'onesweep', true))).toEqual(['onesweep', 'radix16']);
+    expect(names(trialCandidates(all, 'radix16', true))).toEqual(['radix16', 'onesweep']);
+  });
+  it('a software adapter drawing with radix4 (the user chose it, then auto again): it is timed, first', () => {
+    expect(names(trialCandidates(all, 'radix4', true))).toEqual(['radix4', 'onesweep', 'radix16']);
+  });
+});
+

@@ -89,6 +89,31 @@ export function chooseStrategy(timings: readonly StrategyTiming[], splats?: numb
 export const SOFTWARE_ORDER: readonly string[] = ['onesweep', 'radix16', 'radix4'];
 
 /**
+ * Strategies a software adapter's trial does not time (unless drawing with one now):
+ * radix4 (2-bit digits, 16 passes) is measured 5-10x slower there than the fastest, in
+ * every trial on record (SwiftShader, 10,000 keys: 336-772 ms against radix16's 64-76 ms;
+ * 60,000 keys: 1,459 ms against onesweep's 250), and compiling its kernels stalls the
+ * page's frames (in Chromium the GPU process compiles: a gap of 1.5-1.7 s between 600 ms
+ * frames, 2026-11-28), for a pick it never wins.
+ */
+export const SOFTWARE_UNTIMED: readonly string[] = ['radix4'];
+
+/**
+ * What auto's trial times, in order: the exact strategies, the one drawing now first
+ * (the others stop early when clearly slower); on a software adapter then in
+ * {@link SOFTWARE_ORDER}, without {@link SOFTWARE_UNTIMED}.
+ */
+export function trialCandidates(strategies: readonly StrategyTraits[], current: string, software: boolean): StrategyTraits[] {
+  const rank = (name: string) => (name === current ? -1 : software ? (SOFTWARE_ORDER.indexOf(name) + 1 || SOFTWARE_ORDER.length + 1) : 0);
+  return strategies
+    .filter(isExact)
+    .filter((s) => !software || s.name === current || !SOFTWARE_UNTIMED.includes(s.name))
+    .map((s, i) => ({ s, i }))
+    .sort((a, b) => rank(a.s.name) - rank(b.s.name) || a.i - b.i)
+    .map(({ s }) => s);
+}
+
+/**
  * The strategy to start with before anything is measured (and where measuring is
  * impossible), among `available` (names the device can run). On a software
  * adapter: the first of {@link SOFTWARE_ORDER} available; elsewhere the

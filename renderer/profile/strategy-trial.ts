@@ -47,6 +47,8 @@ export interface TrialOptions {
   between?: () => Promise<void>;
   /** Progress for the page, e.g. "radix16 2/3". */
   progress?: (text: string) => void;
+  /** Each trial submission's submit and completion times (ms, `now`), as it completes. */
+  queued?: (submitAt: number, done: number) => void;
   /** Clock in ms (default performance.now). */
   now?: () => number;
   /**
@@ -147,7 +149,9 @@ export async function timeStrategies(device: GPUDevice, candidates: readonly Str
       const t0 = now();
       device.queue.submit([encoder.finish()]);
       await device.queue.onSubmittedWorkDone();
-      const wall = now() - t0;
+      const t1 = now();
+      opts.queued?.(t0, t1);
+      const wall = t1 - t0;
       if (wallClock) {
         if (warmUpFirst) return [NaN];
         usedWall++;
