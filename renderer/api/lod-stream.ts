@@ -11,6 +11,7 @@
 import { checkLodChunk, parseLodMeta, type LodMeta } from '../../scenes/lod-meta';
 import type { FrameCamera } from '../pipeline/frame-uniforms';
 import type { GpuScene } from '../pipeline/gpu-scene';
+import type { ScenePrecision } from '../pipeline/scene-precision';
 import { LodScene } from '../lod/lod-scene';
 import { lodViewOf } from '../lod/select';
 import type { ChunkLoader } from '../lod/streamer';
@@ -54,13 +55,14 @@ export class LodStreamView {
   static async open(
     device: GPUDevice,
     source: LoadSource,
-    options: { budget: number; bindingBytes: number; memoryBytes?: number; load?: LoadSource['options']; onError?: (file: string, e: unknown) => void },
+    options: { budget: number; bindingBytes: number; precision?: ScenePrecision; memoryBytes?: number; load?: LoadSource['options']; onError?: (file: string, e: unknown) => void },
     firstCamera: (bound: LodMeta['bound']) => FrameCamera,
   ): Promise<{ view: LodStreamView; first: GpuScene }> {
     const { meta, load } = await openManifest(source, options.load);
     const lod = new LodScene(device, meta, load, {
       budget: options.budget,
       bindingBytes: options.bindingBytes,
+      ...(options.precision ? { precision: options.precision } : {}),
       memoryBytes: options.memoryBytes ?? 2 ** 30,
       // Two workers at once: each decodes its WebP textures on its own thread.
       maxInFlight: 2,

@@ -214,6 +214,7 @@ async function openLodSource(v: Viewer, input: SceneInput, load: LoadSource, id:
       {
         budget: v.lodBudget,
         bindingBytes: v.renderer.bindingBytes,
+        precision: v.renderer.precision,
         ...(load.options ? { load: load.options } : {}),
         onError: (file, e) => console.warn(`lod: ${file}: ${e instanceof Error ? e.message : String(e)}`),
       },

@@ -9,10 +9,16 @@
  * splats takes tens of milliseconds in JS, which must not land in one frame.
  * The SH stride is the first file's: later files of a higher degree are cut to
  * it, lower ones padded with zeros.
+ *
+ * Files are kept in the pool's precision (the renderer's: compact by default, 72 B a
+ * splat at SH3 rather than 144). Compact needs one set of ranges for everything drawn
+ * together: they are fixed at the first file and widened (compact-pack.ts
+ * streamedDecode); what later files hold past them is clamped and counted (`tally`).
  */
 import { computeBounds, shCoeffCount, type Bounds, type ShDegree, type SplatCloud } from '../../scenes/splat-cloud';
+import { packCompact, PackTally, streamedDecode, type CompactDecode, type CompactScratch } from '../pipeline/compact-pack';
 import { GpuScene, type PackScratch } from '../pipeline/gpu-scene';
-import { shWordsPerSplat } from '../pipeline/gpu-budget';
+import { DEFAULT_PRECISION, sceneLayout, type SceneLayout, type ScenePrecision } from '../pipeline/scene-precision';
 
 /** A range of one resident file's splats to draw. */
 export interface PoolRange {
@@ -39,12 +45,21 @@ const SLICE = 8192;
 export class ChunkPool {
   private readonly entries = new Map<number, Entry>();
   private degree: ShDegree | null = null;
-  private stride = 0;
+  /** The pool's per-splat layout (the first file's degree, the pool's precision). */
+  private layout: SceneLayout | null = null;
+  /** Compact: the ranges every file is packed under (the first file's, widened). */
+  private decode: CompactDecode | null = null;
   private scratch: PackScratch | null = null;
+  private compactScratch: CompactScratch | null = null;
   /** GPU bytes held by resident and uploading files. */
   bytes = 0;
+  /** What packing clamped or replaced so far (compact: values past the ranges fixed at the first file). */
+  readonly tally = new PackTally();
 
-  constructor(private readonly device: GPUDevice) {}
+  constructor(
+    private readonly device: GPUDevice,
+    readonly precision: ScenePrecision = DEFAULT_PRECISION,
+  ) {}
 
   /** The SH degree of the pool (the first file's), or null before any. */
   get shDegree(): ShDegree | null {
@@ -64,7 +79,8 @@ export class ChunkPool {
 
   /** GPU bytes a file of `count` splats takes (an estimate before the first file sets the stride). */
   bytesFor(count: number): number {
-    return count * (16 + 32 + 4 * (this.degree === null ? shWordsPerSplat(3) : this.stride));
+    const l = this.layout ?? sceneLayout(3, this.precision);
+    return count * (l.centerBytes + l.covBytes + 4 * l.shStride);
   }
 
   /** Splats wholly on the GPU. */
@@ -85,8 +101,10 @@ export class ChunkPool {
     if (this.entries.has(file)) return;
     if (this.degree === null) {
       this.degree = cloud.shDegree;
-      this.stride = shWordsPerSplat(cloud.shDegree);
+      this.layout = sceneLayout(cloud.shDegree, this.precision);
+      if (this.precision === 'compact') this.decode = streamedDecode(cloud);
     }
+    const layout = this.layout!;
     const n = cloud.count;
     const usage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
     const make = (what: string, size: number) => this.device.createBuffer({ label: `ChunkPool.${file}.${what}`, size: Math.max(16, size), usage });
@@ -95,9 +113,9 @@ export class ChunkPool {
       positions: cloud.positions,
       opacities: cloud.opacities,
       count: n,
-      centers: make('centers', n * 16),
-      covs: make('covs', n * 32),
-      sh: make('sh', n * this.stride * 4),
+      centers: make('centers', n * layout.centerBytes),
+      covs: make('covs', n * layout.covBytes),
+      sh: make('sh', n * layout.shStride * 4),
       uploaded: 0,
       bytes: this.bytesFor(n),
     };
@@ -114,13 +132,21 @@ export class ChunkPool {
     const start = performance.now();
     for (const [file, e] of this.entries) {
       while (e.cloud !== null) {
-        this.scratch ??= { centers: new Float32Array(SLICE * 4), covs: new Float32Array(SLICE * 8), sh: new Uint32Array(SLICE * this.stride) };
+        const { centerBytes, covBytes, shStride } = this.layout!;
         const first = e.uploaded, end = Math.min(e.count, first + SLICE);
-        const { centers, covs, sh } = GpuScene.pack(e.cloud, this.stride, first, end, this.scratch);
+        let packed: { centers: ArrayBufferView; covs: ArrayBufferView; sh: ArrayBufferView };
+        if (this.decode) {
+          this.compactScratch ??= { centers: new Uint32Array(SLICE * 4), covs: new Uint32Array(SLICE * 2), sh: new Uint32Array(SLICE * shStride) };
+          packed = packCompact(e.cloud, this.decode, shStride, first, end, this.compactScratch, this.tally);
+        } else {
+          this.scratch ??= { centers: new Float32Array(SLICE * 4), covs: new Float32Array(SLICE * 8), sh: new Uint32Array(SLICE * shStride) };
+          packed = GpuScene.pack(e.cloud, shStride, first, end, this.scratch);
+        }
+        const { centers, covs, sh } = packed;
         const q = this.device.queue;
-        q.writeBuffer(e.centers, first * 16, centers.buffer, centers.byteOffset, centers.byteLength);
-        q.writeBuffer(e.covs, first * 32, covs.buffer, covs.byteOffset, covs.byteLength);
-        q.writeBuffer(e.sh, first * this.stride * 4, sh.buffer, sh.byteOffset, sh.byteLength);
+        q.writeBuffer(e.centers, first * centerBytes, centers.buffer, centers.byteOffset, centers.byteLength);
+        q.writeBuffer(e.covs, first * covBytes, covs.buffer, covs.byteOffset, covs.byteLength);
+        q.writeBuffer(e.sh, first * shStride * 4, sh.buffer, sh.byteOffset, sh.byteLength);
         e.uploaded = end;
         if (end === e.count) {
           e.cloud = null;
@@ -181,17 +207,17 @@ export class ChunkPool {
       bounds: bounds ?? computeBounds(positions),
       source: { name, format: 'lod' },
     };
-    const scene = new GpuScene(this.device, cloud, bindingBytes, { precision: 'full', upload: false });
+    const scene = new GpuScene(this.device, cloud, bindingBytes, { precision: this.precision, upload: false, ...(this.decode ? { decode: this.decode } : {}) });
     const enc = this.device.createCommandEncoder({ label: 'ChunkPool.assemble' });
-    const shBytes = this.stride * 4;
+    const { centerBytes, covBytes, shStride } = this.layout ?? sceneLayout(degree, this.precision);
     at = 0;
     for (const r of ranges) {
       if (r.count === 0) continue;
       const e = this.entries.get(r.file)!;
       // A range may straddle a page seam of the scene's arrays: copyFrom splits it there.
-      scene.centers.copyFrom(enc, e.centers, r.offset * 16, at, r.count);
-      scene.covs.copyFrom(enc, e.covs, r.offset * 32, at, r.count);
-      scene.sh.copyFrom(enc, e.sh, r.offset * shBytes, at, r.count);
+      scene.centers.copyFrom(enc, e.centers, r.offset * centerBytes, at, r.count);
+      scene.covs.copyFrom(enc, e.covs, r.offset * covBytes, at, r.count);
+      scene.sh.copyFrom(enc, e.sh, r.offset * shStride * 4, at, r.count);
       at += r.count;
     }
     this.device.queue.submit([enc.finish()]);

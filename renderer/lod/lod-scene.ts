@@ -9,6 +9,7 @@
  */
 import type { LodMeta } from '../../scenes/lod-meta';
 import type { GpuScene } from '../pipeline/gpu-scene';
+import type { ScenePrecision } from '../pipeline/scene-precision';
 import { ChunkPool, type PoolRange } from './chunk-pool';
 import { drawableLevels, selectLods, type LodLeafCounts, type LodSelection, type LodView } from './select';
 import { LodStreamer, type ChunkLoader } from './streamer';
@@ -25,6 +26,8 @@ export interface LodSceneOptions {
   minAssembleMs?: number;
   /** The renderer's SH binding limit (GpuScene's bindingBytes). */
   bindingBytes: number;
+  /** How the chunks are kept on the GPU (default: compact, scene-precision.ts). */
+  precision?: ScenePrecision;
   onError?: (file: string, error: unknown) => void;
 }
 
@@ -37,6 +40,10 @@ export interface LodStats {
   /** Splats resident on the GPU. */
   resident: number;
   residentBytes: number;
+  /** How the chunks are kept (ChunkPool.precision). */
+  precision: ScenePrecision;
+  /** Splats whose values the chunks' compact ranges clamped (ChunkPool.tally). */
+  clamped: number;
   inFlight: number;
   failed: number;
   /** Leaves drawn at a coarser level than chosen (their level is still loading). */
@@ -55,14 +62,14 @@ export class LodScene {
 
   constructor(device: GPUDevice, readonly meta: LodMeta, load: ChunkLoader, private readonly options: LodSceneOptions) {
     this.budget = options.budget;
-    this.pool = new ChunkPool(device);
+    this.pool = new ChunkPool(device, options.precision);
     this.streamer = new LodStreamer(meta, this.pool, load, {
       maxInFlight: options.maxInFlight ?? 4,
       memoryBytes: options.memoryBytes ?? 2 ** 30,
       onError: (f, e) => options.onError?.(meta.filenames[f]!, e),
     });
     this.leafCounts = meta.leaves.map((l) => ({ bound: l.bound, counts: l.lods.map((r) => r?.count ?? 0) }));
-    this.stats = { budget: this.budget, chosen: 0, drawn: 0, resident: 0, residentBytes: 0, inFlight: 0, failed: 0, waiting: 0 };
+    this.stats = { budget: this.budget, chosen: 0, drawn: 0, resident: 0, residentBytes: 0, precision: this.pool.precision, clamped: 0, inFlight: 0, failed: 0, waiting: 0 };
   }
 
   /**
@@ -89,6 +96,7 @@ export class LodScene {
     s.chosen = sel.splats;
     s.resident = this.pool.residentSplats;
     s.residentBytes = this.pool.bytes;
+    s.clamped = this.pool.tally.clamped + this.pool.tally.dropped;
     s.inFlight = this.streamer.loading;
     s.failed = this.streamer.failed.size;
     s.waiting = 0;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { generateSynthetic } from '../../scenes/generate';
 import { shCoeffCount, type SplatCloud } from '../../scenes/splat-cloud';
-import { compactDecodeOf, decodeCompact, decodeRotation, encodeRotation, LOG_SCALE_SPAN, packCompact, PackTally, shCode, shValue } from './compact-pack';
+import { compactDecodeOf, decodeCompact, decodeRotation, encodeRotation, LOG_SCALE_SPAN, packCompact, PackTally, shCode, shValue, streamedDecode } from './compact-pack';
 import { sceneBytesPerSplat, sceneLayout } from './scene-precision';
 
 /** Packs and decodes `cloud` as the GPU sees it. */
@@ -126,3 +126,62 @@ describe('compact packing round trip', () => {
     }
   });
 });
+
+describe('streamed ranges (a LOD scene: one set for every chunk, fixed at the first)', () => {
+  /** A copy of `cloud` with every value of splat 0 replaced by `edit`. */
+  const edited = (cloud: SplatCloud, edit: (c: SplatCloud) => void): SplatCloud => {
+    const c = { ...cloud, positions: cloud.positions.slice(), scales: cloud.scales.slice(), sh: cloud.sh.slice(), opacities: cloud.opacities.slice(), rotations: cloud.rotations.slice() };
+    edit(c);
+    return c;
+  };
+  const first = generateSynthetic(2000, 7);
+  const d = streamedDecode(first);
+  const own = compactDecodeOf(first);
+  const stride = sceneLayout(3, 'compact').shStride;
+  const K3 = shCoeffCount(3) * 3;
+  const pack = (cloud: SplatCloud) => {
+    const tally = new PackTally();
+    packCompact(cloud, d, stride, 0, cloud.count, undefined, tally);
+    return tally;
+  };
+
+  it('wider than the first chunk\'s own: colour by half its span a side, log-scales 4 below and 1 above, SH 1.5x', () => {
+    for (let c = 0; c < 3; c++) {
+      const steps = c < 2 ? 2047 : 1023;
+      const span = own.dcStep[c]! * steps;
+      expect(d.dcMin[c]).toBeCloseTo(own.dcMin[c]! - 0.5 * Math.max(span, 1), 5);
+      expect(d.dcStep[c]! * steps).toBeCloseTo(span + Math.max(span, 1), 5);
+    }
+    expect(d.lsRange[0]).toBeCloseTo(own.lsRange[0] - 4, 5);
+    expect(d.lsRange[0] + d.lsRange[1] * 2047).toBeCloseTo(own.lsRange[0] + own.lsRange[1] * 2047 + 1, 5);
+    for (let k = 0; k < K3 - 3; k++) expect(d.shRange[k]).toBeGreaterThanOrEqual(1.5 * own.shRange[k]! * (1 - 1e-6));
+  });
+
+  it('the first chunk and a finer one within the widening pack with nothing clamped', () => {
+    expect(pack(first).report()).toEqual({ dropped: 0, clamped: 0, reasons: {} });
+    // Splats 20x smaller (e^3) than the first chunk's smallest, colours a quarter span past its ends.
+    const finer = edited(first, (c) => {
+      const min = Math.min(...c.scales);
+      c.scales.set([min / 20, min / 20, min / 20], 0);
+      c.sh[0] = own.dcMin[0]! - 0.25 * own.dcStep[0]! * 2047;
+    });
+    expect(pack(finer).clamped).toBe(0);
+  });
+
+  it('values past the widened ranges are clamped and counted, by reason (a splat once)', () => {
+    const past = edited(first, (c) => {
+      c.sh[0] = d.dcMin[0]! - 1; // colour below
+      c.sh[3] = 2 * d.shRange[0]!; // SH past R
+      c.scales.set([Math.exp(d.lsRange[0] - 3), 1, 1], 0); // one scale under, none over (e^0 = 1 inside)
+      const hi = d.lsRange[0] + d.lsRange[1] * 2047;
+      c.scales.set([Math.exp(hi + 2), 1, 1], 3); // splat 1: a scale over
+    });
+    const t = pack(past);
+    expect(t.report()).toEqual({
+      dropped: 0,
+      clamped: 2,
+      reasons: { 'colour outside range': 1, 'sh outside range': 1, 'scale under range': 1, 'scale over range': 1 },
+    });
+  });
+});
+

@@ -112,6 +112,41 @@ export function compactDecodeOf(cloud: SplatCloud): CompactDecode {
   return r.finish();
 }
 
+/**
+ * One set of ranges for a scene that arrives in pieces (a streamed LOD scene's chunk
+ * files: every piece is copied into one drawn GpuScene, which has one set), fixed at
+ * the first piece and widened for the ones after it, finer levels and other places,
+ * which reach past it (a coarse level merges splats: larger scales, averaged colours
+ * and SH). Each side of the colour's range by half its span (at least 0.5), the
+ * log-scales 4 below (splats e^4 = 55x smaller) and 1 above, every SH range to 1.5x
+ * (and to at least a quarter of the largest, so that a coefficient that was 0 in the
+ * first piece is not forced to 0 everywhere). What still falls outside is clamped and
+ * counted (PackTally: 'colour outside range', 'scale under range', 'scale over
+ * range', 'sh outside range'). The steps grow by the widening: the colour's to ~0.4
+ * of a 255th of a real scene's f_dc span, the log-scales' to ~0.01 (1% of a scale).
+ */
+export function streamedDecode(first: SplatCloud): CompactDecode {
+  const r = new CompactRanges();
+  r.add(first);
+  const d = r.finish();
+  const dcMin: [number, number, number] = [0, 0, 0];
+  const dcStep: [number, number, number] = [0, 0, 0];
+  for (let c = 0; c < 3; c++) {
+    const steps = c < 2 ? 2047 : 1023;
+    const lo = d.dcMin[c]!, span = d.dcStep[c]! * steps;
+    const pad = 0.5 * Math.max(span, 1);
+    dcMin[c] = lo - pad;
+    dcStep[c] = (span + 2 * pad) / steps;
+  }
+  const lsLo = d.lsRange[0], lsSpan = d.lsRange[1] * 2047;
+  const hi = lsLo + lsSpan + 1;
+  const lo = Math.max(lsLo - 4, hi - LOG_SCALE_SPAN);
+  let most = 0;
+  for (const v of d.shRange) most = Math.max(most, v);
+  const shRange = Float32Array.from(d.shRange, (v, k) => (k < shCoeffCount(first.shDegree) * 3 - 3 ? 1.5 * Math.max(v, 0.25 * most) : 0));
+  return { dcMin, dcStep, lsRange: [lo, (hi - lo) / 2047, (hi - lo) / 1023], shRange };
+}
+
 /** What packing replaced or clamped (a splat counts once however many of its values). */
 export class PackTally {
   dropped = 0;
@@ -233,12 +268,20 @@ export function packCompact(
       dropped = true; // at the origin with opacity 0: drawn nowhere
       tally.note('non-finite position');
     }
-    let dcBad = false;
+    let dcBad = false, dcOut = false;
     const dc = [0, 0, 0];
     for (let c = 0; c < 3; c++) {
       const v = cloud.sh[i * K3 + c]!;
-      if (Number.isFinite(v)) dc[c] = onGrid(v, d.dcMin[c]!, d.dcStep[c]!, c < 2 ? 11 : 10);
-      else dcBad = true;
+      if (Number.isFinite(v)) {
+        const steps = c < 2 ? 2047 : 1023;
+        const t = d.dcStep[c]! > 0 ? (v - d.dcMin[c]!) / (d.dcStep[c]! * steps) : v === d.dcMin[c]! ? 0 : NaN;
+        if (!(t >= -1e-6 && t <= 1 + 1e-6)) dcOut = true;
+        dc[c] = onGrid(v, d.dcMin[c]!, d.dcStep[c]!, c < 2 ? 11 : 10);
+      } else dcBad = true;
+    }
+    if (dcOut) {
+      clamped = true;
+      tally.note('colour outside range');
     }
     centers[4 * j + 3] = (dc[0]! | (dc[1]! << 11) | (dc[2]! << 22)) >>> 0;
     // Rotation and log-scales.
@@ -249,18 +292,20 @@ export function packCompact(
       tally.note('degenerate rotation');
     }
     const ls = [0, 0, 0];
-    let scaleOut = false, scaleBad = false;
+    let scaleOut = false, scaleOver = false, scaleBad = false;
     for (let a = 0; a < 3; a++) {
       const v = s[3 * i + a]!;
       if (v !== v || v < 0 || v === Infinity) scaleBad = true; // NaN or negative: the smallest; +Inf: the largest
       const l = v > 0 ? Math.log(v) : -Infinity;
       if (l < lsLo - 1e-9 && !scaleBad) scaleOut = true;
+      if (l > lsHi + 1e-9 && !scaleBad) scaleOver = true;
       const kept = Math.min(Math.max(l, lsLo), lsHi);
       ls[a] = a < 2 ? onGrid(kept, lsLo, lsStep, 11) : onGrid(kept, lsLo, d.lsRange[2], 10);
     }
     if (scaleBad) tally.note('non-finite scale');
     if (scaleOut) tally.note('scale under range');
-    clamped ||= scaleBad || scaleOut;
+    if (scaleOver) tally.note('scale over range');
+    clamped ||= scaleBad || scaleOut || scaleOver;
     covs[2 * j] = rot;
     covs[2 * j + 1] = (ls[0]! | (ls[1]! << 11) | (ls[2]! << 22)) >>> 0;
     // The byte stream: opacity, then the higher bands.
@@ -271,16 +316,21 @@ export function packCompact(
     }
     const to = j * shStride;
     sh[to] = dropped ? 0 : unorm(op, 8);
-    let shBad = dcBad;
+    let shBad = dcBad, shOut = false;
     for (let h = 3; h < K3; h++) {
       const v = cloud.sh[i * K3 + h]!;
       if (v !== v) shBad = true;
+      else if (Math.abs(v) > d.shRange[h - 3]! * (1 + 1e-6)) shOut = true;
       const b = h - 2; // byte index: 1 + (h - 3)
       sh[to + (b >> 2)]! |= shCode(v !== v ? 0 : v, d.shRange[h - 3]!) << ((b & 3) * 8);
     }
     if (shBad) {
       clamped = true;
       tally.note('non-finite sh');
+    }
+    if (shOut) {
+      clamped = true;
+      tally.note('sh outside range');
     }
     if (dropped) tally.dropped++;
     else if (clamped) tally.clamped++;

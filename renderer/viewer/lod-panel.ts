@@ -40,7 +40,8 @@ export class LodPanel {
     const s = this.viewer.lod;
     if (!s || !this.folder) return;
     const n = (x: number) => x.toLocaleString('en-US');
-    this.shown.resident = `${n(s.resident)} (${(s.residentBytes / 2 ** 20).toFixed(0)} MB)`;
+    const clamped = s.clamped ? `; ${n(s.clamped)} clamped` : '';
+    this.shown.resident = `${n(s.resident)} (${(s.residentBytes / 2 ** 20).toFixed(0)} MiB, ${s.precision}${clamped})`;
     this.shown.drawn = `${n(s.drawn)} of ${n(s.budget)}${s.waiting ? ` (${s.waiting} leaves loading)` : ''}`;
     this.shown.inFlight = `${s.inFlight}${s.failed ? `, ${s.failed} failed` : ''}`;
   }

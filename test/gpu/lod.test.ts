@@ -12,6 +12,7 @@ import { fitPose, robustBounds, upVector, type CameraPose } from '../../renderer
 import { frameCamera } from '../../renderer/camera/frame-camera';
 import { bindingLimit } from '../../renderer/pipeline/gpu-budget';
 import { renderOffscreen } from '../../renderer/pipeline/offscreen';
+import { DEFAULT_PRECISION, sceneBytesPerSplat, sceneLayout, type ScenePrecision } from '../../renderer/pipeline/scene-precision';
 import { SplatRenderer } from '../../renderer/pipeline/splat-renderer';
 import { parseLodMeta } from '../../scenes/lod-meta';
 import { loadScene } from '../../scenes/load';
@@ -48,7 +49,7 @@ async function renderCloud(cloud: SplatCloud, p: CameraPose, draw = 'quads'): Pr
   });
 }
 
-async function renderLod(p: CameraPose, budget: number, opts: { draw?: string; bindingBytes?: number; memoryBytes?: number } = {}) {
+async function renderLod(p: CameraPose, budget: number, opts: { draw?: string; bindingBytes?: number; memoryBytes?: number; precision?: ScenePrecision } = {}) {
   const { device } = ctx.gpu;
   return withValidation(device, async () => {
     const cam = frameCamera(p, W, H, full.bounds);
@@ -56,13 +57,14 @@ async function renderLod(p: CameraPose, budget: number, opts: { draw?: string; b
       budget,
       bindingBytes: opts.bindingBytes ?? bindingLimit(device.limits).bytes,
       ...(opts.memoryBytes ? { memoryBytes: opts.memoryBytes } : {}),
+      ...(opts.precision ? { precision: opts.precision } : {}),
     });
     expect(errors).toEqual([]);
     expect(scene).not.toBeNull();
     const r = new SplatRenderer(device, 'rgba8unorm', 'radix4', opts.draw ?? 'quads');
     r.setGpuScene(scene!);
     const img = await renderOffscreen(r, cam, SETTINGS);
-    const out = { rgba: img.rgba, drawn: scene!.count, shPages: scene!.paging.sh.pages, stats: { ...lod.stats }, residentBytes: lod.pool.bytes };
+    const out = { rgba: img.rgba, drawn: scene!.count, shPages: scene!.paging.sh.pages, stats: { ...lod.stats }, residentBytes: lod.pool.bytes, precision: scene!.precision };
     r.destroy();
     lod.destroy();
     return out;
@@ -104,13 +106,28 @@ describe.skipIf(!have)('streamed LOD (lod-meta.json from splat-transform)', () =
     }
   });
 
+  it('the chunks are kept compact by default (ranges fixed at the first chunk, widened): half the bytes of full, the picture >= 45 dB of full\'s', async () => {
+    for (const p of [pose, closePose]) {
+      const compact = await renderLod(p, fx.info.lodCounts[0]!);
+      const fullLod = await renderLod(p, fx.info.lodCounts[0]!, { precision: 'full' });
+      expect([compact.precision, fullLod.precision]).toEqual(['compact', 'full']);
+      // Every level resident (the whole budget): bytes by the layouts, compact 72 B a splat at SH3 against 144.
+      expect(compact.residentBytes / fullLod.residentBytes).toBeCloseTo(sceneBytesPerSplat(3, 'compact') / sceneBytesPerSplat(3, 'full'), 5);
+      const db = psnr(rgbOf(compact.rgba), rgbOf(fullLod.rgba));
+      console.log(`lod: compact chunks vs full ${db.toFixed(1)} dB; ${compact.stats.clamped} splats clamped to the first chunk's widened ranges; ${(compact.residentBytes / 2 ** 20).toFixed(1)} vs ${(fullLod.residentBytes / 2 ** 20).toFixed(1)} MiB`);
+      expect(db).toBeGreaterThanOrEqual(45);
+      expect(fullLod.stats.clamped).toBe(0);
+    }
+  });
+
   it('the tiles draw and a paged SH draw the assembled scene the same', async () => {
     const ref = await renderCloud(full, pose, 'tiles');
     const tiles = await renderLod(pose, Infinity, { draw: 'tiles' });
     expect(psnr(rgbOf(tiles.rgba), rgbOf(ref))).toBeGreaterThanOrEqual(40);
-    // Bindings of 60% of the splats' SH (96 bytes each): the SH in two pages, a copy straddles the seam.
+    // Bindings of 60% of the splats' SH (48 bytes each, compact SH3): the SH in two pages, a copy straddles the seam.
+    const shBytes = 4 * sceneLayout(3, DEFAULT_PRECISION).shStride;
     const quads = await renderCloud(full, pose);
-    const split = await renderLod(pose, Infinity, { bindingBytes: 96 * Math.ceil(full.count * 0.6) + 8 });
+    const split = await renderLod(pose, Infinity, { bindingBytes: shBytes * Math.ceil(full.count * 0.6) + 8 });
     expect(split.shPages).toBe(2);
     expect(psnr(rgbOf(split.rgba), rgbOf(quads))).toBeGreaterThanOrEqual(40);
   });
