@@ -147,6 +147,7 @@ runCli(async () => {
       draw: draws[0]!,
       pose: fixedPose,
       json: values.json,
+      precision: parsePrecision(values.precision!, '--precision'),
     });
     return;
   }

@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import { formatCameraArg, upVector, type CameraPose } from '../renderer/camera/camera';
 import { frameCamera } from '../renderer/camera/frame-camera';
 import { createNodeGpu } from '../renderer/gpu/node-gpu';
-import { bindingLimit, formatBytes, shWordsPerSplat } from '../renderer/pipeline/gpu-budget';
+import { bindingLimit, formatBytes } from '../renderer/pipeline/gpu-budget';
 import { FrameTimestamps } from './frame-timestamps';
 import { SplatRenderer } from '../renderer/pipeline/splat-renderer';
 import { benchmarkPath } from '../renderer/profile/benchmark-path';
@@ -23,6 +23,7 @@ import { summarize } from '../renderer/profile/frame-stats';
 import { stageTimes } from '../renderer/profile/profiler';
 import { LodScene } from '../renderer/lod/lod-scene';
 import { lodViewOf } from '../renderer/lod/select';
+import { sceneBytesPerSplat, type ScenePrecision } from '../renderer/pipeline/scene-precision';
 import { openLodMeta } from './lod-node';
 
 export interface LodBenchOptions {
@@ -37,6 +38,8 @@ export interface LodBenchOptions {
   draw: string;
   pose: CameraPose | null;
   json: string | undefined;
+  /** How the chunks and the drawn set are kept on the GPU (scene-precision.ts). */
+  precision: ScenePrecision;
 }
 
 export async function lodFrameBench(o: LodBenchOptions): Promise<void> {
@@ -47,7 +50,7 @@ export async function lodFrameBench(o: LodBenchOptions): Promise<void> {
   const hasTs = device.features.has('timestamp-query');
   const n = (x: number) => x.toLocaleString('en-US');
   console.log(`adapter: ${gpu.description}${hasTs ? '' : ' (no timestamp-query: CPU wall times per frame)'}`);
-  console.log(`scene: ${o.file}: ${meta.levels} levels (${meta.counts.map(n).join(' / ')} splats), ${meta.leaves.length} leaves, ${meta.filenames.length} files; budget ${n(budget)}, GPU memory budget ${formatBytes(o.memoryBytes)}; ${o.width}x${o.height}, ${o.frames} frames (+${o.warmup} warm-up)`);
+  console.log(`scene: ${o.file}: ${meta.levels} levels (${meta.counts.map(n).join(' / ')} splats), ${meta.leaves.length} leaves, ${meta.filenames.length} files; budget ${n(budget)}, ${o.precision} chunks, GPU memory budget ${formatBytes(o.memoryBytes)}; ${o.width}x${o.height}, ${o.frames} frames (+${o.warmup} warm-up)`);
 
   const target = device.createTexture({ label: 'bench.target', size: { width: o.width, height: o.height }, format: 'rgba8unorm', usage: GPUTextureUsage.RENDER_ATTACHMENT | GPUTextureUsage.STORAGE_BINDING });
   const view = target.createView();
@@ -58,9 +61,11 @@ export async function lodFrameBench(o: LodBenchOptions): Promise<void> {
     budget,
     memoryBytes: o.memoryBytes,
     bindingBytes: bindingLimit(device.limits).bytes,
+    precision: o.precision,
     onError: (f, e) => errors.push(`${f}: ${e instanceof Error ? e.message : String(e)}`),
   });
   const renderer = new SplatRenderer(device, 'rgba8unorm', o.strategy, o.draw);
+  renderer.precision = o.precision;
   const path = o.pose ? [o.pose] : benchmarkPath(meta.bound, upVector('-y'), 60, o.width / o.height, o.frames);
   const camOf = (i: number) => frameCamera(path[i % path.length]!, o.width, o.height, meta.bound);
   const settings = { shDegree: 3, splatScale: 1, cull: true, keyBits: 32, background: [0, 0, 0] as const };
@@ -115,9 +120,11 @@ export async function lodFrameBench(o: LodBenchOptions): Promise<void> {
   console.log(`GPU frame ms (median / p95):   ${fmt('gpuMs')}`);
   console.log(`LOD host ms (median / p95):    ${fmt('lodMs')}  (select, stream, upload slice, assemble; ${rows.filter((r) => r.assembled).length} of ${rows.length} frames assembled a new set)`);
   console.log(`drawn splats (median / max):   ${n(stat('drawn').median)} / ${n(maxDrawn)} of budget ${n(budget)}`);
-  const drawnBytes = maxDrawn * (48 + 4 * shWordsPerSplat(lod.pool.shDegree ?? 0));
+  const drawnBytes = maxDrawn * sceneBytesPerSplat(lod.pool.shDegree ?? 0, o.precision);
   console.log(`resident splats (median / max): ${n(stat('resident').median)} / ${n(Math.max(...rows.map((r) => r.resident)))}; GPU bytes max: ${formatBytes(Math.max(...rows.map((r) => r.bytes)))} resident chunks + ${formatBytes(drawnBytes)} the drawn set (+ the sort's and draw's buffers)`);
   console.log(`chunks in flight (max): ${Math.max(...rows.map((r) => r.inFlight))}; loads cancelled ${lod.streamer.cancelled}; failed ${lod.streamer.failed.size}`);
+  const tally = lod.pool.tally.report();
+  console.log(`packing (${o.precision}): ${n(tally.clamped)} splats clamped, ${n(tally.dropped)} dropped${Object.keys(tally.reasons).length ? ` ${JSON.stringify(tally.reasons)}` : ''}`);
   if (o.json) {
     fs.writeFileSync(o.json, JSON.stringify({ scene: o.file, budget, adapter: gpu.description, width: o.width, height: o.height, strategy: o.strategy, draw: o.draw, maxDrawn, frames: rows }, null, 1));
     console.log(`wrote ${o.json}`);

@@ -193,17 +193,18 @@ export function shValue(code: number, range: number): number {
 export function encodeRotation(w: number, x: number, y: number, z: number): number {
   const len = Math.sqrt(w * w + x * x + y * y + z * z);
   if (!(len > 0 && len < Infinity)) return -1;
-  const q = [w / len, x / len, y / len, z / len];
-  let m = 0;
-  for (let j = 1; j < 4; j++) if (Math.abs(q[j]!) > Math.abs(q[m]!)) m = j;
-  const sign = q[m]! < 0 ? -1 : 1;
-  let word = m, shift = 2;
-  for (let j = 0; j < 4; j++) {
-    if (j === m) continue;
-    word |= Math.min(1022, unorm((sign * q[j]! * Math.SQRT2 + 1) / 2 * (1022 / 1023), 10)) << shift;
-    shift += 10;
-  }
-  return word >>> 0;
+  // The largest |component| (the first of equals), then the other three in order
+  // (no array a call: this runs once a splat of every packed scene).
+  const aw = Math.abs(w), ax = Math.abs(x), ay = Math.abs(y), az = Math.abs(z);
+  let m = 0, big = aw;
+  if (ax > big) (m = 1), (big = ax);
+  if (ay > big) (m = 2), (big = ay);
+  if (az > big) m = 3;
+  const lead = m === 0 ? w : m === 1 ? x : m === 2 ? y : z;
+  const k = (lead < 0 ? -1 : 1) / len;
+  const code = (c: number) => Math.min(1022, unorm(((k * c * Math.SQRT2 + 1) / 2) * (1022 / 1023), 10));
+  const [a, b, c] = m === 0 ? [x, y, z] : m === 1 ? [w, y, z] : m === 2 ? [w, x, z] : [w, x, y];
+  return (m | (code(a) << 2) | (code(b) << 12) | (code(c) << 22)) >>> 0;
 }
 
 /** The unit quaternion (w, x, y, z) of a rotation code (the decode of scene_compact.wgsl). */
@@ -251,10 +252,13 @@ export function packCompact(
   const covs = view(scratch?.covs, n * 2);
   const sh = view(scratch?.sh, n * shStride);
   const f32 = new Float32Array(centers.buffer, centers.byteOffset, centers.length);
-  const { positions: p, scales: s, rotations: q, opacities: o } = cloud;
+  const { positions: p, scales: s, rotations: q, opacities: o, sh: shs } = cloud;
   const K3 = shCoeffCount(cloud.shDegree) * 3;
   const [lsLo, lsStep] = d.lsRange;
   const lsHi = lsLo + lsStep * 2047;
+  // 1 / R per higher-band coefficient (0 where R is 0: every value codes 128), for the hot loop below.
+  const inv = new Float64Array(Math.max(0, K3 - 3));
+  for (let h = 0; h < inv.length; h++) inv[h] = d.shRange[h]! > 0 ? 1 / d.shRange[h]! : 0;
   for (let j = 0; j < n; j++) {
     const i = first + j;
     let dropped = false, clamped = false;
@@ -315,15 +319,33 @@ export function packCompact(
       tally.note('non-finite opacity');
     }
     const to = j * shStride;
-    sh[to] = dropped ? 0 : unorm(op, 8);
     let shBad = dcBad, shOut = false;
+    const base = i * K3;
+    // The byte stream built a word at a time: byte 0 the opacity, byte 1 + (h - 3) coefficient h.
+    let word = dropped ? 0 : unorm(op, 8);
+    let at = to;
     for (let h = 3; h < K3; h++) {
-      const v = cloud.sh[i * K3 + h]!;
+      const v = shs[base + h]!;
+      let code = 128;
       if (v !== v) shBad = true;
-      else if (Math.abs(v) > d.shRange[h - 3]! * (1 + 1e-6)) shOut = true;
-      const b = h - 2; // byte index: 1 + (h - 3)
-      sh[to + (b >> 2)]! |= shCode(v !== v ? 0 : v, d.shRange[h - 3]!) << ((b & 3) * 8);
+      else {
+        // shCode, inline: the square-law code of v under R.
+        const r = inv[h - 3]!;
+        const a = (v < 0 ? -v : v) * r;
+        if (r > 0) {
+          if (a > 1 + 1e-6) shOut = true;
+          const q = (Math.sqrt(a < 1 ? a : 1) * 127 + 0.5) | 0;
+          code = v < 0 ? 128 - q : 128 + q;
+        } else if (v !== 0) shOut = true;
+      }
+      const b = h - 2;
+      const shift = (b & 3) * 8;
+      if (shift === 0) {
+        sh[at++] = word >>> 0;
+        word = code;
+      } else word |= code << shift;
     }
+    sh[at] = word >>> 0;
     if (shBad) {
       clamped = true;
       tally.note('non-finite sh');
