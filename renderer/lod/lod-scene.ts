@@ -42,7 +42,7 @@ export interface LodStats {
   residentBytes: number;
   /** How the chunks are kept (ChunkPool.precision). */
   precision: ScenePrecision;
-  /** Splats whose values the chunks' compact ranges clamped (ChunkPool.tally). */
+  /** Splats that packing clamped (values past the chunks' compact ranges, or not finite) or dropped (ChunkPool.tally). */
   clamped: number;
   inFlight: number;
   failed: number;

@@ -128,7 +128,7 @@ describe('compact packing round trip', () => {
 });
 
 describe('streamed ranges (a LOD scene: one set for every chunk, fixed at the first)', () => {
-  /** A copy of `cloud` with every value of splat 0 replaced by `edit`. */
+  /** A copy of `cloud` (its arrays copied), changed by `edit`. */
   const edited = (cloud: SplatCloud, edit: (c: SplatCloud) => void): SplatCloud => {
     const c = { ...cloud, positions: cloud.positions.slice(), scales: cloud.scales.slice(), sh: cloud.sh.slice(), opacities: cloud.opacities.slice(), rotations: cloud.rotations.slice() };
     edit(c);
