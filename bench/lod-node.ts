@@ -12,6 +12,7 @@ import type { GpuScene } from '../renderer/pipeline/gpu-scene';
 import { LodScene, type LodSceneOptions } from '../renderer/lod/lod-scene';
 import { lodViewOf } from '../renderer/lod/select';
 import type { ChunkLoader } from '../renderer/lod/streamer';
+import { packScene } from '../renderer/pipeline/compact-pack';
 
 /** Whether the file at `file` is a lod-meta.json (by content). */
 export function isLodMetaFile(file: string): boolean {
@@ -33,11 +34,15 @@ export function isLodMetaFile(file: string): boolean {
 export function openLodMeta(file: string, options?: LoadOptions): { meta: LodMeta; load: ChunkLoader } {
   const meta = parseLodMeta(fs.readFileSync(file), path.basename(file));
   const dir = path.dirname(file);
-  const load: ChunkLoader = (f, signal) =>
-    loadLodFile(meta, f, async (p) => {
+  // Packed here under the pool's ranges once it has them, where the page packs in the loader's worker.
+  const load: ChunkLoader = async (f, signal, packWith) => {
+    const cloud = await loadLodFile(meta, f, async (p) => {
       signal.throwIfAborted();
       return fs.promises.readFile(path.join(dir, p), { signal });
     }, options);
+    if (!packWith) return { cloud, packed: null };
+    return { cloud: { ...cloud, sh: new Float32Array(0) }, packed: packScene(cloud, packWith) };
+  };
   return { meta, load };
 }
 

@@ -107,16 +107,19 @@ async function openManifest(source: LoadSource, options: LoadSource['options']):
   };
 }
 
-/** Each chunk in a worker of its own (SceneLoader: cancel terminates it), checked against the manifest's ranges. */
+/**
+ * Each chunk in a worker of its own (SceneLoader: cancel terminates it), packed there
+ * under the pool's ranges once it has them, checked against the manifest's ranges.
+ */
 function chunkLoader(meta: LodMeta, sourceOf: (path: string) => LoadSource): ChunkLoader {
-  return async (file, signal) => {
+  return async (file, signal, packWith) => {
     const loader = new SceneLoader();
     const stop = () => loader.cancel();
     signal.addEventListener('abort', stop);
     try {
-      const { cloud } = await loader.load(sourceOf(meta.filenames[file]!), () => {});
-      checkLodChunk(meta, file, cloud);
-      return cloud;
+      const chunk = await loader.load({ ...sourceOf(meta.filenames[file]!), ...(packWith ? { packWith } : {}) }, () => {});
+      checkLodChunk(meta, file, chunk.cloud);
+      return chunk;
     } finally {
       signal.removeEventListener('abort', stop);
     }

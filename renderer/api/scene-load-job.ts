@@ -91,9 +91,9 @@ export function sceneLoadApi() {
           if (gate.due(performance.now(), p)) progress.postMessage(p);
         },
       });
-      if (!source.pack) return Comlink.transfer({ cloud, packed: null }, cloudTransferables(cloud));
+      if (!source.pack && !source.packWith) return Comlink.transfer({ cloud, packed: null }, cloudTransferables(cloud));
       // Packed here, the float SH stays in this worker (gone with it): the page gets 72 B a SH3 splat of it.
-      const packed = packScene(cloud);
+      const packed = packScene(cloud, source.packWith);
       const lite: SplatCloud = { ...cloud, sh: new Float32Array(0) };
       return Comlink.transfer({ cloud: lite, packed }, cloudTransferables(lite, packed));
     },

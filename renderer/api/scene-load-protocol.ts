@@ -7,7 +7,7 @@
 import type { LoadOptions } from '../../scenes/load-options';
 import type { LoadProgress } from '../../scenes/stream';
 import type { SplatCloud } from '../../scenes/splat-cloud';
-import type { PackedScene } from '../pipeline/compact-pack';
+import type { CompactDecode, PackedScene } from '../pipeline/compact-pack';
 
 export type { LoadProgress } from '../../scenes/stream';
 
@@ -27,10 +27,14 @@ export type LoadSource = (
   /**
    * Pack the scene compact in the worker (compact-pack.ts packScene) and hand the
    * page the packed arrays and the cloud without its SH: the page never holds the
-   * float SH (192 of a SH3 splat's 236 bytes). Off by default (streamed LOD chunks
-   * stay full precision).
+   * float SH (192 of a SH3 splat's 236 bytes). Off by default.
    */
   pack?: boolean;
+  /**
+   * Pack as `pack` does, under these ranges rather than the scene's own: a streamed LOD
+   * chunk, packed under the ranges its pool fixed at its first chunk (ChunkPool).
+   */
+  packWith?: CompactDecode;
 };
 
 /** What a load hands the page: the cloud (without its SH when packed) and the packed scene, if asked for. */

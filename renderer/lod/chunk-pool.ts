@@ -14,9 +14,13 @@
  * splat at SH3 rather than 144). Compact needs one set of ranges for everything drawn
  * together: they are fixed at the first file and widened (compact-pack.ts
  * streamedDecode); what later files hold past them is clamped and counted (`tally`).
+ * Loads started once they are fixed pack their file under them (`packWith`: in the
+ * page, in the loader's worker), and the pool uploads those arrays as they are: the
+ * page never holds their float SH, and packing leaves the frames' upload slices.
  */
 import { computeBounds, shCoeffCount, type Bounds, type ShDegree, type SplatCloud } from '../../scenes/splat-cloud';
-import { packCompact, PackTally, streamedDecode, type CompactDecode, type CompactScratch } from '../pipeline/compact-pack';
+import { packCompact, PackTally, sameDecode, streamedDecode, type CompactDecode, type CompactScratch, type PackedScene } from '../pipeline/compact-pack';
+import type { LoadedChunk } from './streamer';
 import { GpuScene, type PackScratch } from '../pipeline/gpu-scene';
 import { DEFAULT_PRECISION, sceneLayout, type SceneLayout, type ScenePrecision } from '../pipeline/scene-precision';
 
@@ -28,7 +32,8 @@ export interface PoolRange {
 }
 
 interface Entry {
-  cloud: SplatCloud | null; // kept until uploaded
+  cloud: SplatCloud | null; // kept until uploaded (packed here, a slice at a time)
+  packed: PackedScene | null; // or packed by the loader, kept until uploaded
   positions: Float32Array;
   opacities: Float32Array;
   count: number;
@@ -55,11 +60,18 @@ export class ChunkPool {
   bytes = 0;
   /** What packing clamped or replaced so far (compact: values past the ranges fixed at the first file). */
   readonly tally = new PackTally();
+  /** Files taken so far: packed by their loader (under `packWith`) or here. */
+  readonly filesPacked = { byLoader: 0, here: 0 };
 
   constructor(
     private readonly device: GPUDevice,
     readonly precision: ScenePrecision = DEFAULT_PRECISION,
   ) {}
+
+  /** The ranges loaders pack chunks under (compact, once the first file set them), else null (ChunkStore). */
+  get packWith(): CompactDecode | null {
+    return this.decode;
+  }
 
   /** The SH degree of the pool (the first file's), or null before any. */
   get shDegree(): ShDegree | null {
@@ -92,13 +104,21 @@ export class ChunkPool {
 
   /** Whether a file is still being uploaded. */
   get uploading(): boolean {
-    for (const e of this.entries.values()) if (e.cloud !== null) return true;
+    for (const e of this.entries.values()) if (e.cloud !== null || e.packed !== null) return true;
     return false;
   }
 
-  /** Takes a loaded file: buffers made now, filled by `step`. */
-  add(file: number, cloud: SplatCloud): void {
+  /**
+   * Takes a loaded file: buffers made now, filled by `step`. A file the loader packed
+   * (under `packWith`) is uploaded as packed; the others are packed here.
+   * @throws RangeError for a packed file of another layout than the pool's (another SH degree)
+   */
+  add(file: number, chunk: LoadedChunk): void {
     if (this.entries.has(file)) return;
+    const { cloud, packed } = chunk;
+    if (packed && !(this.decode && this.layout && packed.shStride === this.layout.shStride && sameDecode(packed.decode, this.decode))) {
+      throw new RangeError(`ChunkPool: file ${file} was packed for another layout or ranges (${packed.shStride} SH words a splat) than the pool's`);
+    }
     if (this.degree === null) {
       this.degree = cloud.shDegree;
       this.layout = sceneLayout(cloud.shDegree, this.precision);
@@ -109,7 +129,8 @@ export class ChunkPool {
     const usage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
     const make = (what: string, size: number) => this.device.createBuffer({ label: `ChunkPool.${file}.${what}`, size: Math.max(16, size), usage });
     const entry: Entry = {
-      cloud: fitDegree(cloud, this.degree),
+      cloud: packed ? null : fitDegree(cloud, this.degree),
+      packed,
       positions: cloud.positions,
       opacities: cloud.opacities,
       count: n,
@@ -121,6 +142,9 @@ export class ChunkPool {
     };
     this.entries.set(file, entry);
     this.bytes += entry.bytes;
+    if (packed) this.tally.merge(packed.report);
+    if (packed) this.filesPacked.byLoader++;
+    else this.filesPacked.here++;
   }
 
   /**
@@ -131,16 +155,20 @@ export class ChunkPool {
     const done: number[] = [];
     const start = performance.now();
     for (const [file, e] of this.entries) {
-      while (e.cloud !== null) {
+      while (e.cloud !== null || e.packed !== null) {
         const { centerBytes, covBytes, shStride } = this.layout!;
         const first = e.uploaded, end = Math.min(e.count, first + SLICE);
         let packed: { centers: ArrayBufferView; covs: ArrayBufferView; sh: ArrayBufferView };
-        if (this.decode) {
+        if (e.packed) {
+          // Packed by the loader: its slice as is.
+          const p = e.packed;
+          packed = { centers: p.centers.subarray(first * 4, end * 4), covs: p.covs.subarray(first * 2, end * 2), sh: p.sh.subarray(first * shStride, end * shStride) };
+        } else if (this.decode) {
           this.compactScratch ??= { centers: new Uint32Array(SLICE * 4), covs: new Uint32Array(SLICE * 2), sh: new Uint32Array(SLICE * shStride) };
-          packed = packCompact(e.cloud, this.decode, shStride, first, end, this.compactScratch, this.tally);
+          packed = packCompact(e.cloud!, this.decode, shStride, first, end, this.compactScratch, this.tally);
         } else {
           this.scratch ??= { centers: new Float32Array(SLICE * 4), covs: new Float32Array(SLICE * 8), sh: new Uint32Array(SLICE * shStride) };
-          packed = GpuScene.pack(e.cloud, shStride, first, end, this.scratch);
+          packed = GpuScene.pack(e.cloud!, shStride, first, end, this.scratch);
         }
         const { centers, covs, sh } = packed;
         const q = this.device.queue;
@@ -150,6 +178,7 @@ export class ChunkPool {
         e.uploaded = end;
         if (end === e.count) {
           e.cloud = null;
+          e.packed = null;
           done.push(file);
         }
         if (performance.now() - start >= budgetMs) return done;

@@ -42,6 +42,8 @@ export interface LodStats {
   residentBytes: number;
   /** How the chunks are kept (ChunkPool.precision). */
   precision: ScenePrecision;
+  /** Chunk files packed by their loader (in the page: its worker) under the pool's ranges, and on the page. */
+  packed: { byLoader: number; here: number };
   /** Splats that packing clamped (values past the chunks' compact ranges, or not finite) or dropped (ChunkPool.tally). */
   clamped: number;
   inFlight: number;
@@ -69,7 +71,7 @@ export class LodScene {
       onError: (f, e) => options.onError?.(meta.filenames[f]!, e),
     });
     this.leafCounts = meta.leaves.map((l) => ({ bound: l.bound, counts: l.lods.map((r) => r?.count ?? 0) }));
-    this.stats = { budget: this.budget, chosen: 0, drawn: 0, resident: 0, residentBytes: 0, precision: this.pool.precision, clamped: 0, inFlight: 0, failed: 0, waiting: 0 };
+    this.stats = { budget: this.budget, chosen: 0, drawn: 0, resident: 0, residentBytes: 0, precision: this.pool.precision, packed: { byLoader: 0, here: 0 }, clamped: 0, inFlight: 0, failed: 0, waiting: 0 };
   }
 
   /**
@@ -97,6 +99,7 @@ export class LodScene {
     s.resident = this.pool.residentSplats;
     s.residentBytes = this.pool.bytes;
     s.clamped = this.pool.tally.clamped + this.pool.tally.dropped;
+    s.packed = { ...this.pool.filesPacked };
     s.inFlight = this.streamer.loading;
     s.failed = this.streamer.failed.size;
     s.waiting = 0;

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { parseLodMeta, type LodMeta } from '../../scenes/lod-meta';
 import type { SplatCloud } from '../../scenes/splat-cloud';
 import { selectLods, type LodLeafCounts } from './select';
-import { LodStreamer, type ChunkStore } from './streamer';
+import type { CompactDecode } from '../pipeline/compact-pack';
+import { LodStreamer, type ChunkStore, type LoadedChunk } from './streamer';
 
 /** n leaves along x (leaf i at x = 10 i), two levels: file i holds leaf i's level 0, file n + i its level 1. */
 function lineOfLeaves(n: number, c0 = 100, c1 = 10): LodMeta {
@@ -27,9 +28,10 @@ class FakeStore implements ChunkStore {
   has(f: number) {
     return this.held.has(f);
   }
-  add(f: number, c: SplatCloud) {
-    this.held.set(f, c.count);
+  add(f: number, c: LoadedChunk) {
+    this.held.set(f, c.cloud.count);
   }
+  packWith: CompactDecode | null = null;
   remove(f: number) {
     this.held.delete(f);
   }
@@ -43,16 +45,18 @@ function manualLoader(meta: LodMeta) {
   const started: number[] = [];
   const aborted: number[] = [];
   const pending = new Map<number, { ok: () => void; fail: (e: unknown) => void }>();
-  const load = (f: number, signal: AbortSignal) =>
-    new Promise<SplatCloud>((resolve, reject) => {
+  const packs: (CompactDecode | null)[] = [];
+  const load = (f: number, signal: AbortSignal, packWith: CompactDecode | null) =>
+    new Promise<LoadedChunk>((resolve, reject) => {
       started.push(f);
+      packs.push(packWith);
       signal.addEventListener('abort', () => {
         aborted.push(f);
         reject(new Error('aborted'));
       });
-      pending.set(f, { ok: () => resolve(cloudOf(meta.files[f]!.splats)), fail: reject });
+      pending.set(f, { ok: () => resolve({ cloud: cloudOf(meta.files[f]!.splats), packed: null }), fail: reject });
     });
-  return { load, started, aborted, pending };
+  return { load, started, aborted, pending, packs };
 }
 
 const flush = () => new Promise((r) => setTimeout(r, 0));
@@ -138,5 +142,21 @@ describe('LodStreamer', () => {
     expect(errors).toEqual([2]);
     s.update(sel);
     expect(started.filter((f) => f === 2)).toHaveLength(1);
+  });
+
+  it("asks the loader to pack under the store's ranges once it has them (null before)", async () => {
+    const meta = lineOfLeaves(4);
+    const store = new FakeStore();
+    const { load, pending, packs } = manualLoader(meta);
+    const s = new LodStreamer(meta, store, load, { maxInFlight: 1 });
+    s.update(selectLods(counts(meta), view(31), 1000));
+    const ranges = { dcMin: [0, 0, 0], dcStep: [1, 1, 1], lsRange: [0, 1, 1], shRange: new Float32Array(48) } as CompactDecode;
+    store.packWith = ranges;
+    pending.get(7)!.ok();
+    await flush();
+    s.update(selectLods(counts(meta), view(31), 1000));
+    expect(packs.length).toBeGreaterThanOrEqual(2);
+    expect(packs[0]).toBeNull();
+    expect(packs[1]).toBe(ranges);
   });
 });

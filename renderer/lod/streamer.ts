@@ -9,12 +9,21 @@
  */
 import type { LodMeta } from '../../scenes/lod-meta';
 import type { SplatCloud } from '../../scenes/splat-cloud';
+import type { CompactDecode, PackedScene } from '../pipeline/compact-pack';
 import type { LodSelection } from './select';
+
+/** A loaded chunk file: its cloud, and its packed arrays where the loader packed it (then the cloud has no SH). */
+export interface LoadedChunk {
+  cloud: SplatCloud;
+  packed: PackedScene | null;
+}
 
 /** Where loaded files go (ChunkPool on the GPU; a fake in tests). */
 export interface ChunkStore {
   has(file: number): boolean;
-  add(file: number, cloud: SplatCloud): void;
+  add(file: number, chunk: LoadedChunk): void;
+  /** The ranges loaders should pack chunks under (compact-pack.ts), or null: not packed by the loader. */
+  readonly packWith: CompactDecode | null;
   remove(file: number): void;
   /** Bytes held now. */
   readonly bytes: number;
@@ -22,8 +31,12 @@ export interface ChunkStore {
   bytesFor(count: number): number;
 }
 
-/** Loads one chunk file; rejects (any error) when `signal` aborts. */
-export type ChunkLoader = (file: number, signal: AbortSignal) => Promise<SplatCloud>;
+/**
+ * Loads one chunk file, packed compact under `packWith` where given (in the page: in the
+ * loader's worker, so that the page never holds the chunk's float SH); rejects (any error)
+ * when `signal` aborts.
+ */
+export type ChunkLoader = (file: number, signal: AbortSignal, packWith: CompactDecode | null) => Promise<LoadedChunk>;
 
 export interface StreamerOptions {
   /** Loads at once (default 4). */
@@ -132,11 +145,18 @@ export class LodStreamer {
   private start(file: number): void {
     const ctl = new AbortController();
     this.inFlight.set(file, ctl);
-    this.load(file, ctl.signal).then(
-      (cloud) => {
+    this.load(file, ctl.signal, this.store.packWith).then(
+      (chunk) => {
         if (this.inFlight.get(file) !== ctl) return;
         this.inFlight.delete(file);
-        this.store.add(file, cloud);
+        try {
+          this.store.add(file, chunk);
+        } catch (e) {
+          // A chunk the store cannot take (e.g. packed for another layout) fails like a load.
+          this.failed.set(file, e);
+          this.options.onError?.(file, e);
+          return;
+        }
         this.options.onLoaded?.(file);
       },
       (e: unknown) => {

@@ -105,6 +105,12 @@ export class CompactRanges {
   }
 }
 
+/** Whether two sets of ranges are the same (e.g. a chunk packed by a worker under its pool's). */
+export function sameDecode(a: CompactDecode, b: CompactDecode): boolean {
+  const eq = (x: ArrayLike<number>, y: ArrayLike<number>) => x.length === y.length && Array.prototype.every.call(x, (v: number, i: number) => v === y[i]);
+  return eq(a.dcMin, b.dcMin) && eq(a.dcStep, b.dcStep) && eq(a.lsRange, b.lsRange) && eq(a.shRange, b.shRange);
+}
+
 /** The ranges of a whole cloud. */
 export function compactDecodeOf(cloud: SplatCloud): CompactDecode {
   const r = new CompactRanges();
@@ -157,6 +163,12 @@ export class PackTally {
   }
   report(): SanitizeReport {
     return { dropped: this.dropped, clamped: this.clamped, reasons: { ...this.reasons } };
+  }
+  /** Adds what another packing (e.g. a worker's, PackedScene.report) replaced or clamped. */
+  merge(r: SanitizeReport): void {
+    this.dropped += r.dropped;
+    this.clamped += r.clamped;
+    for (const [k, v] of Object.entries(r.reasons)) this.reasons[k] = (this.reasons[k] ?? 0) + v;
   }
 }
 
@@ -377,10 +389,9 @@ export interface PackedScene {
 }
 
 /** Packs all of `cloud` compact: one pass for the ranges, one to pack (what GpuScene.create does a slice at a time). */
-export function packScene(cloud: SplatCloud): PackedScene {
-  const ranges = new CompactRanges();
-  ranges.add(cloud, 0, cloud.count);
-  const decode = ranges.finish();
+export function packScene(cloud: SplatCloud, under?: CompactDecode): PackedScene {
+  // Under given ranges (a streamed LOD chunk: the pool's, compact-pack streamedDecode), else the cloud's own.
+  const decode = under ?? compactDecodeOf(cloud);
   const shStride = sceneLayout(cloud.shDegree, 'compact').shStride;
   const tally = new PackTally();
   const { centers, covs, sh } = packCompact(cloud, decode, shStride, 0, cloud.count, undefined, tally);

@@ -19,7 +19,7 @@ let server: { base: string; close: () => Promise<void> };
 let browser: Browser;
 let fx: LodFixture;
 
-interface Stats { budget: number; drawn: number; resident: number; inFlight: number; failed: number }
+interface Stats { budget: number; drawn: number; resident: number; inFlight: number; failed: number; precision: string; packed: { byLoader: number; here: number } }
 const stats = (page: Page) =>
   page.evaluate(() => {
     // The library's public figures (viewer.lod, viewer.scene) of the page's viewer.
@@ -94,6 +94,10 @@ describe.skipIf(!have)('streamed LOD in the page', () => {
     });
     const low = await sampleUntil((s) => s.budget === 1500 && s.onScreen <= 1500 && s.inFlight === 0, 120_000);
     expect(low.onScreen).toBeGreaterThan(0);
+    // Compact chunks; those loaded once the pool's ranges were fixed were packed in their loading worker.
+    expect(low.precision).toBe('compact');
+    expect(low.packed.byLoader).toBeGreaterThan(0);
+    console.log(`e2e LOD: chunk files packed in their worker ${low.packed.byLoader}, on the page ${low.packed.here}`);
 
     // No main-thread task over 50 ms of its own while the chunks streamed: a task's wall time
     // on this 2-core machine also holds the time its thread waited, runnable, for a CPU

@@ -64,7 +64,7 @@ async function renderLod(p: CameraPose, budget: number, opts: { draw?: string; b
     const r = new SplatRenderer(device, 'rgba8unorm', 'radix4', opts.draw ?? 'quads');
     r.setGpuScene(scene!);
     const img = await renderOffscreen(r, cam, SETTINGS);
-    const out = { rgba: img.rgba, drawn: scene!.count, shPages: scene!.paging.sh.pages, stats: { ...lod.stats }, residentBytes: lod.pool.bytes, precision: scene!.precision };
+    const out = { rgba: img.rgba, drawn: scene!.count, shPages: scene!.paging.sh.pages, stats: { ...lod.stats }, residentBytes: lod.pool.bytes, precision: scene!.precision, filesPacked: { ...lod.pool.filesPacked } };
     r.destroy();
     lod.destroy();
     return out;
@@ -106,7 +106,7 @@ describe.skipIf(!have)('streamed LOD (lod-meta.json from splat-transform)', () =
     }
   });
 
-  it('the chunks are kept compact by default (ranges fixed at the first chunk, widened): half the bytes of full, the picture >= 45 dB of full\'s', async () => {
+  it('the chunks are kept compact by default (ranges fixed at the first chunk, widened; later chunks packed by their loader): half the bytes of full, the picture >= 45 dB of full\'s', async () => {
     for (const p of [pose, closePose]) {
       const compact = await renderLod(p, fx.info.lodCounts[0]!);
       const fullLod = await renderLod(p, fx.info.lodCounts[0]!, { precision: 'full' });
@@ -117,6 +117,9 @@ describe.skipIf(!have)('streamed LOD (lod-meta.json from splat-transform)', () =
       console.log(`lod: compact chunks vs full ${db.toFixed(1)} dB; ${compact.stats.clamped} splats clamped to the first chunk's widened ranges; ${(compact.residentBytes / 2 ** 20).toFixed(1)} vs ${(fullLod.residentBytes / 2 ** 20).toFixed(1)} MiB`);
       expect(db).toBeGreaterThanOrEqual(45);
       expect(fullLod.stats.clamped).toBe(0);
+      // The chunks after the first were packed by their loader (in the page: its worker) under the pool's ranges.
+      expect(compact.filesPacked.byLoader).toBeGreaterThan(0);
+      expect(fullLod.filesPacked.byLoader).toBe(0);
     }
   });
 
