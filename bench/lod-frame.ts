@@ -124,7 +124,7 @@ export async function lodFrameBench(o: LodBenchOptions): Promise<void> {
   console.log(`resident splats (median / max): ${n(stat('resident').median)} / ${n(Math.max(...rows.map((r) => r.resident)))}; GPU bytes max: ${formatBytes(Math.max(...rows.map((r) => r.bytes)))} resident chunks + ${formatBytes(drawnBytes)} the drawn set (+ the sort's and draw's buffers)`);
   console.log(`chunks in flight (max): ${Math.max(...rows.map((r) => r.inFlight))}; loads cancelled ${lod.streamer.cancelled}; failed ${lod.streamer.failed.size}`);
   const tally = lod.pool.tally.report();
-  console.log(`packing (${o.precision}): ${n(tally.clamped)} splats clamped, ${n(tally.dropped)} dropped${Object.keys(tally.reasons).length ? ` ${JSON.stringify(tally.reasons)}` : ''}`);
+  console.log(`packing (${o.precision}; files packed by the loader ${lod.pool.filesPacked.byLoader}, in the upload slices ${lod.pool.filesPacked.here}): ${n(tally.clamped)} splats clamped, ${n(tally.dropped)} dropped${Object.keys(tally.reasons).length ? ` ${JSON.stringify(tally.reasons)}` : ''}`);
   if (o.json) {
     fs.writeFileSync(o.json, JSON.stringify({ scene: o.file, budget, adapter: gpu.description, width: o.width, height: o.height, strategy: o.strategy, draw: o.draw, maxDrawn, frames: rows }, null, 1));
     console.log(`wrote ${o.json}`);
