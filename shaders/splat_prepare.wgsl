@@ -54,7 +54,7 @@ override STRIP_VERTS: u32 = 3u;
 override CHUNKS: u32 = 7u;
 
 // SH_C0 .. SH_C3 (generated from scenes/sh.ts by renderer/pipeline/sh-wgsl.ts),
-// evalSH (sh_eval.wgsl, reading the SH through sh_at) and projectSplat / splatColour
+// evalSH (sh_eval.wgsl, reading the SH through shFetch / shWord) and projectSplat / splatColour
 // (project_splat.wgsl) are prepended.
 
 fn writeCulled(j: u32) {

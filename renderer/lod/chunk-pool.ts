@@ -19,7 +19,7 @@
  * page never holds their float SH, and packing leaves the frames' upload slices.
  */
 import { computeBounds, shCoeffCount, type Bounds, type ShDegree, type SplatCloud } from '../../scenes/splat-cloud';
-import { packCompact, PackTally, sameDecode, streamedDecode, type CompactDecode, type CompactScratch, type PackedScene } from '../pipeline/compact-pack';
+import { packCompact, packedSlice, PackTally, sameDecode, streamedDecode, type CompactDecode, type CompactScratch, type PackedScene } from '../pipeline/compact-pack';
 import type { LoadedChunk } from './streamer';
 import { GpuScene, type PackScratch } from '../pipeline/gpu-scene';
 import { DEFAULT_PRECISION, sceneLayout, type SceneLayout, type ScenePrecision } from '../pipeline/scene-precision';
@@ -161,8 +161,7 @@ export class ChunkPool {
         let packed: { centers: ArrayBufferView; covs: ArrayBufferView; sh: ArrayBufferView };
         if (e.packed) {
           // Packed by the loader: its slice as is.
-          const p = e.packed;
-          packed = { centers: p.centers.subarray(first * 4, end * 4), covs: p.covs.subarray(first * 2, end * 2), sh: p.sh.subarray(first * shStride, end * shStride) };
+          packed = packedSlice(e.packed, first, end);
         } else if (this.decode) {
           this.compactScratch ??= { centers: new Uint32Array(SLICE * 4), covs: new Uint32Array(SLICE * 2), sh: new Uint32Array(SLICE * shStride) };
           packed = packCompact(e.cloud!, this.decode, shStride, first, end, this.compactScratch, this.tally);

@@ -132,9 +132,7 @@ export function compactDecodeOf(cloud: SplatCloud): CompactDecode {
  * of a 255th of a real scene's f_dc span, the log-scales' to ~0.01 (1% of a scale).
  */
 export function streamedDecode(first: SplatCloud): CompactDecode {
-  const r = new CompactRanges();
-  r.add(first);
-  const d = r.finish();
+  const d = compactDecodeOf(first);
   const dcMin: [number, number, number] = [0, 0, 0];
   const dcStep: [number, number, number] = [0, 0, 0];
   for (let c = 0; c < 3; c++) {
@@ -149,7 +147,8 @@ export function streamedDecode(first: SplatCloud): CompactDecode {
   const lo = Math.max(lsLo - 4, hi - LOG_SCALE_SPAN);
   let most = 0;
   for (const v of d.shRange) most = Math.max(most, v);
-  const shRange = Float32Array.from(d.shRange, (v, k) => (k < shCoeffCount(first.shDegree) * 3 - 3 ? 1.5 * Math.max(v, 0.25 * most) : 0));
+  const rest = shCoeffCount(first.shDegree) * 3 - 3;
+  const shRange = Float32Array.from(d.shRange, (v, k) => (k < rest ? 1.5 * Math.max(v, 0.25 * most) : 0));
   return { dcMin, dcStep, lsRange: [lo, (hi - lo) / 2047, (hi - lo) / 1023], shRange };
 }
 
@@ -386,6 +385,11 @@ export interface PackedScene {
   covs: Uint32Array;
   sh: Uint32Array;
   report: SanitizeReport;
+}
+
+/** Splats `first` .. `end` - 1 of a packed scene: views of its arrays, as packCompact returns a slice. */
+export function packedSlice(p: PackedScene, first: number, end: number): CompactScratch {
+  return { centers: p.centers.subarray(first * 4, end * 4), covs: p.covs.subarray(first * 2, end * 2), sh: p.sh.subarray(first * p.shStride, end * p.shStride) };
 }
 
 /** Packs all of `cloud` compact: one pass for the ranges, one to pack (what GpuScene.create does a slice at a time). */

@@ -1,5 +1,5 @@
 import { shCoeffCount, type SanitizeReport, type SplatCloud } from '../../scenes/splat-cloud';
-import { CompactRanges, packCompact, PackTally, type CompactDecode, type CompactScratch, type PackedScene } from './compact-pack';
+import { CompactRanges, packCompact, packedSlice, PackTally, type CompactDecode, type CompactScratch, type PackedScene } from './compact-pack';
 import { packCovariance } from './covariance';
 import { bindingLimit, PagedBuffer, pagingFor } from './paging';
 import type { SceneBindings, ScenePaging } from './scene-wgsl';
@@ -180,9 +180,8 @@ export class GpuScene {
   /** Packs splats `first` .. `end` - 1 and writes them into the buffers. */
   private uploadRange(first: number, end: number, scratch?: PackScratch): void {
     const queue = this.device.queue;
-    const p = this.packed;
-    const { centers, covs, sh } = p
-      ? { centers: p.centers.subarray(first * 4, end * 4), covs: p.covs.subarray(first * 2, end * 2), sh: p.sh.subarray(first * p.shStride, end * p.shStride) }
+    const { centers, covs, sh } = this.packed
+      ? packedSlice(this.packed, first, end)
       : this.decode
       ? packCompact(this.cloud, this.decode, this.shStride, first, end, scratch && compactScratch(scratch), this.tally)
       : GpuScene.pack(this.cloud, this.shStride, first, end, scratch);
