@@ -1,4 +1,5 @@
 import type GUI from 'lil-gui';
+import type { Controller } from 'lil-gui';
 import type { Viewer } from '../api/index';
 
 /**
@@ -8,6 +9,7 @@ import type { Viewer } from '../api/index';
  */
 export class LodPanel {
   private folder: GUI | null = null;
+  private budgetControl: Controller | null = null;
   private readonly shown = { budget: 0, resident: '', drawn: '', inFlight: '' };
 
   constructor(
@@ -21,12 +23,19 @@ export class LodPanel {
     if (!lod) {
       this.folder?.destroy();
       this.folder = null;
+      this.budgetControl = null;
       return;
     }
-    this.shown.budget = lod.budget;
+    // The budget the scene runs under now (it opens under the coarsest level's count, then
+    // takes the viewer's): shown again when it changes (not listen(): that would fight typing).
+    if (this.shown.budget !== lod.budget) {
+      this.shown.budget = lod.budget;
+      this.budgetControl?.updateDisplay();
+    }
     if (this.folder) return;
     const f = this.gui.addFolder('Streamed LOD');
-    f.add(this.shown, 'budget', 10_000, 20_000_000, 10_000)
+    this.budgetControl = f
+      .add(this.shown, 'budget', 10_000, 20_000_000, 10_000)
       .name('splat budget')
       .onFinishChange((v: number) => this.viewer.setLodBudget(Math.max(1, Math.round(v))));
     f.add(this.shown, 'resident').name('splats resident').disable().listen();
@@ -41,7 +50,7 @@ export class LodPanel {
     if (!s || !this.folder) return;
     const n = (x: number) => x.toLocaleString('en-US');
     const clamped = s.clamped ? `; ${n(s.clamped)} clamped` : '';
-    this.shown.resident = `${n(s.resident)} (${(s.residentBytes / 2 ** 20).toFixed(0)} MiB, ${s.precision}${clamped})`;
+    this.shown.resident = `${n(s.resident)} (${(s.residentBytes / 2 ** 20).toFixed(1)} MiB, ${s.precision}${clamped})`;
     this.shown.drawn = `${n(s.drawn)} of ${n(s.budget)}${s.waiting ? ` (${s.waiting} leaves loading)` : ''}`;
     this.shown.inFlight = `${s.inFlight}${s.failed ? `, ${s.failed} failed` : ''}`;
   }
