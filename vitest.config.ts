@@ -1,11 +1,16 @@
 import os from 'node:os';
 import { defineConfig } from 'vitest/config';
 
-// Four projects, all run by `npm test`:
+// Five projects, all run by `npm test`:
 //  unit        pure CPU tests beside their modules and under test/unit
-//  gpu         real WGSL in Node on the default Vulkan adapter (lavapipe in CI)
+//  gpu         real WGSL in Node on the default Vulkan adapter (lavapipe in CI, 4 lanes)
+//  gpu-sort    the GPU sorters' tests on the same adapter at its default width (8 lanes)
 //  swiftshader a few GPU cases again on SwiftShader (subgroup size 4, 256 invocations)
 //  e2e         headless Chromium (Debian's chromium, SwiftShader WebGPU) against the built page
+
+/** The GPU sorters' own tests (test/gpu), run where lavapipe's subgroups are 8 lanes wide. */
+const SORT_KERNEL_TESTS = ['test/gpu/sort-radix4.test.ts', 'test/gpu/sort-onesweep.test.ts', 'test/gpu/sort-radix16.test.ts', 'test/gpu/sort-bitonic.test.ts'];
+
 export default defineConfig({
   test: {
     // Two test files at a time at least: vitest's default (the CPUs less one) runs one
@@ -28,6 +33,25 @@ export default defineConfig({
         test: {
           name: 'gpu',
           include: ['test/gpu/**/*.test.ts'],
+          exclude: SORT_KERNEL_TESTS,
+          environment: 'node',
+          pool: 'forks',
+          // lavapipe at 128-bit vectors (4 lanes, its subgroups of 4) compiles a pipeline
+          // in about half the time of its default 256 bits on an AVX2 machine, and these
+          // files mostly compile: gpu-budget.test.ts 34 -> 18 s cold, unit + GPU +
+          // SwiftShader 188 -> 166 s on a 2-core machine (2026-11-28). Set here, before
+          // the worker's Dawn loads the driver; only the test run sees it.
+          env: { LP_NATIVE_VECTOR_WIDTH: '128' },
+          testTimeout: 180_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        test: {
+          // The sorters' kernels on lavapipe's default width: subgroups of 8, a size
+          // neither SwiftShader (4) nor a GPU (32 or 64) gives them.
+          name: 'gpu-sort',
+          include: SORT_KERNEL_TESTS,
           environment: 'node',
           pool: 'forks',
           testTimeout: 180_000,
