@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { createServer } from 'vite';
+import { build, createServer, preview } from 'vite';
 import { generateSynthetic } from '../scenes/generate';
 import { withShDegree } from '../scenes/load-options';
 import type { ShDegree } from '../scenes/splat-cloud';
@@ -23,8 +23,30 @@ export const CHROMIUM_FLAGS = [
   '--no-first-run', '--disable-quic', '--disable-dev-shm-usage',
 ];
 
-/** Serves the app of the repository at `root` on a free local port; `base` ends with '/'. */
-export async function startAppServer(root: string): Promise<{ base: string; close: () => Promise<void> }> {
+/**
+ * Serves the app of the repository at `root` on a free local port; `base` ends with '/'.
+ * `built`: the production build (`vite build` into a temporary folder, then `vite
+ * preview`), as a user's deployed page: a page opens in ~0.3 s instead of the dev
+ * server's ~1 s of module requests (SwiftShader, 2 cores: ~0.7 s saved at every page
+ * opened). Without it, the dev server, which also serves the sources themselves
+ * (e.g. `/renderer/api/index.ts`, examples/).
+ */
+export async function startAppServer(root: string, opts: { built?: boolean } = {}): Promise<{ base: string; close: () => Promise<void> }> {
+  if (opts.built) {
+    const outDir = fs.mkdtempSync(path.join(os.tmpdir(), 'splatview-build-'));
+    await build({ root, logLevel: 'error', build: { outDir, emptyOutDir: true } });
+    const server = await preview({ root, logLevel: 'error', build: { outDir }, preview: { port: 0, host: '127.0.0.1' } });
+    const addr = server.httpServer.address();
+    const close = async () => {
+      await server.close();
+      fs.rmSync(outDir, { recursive: true, force: true });
+    };
+    if (!addr || typeof addr === 'string') {
+      await close();
+      throw new Error('vite preview server has no address');
+    }
+    return { base: `http://127.0.0.1:${addr.port}/`, close };
+  }
   const server = await createServer({ root, logLevel: 'error', server: { port: 0, host: '127.0.0.1' } });
   await server.listen();
   const addr = server.httpServer?.address();

@@ -30,7 +30,7 @@ const stats = (page: Page) =>
 describe.skipIf(!have)('streamed LOD in the page', () => {
   beforeAll(async () => {
     fx = makeLodFixture(sharedScene('inria_sh3_tile_6831.ply'));
-    server = await startAppServer(path.resolve(__dirname, '../..'));
+    server = await startAppServer(path.resolve(__dirname, '../..'), { built: true });
     browser = await launchChromium();
   }, 240_000);
   afterAll(async () => {

@@ -34,7 +34,7 @@ let browser: Browser;
 let base: string;
 
 beforeAll(async () => {
-  server = await startAppServer(path.resolve(__dirname, '../..'));
+  server = await startAppServer(path.resolve(__dirname, '../..'), { built: true });
   base = server.base;
   browser = await launchChromium();
   fs.mkdirSync(OUT, { recursive: true });
