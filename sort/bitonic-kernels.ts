@@ -8,7 +8,7 @@ import commonWgsl from '../shaders/sort/bitonic_common.wgsl?raw';
 import prepareWgsl from '../shaders/sort/bitonic_prepare.wgsl?raw';
 import localWgsl from '../shaders/sort/bitonic_local.wgsl?raw';
 import mergeGlobalWgsl from '../shaders/sort/bitonic_merge_global.wgsl?raw';
-import { DeviceCache, layoutEntry, pipelineMaker, sortModule, wgslStruct, type WgslStruct } from './kernel-kit.ts';
+import { DeviceCache, isSwiftShader, layoutEntry, pipelineMaker, sortModule, wgslStruct, type WgslStruct } from './kernel-kit.ts';
 
 /** The one place the bitonic kernel sizes are set (LOCAL_SIZE comes from the sorter). */
 export const BITONIC_CONSTANTS = {
@@ -19,9 +19,17 @@ export const BITONIC_CONSTANTS = {
 /** The largest chunk sorted in workgroup memory: 4096 pairs = 32 KiB. */
 export const BITONIC_MAX_LOCAL_SIZE = 4096;
 
+/**
+ * The local size on SwiftShader, whose compile grows with workgroup memory (kernel-kit.ts
+ * isSwiftShader): local kernel 3.7 s at 4096 pairs, 1.6 s at 2048, 0.7 s at 1024; a
+ * sort of 10,000 keys 91 / 91 / 155 ms, of 100,000 1.06 / 1.33 / 1.57 s (2-core
+ * machine, 2026-11-28).
+ */
+export const BITONIC_SWIFTSHADER_LOCAL_SIZE = 2048;
+
 /** The local size a device affords: the largest power of two whose pairs fit its workgroup memory. */
 export function bitonicLocalSize(device: GPUDevice): number {
-  let size = BITONIC_MAX_LOCAL_SIZE;
+  let size = isSwiftShader(device) ? BITONIC_SWIFTSHADER_LOCAL_SIZE : BITONIC_MAX_LOCAL_SIZE;
   while (size > 2 * BITONIC_CONSTANTS.WG_SIZE && size * 8 > device.limits.maxComputeWorkgroupStorageSize) size /= 2;
   return size;
 }

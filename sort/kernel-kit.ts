@@ -95,6 +95,22 @@ export async function compileAhead(device: GPUDevice, build: () => void): Promis
   await Promise.all(started);
 }
 
+/**
+ * Whether `device` is SwiftShader, whose compile of a kernel grows with the workgroup
+ * memory the kernel declares: it zero-fills workgroup memory (WebGPU wants it zeroed;
+ * Dawn asks the driver through VK_KHR_zero_initialize_workgroup_memory where it has it)
+ * with code of its own for every 32-bit word, ~0.45 ms of compile a word on a 2-core
+ * machine. bitonic's local kernel of 8,192 words compiled in 3.7 s, and in 18 ms with
+ * that extension off in Dawn (its own zero-fill loop instead), which a page cannot ask
+ * for. A compile stalls the page there (createComputePipelineAsync too), so sorters
+ * declare less workgroup memory on SwiftShader (docs/PERFORMANCE.md, "SwiftShader's
+ * compiles").
+ */
+export function isSwiftShader(device: GPUDevice): boolean {
+  const info = (device as { adapterInfo?: GPUAdapterInfo }).adapterInfo;
+  return info?.architecture === 'swiftshader' || /swiftshader/i.test(info?.description ?? '');
+}
+
 /** Makes a sorter's compute pipelines: entry point `main`, labelled `${label}.${name}Pipeline(${variant})`. */
 export function pipelineMaker(device: GPUDevice, label: string, variant: string, constants: Readonly<Record<string, number>>) {
   const shared = { ...constants, MAX_WORKGROUPS_PER_DIM: device.limits.maxComputeWorkgroupsPerDimension };
