@@ -699,3 +699,14 @@ export function generateSynthetic(n: number, seed = 1): SplatCloud {
   cloud.source = { name: `synthetic:${n}`, format: 'generated' };
   return cloud;
 }
+
+/**
+ * A generated scene by its spec: 'default' (60,000 splats), 'default:N',
+ * 'synthetic:N'; named by the spec ('default:3000' is not 'default').
+ */
+export function generatedScene(spec: string): SplatCloud {
+  const [kind, n] = spec.split(':');
+  const cloud = kind === 'synthetic' ? generateSynthetic(Number(n)) : generateDefaultScene(n ? Number(n) : undefined);
+  cloud.source = { ...cloud.source, name: spec };
+  return cloud;
+}

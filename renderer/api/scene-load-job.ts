@@ -1,6 +1,6 @@
 /**
- * What the scene loader's worker does, as a comlink-exposable object: opens
- * the source (a Blob's stream, or a fetch of a URL), parses the bytes as they
+ * What the scene loader's worker does, as a comlink-exposable object: makes a
+ * generated scene, or opens the source (a Blob's stream, or a fetch of a URL) and parses the bytes as they
  * arrive (scenes/stream.ts loadSceneStream: the binary PLY fast path decodes
  * each chunk straight into the final arrays), posts progress, and returns the
  * cloud marked for transfer; with `source.pack`, packed compact here (the page
@@ -12,6 +12,8 @@
 import * as Comlink from 'comlink';
 import { ReadFailedError } from '../../scenes/errors';
 import type { SceneFileGetter } from '../../scenes/load';
+import { generatedScene } from '../../scenes/generate';
+import { withShDegree } from '../../scenes/load-options';
 import { loadSceneStream } from '../../scenes/stream';
 import { companionPath, sceneFileUrl } from './scene-files';
 import type { SplatCloud } from '../../scenes/splat-cloud';
@@ -19,7 +21,7 @@ import { announcedSize, cloudTransferables, ProgressGate, type LoadedScene, type
 import { packScene } from '../pipeline/compact-pack';
 
 /** The bytes of a source, and their number when known. */
-async function open(source: LoadSource): Promise<{ stream: ReadableStream<Uint8Array>; total?: number }> {
+async function open(source: LoadSource & { kind: 'blob' | 'url' }): Promise<{ stream: ReadableStream<Uint8Array>; total?: number }> {
   if (source.kind === 'blob') return { stream: source.blob.stream(), total: source.blob.size };
   let res: Response;
   try {
@@ -40,7 +42,7 @@ async function open(source: LoadSource): Promise<{ stream: ReadableStream<Uint8A
  * among the Blobs opened with it. A failure is a plain Error whose message
  * says what is missing; the reader wraps it in a line naming the file.
  */
-export function fileGetter(source: LoadSource): SceneFileGetter {
+export function fileGetter(source: LoadSource & { kind: 'blob' | 'url' }): SceneFileGetter {
   if (source.kind === 'url') {
     return async (name) => {
       const url = sceneFileUrl(source.url, name);
@@ -67,6 +69,20 @@ export function fileGetter(source: LoadSource): SceneFileGetter {
   };
 }
 
+/** A file's or a URL's scene, parsed as its bytes arrive. */
+async function read(source: LoadSource & { kind: 'blob' | 'url' }, progress: ProgressPort): Promise<SplatCloud> {
+  const { stream, total } = await open(source);
+  const gate = new ProgressGate();
+  return loadSceneStream(source.name, stream, {
+    ...(total === undefined ? {} : { totalBytes: total }),
+    ...(source.options?.maxShDegree === undefined ? {} : { maxShDegree: source.options.maxShDegree }),
+    getFile: fileGetter(source),
+    onProgress: (p) => {
+      if (gate.due(performance.now(), p)) progress.postMessage(p);
+    },
+  });
+}
+
 /** Where progress reports go: the page's end of a MessageChannel. */
 export interface ProgressPort {
   postMessage(p: LoadProgress): void;
@@ -81,16 +97,7 @@ export function sceneLoadApi() {
      * and one-line message to the page.
      */
     async load(source: LoadSource, progress: ProgressPort): Promise<LoadedScene> {
-      const { stream, total } = await open(source);
-      const gate = new ProgressGate();
-      const cloud = await loadSceneStream(source.name, stream, {
-        ...(total === undefined ? {} : { totalBytes: total }),
-        ...(source.options?.maxShDegree === undefined ? {} : { maxShDegree: source.options.maxShDegree }),
-        getFile: fileGetter(source),
-        onProgress: (p) => {
-          if (gate.due(performance.now(), p)) progress.postMessage(p);
-        },
-      });
+      const cloud = source.kind === 'generated' ? withShDegree(generatedScene(source.spec), source.options) : await read(source, progress);
       if (!source.pack && !source.packWith) return Comlink.transfer({ cloud, packed: null }, cloudTransferables(cloud));
       // Packed here, the float SH stays in this worker (gone with it): the page gets 72 B a SH3 splat of it.
       const packed = packScene(cloud, source.packWith);

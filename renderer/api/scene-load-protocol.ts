@@ -22,6 +22,8 @@ export type { LoadProgress } from '../../scenes/stream';
 export type LoadSource = (
   | { kind: 'blob'; name: string; blob: Blob; companions?: { mainPath: string; files: Record<string, Blob> } }
   | { kind: 'url'; name: string; url: string }
+  /** A generated scene (scenes/generate.ts generatedScene: 'default:3000'), made in the worker as a file is read there. */
+  | { kind: 'generated'; name: string; spec: string }
 ) & {
   options?: LoadOptions;
   /**

@@ -5,8 +5,6 @@
  * first view made, and only then does the switch swap references. A failed,
  * cancelled or superseded load leaves the scene on screen and rejects.
  */
-import { generateDefaultScene, generateSynthetic } from '../../scenes/generate';
-import { withShDegree } from '../../scenes/load-options';
 import type { SplatCloud } from '../../scenes/splat-cloud';
 import type { PackedScene } from '../pipeline/compact-pack';
 import { GpuBudgetError } from '../pipeline/gpu-budget';
@@ -34,15 +32,6 @@ export interface LoadRecord {
   shownAt: number | null;
   switchMs: number | null;
   outcome: 'loading' | 'shown' | 'failed' | 'cancelled' | 'superseded';
-}
-
-/** A generated scene: 'default' (60,000 splats), 'default:N', 'synthetic:N'. */
-export function generatedScene(spec: string): SplatCloud {
-  const [kind, n] = spec.split(':');
-  const cloud = kind === 'synthetic' ? generateSynthetic(Number(n)) : generateDefaultScene(n ? Number(n) : undefined);
-  // The list's name: 'default:3000' is not 'default' (60,000 splats).
-  cloud.source = { ...cloud.source, name: spec };
-  return cloud;
 }
 
 /** The line of a load the device loss ended. */
@@ -87,10 +76,14 @@ export async function openSource(v: Viewer, input: SceneInput, options: { signal
     if (source.kind === 'generated') {
       setLoading(`Generating ${source.spec}…`);
       v.say(`Generating ${source.spec}…`, 'info', 'load', true);
-      // Let the message paint before the (synchronous) generation.
-      await new Promise((r) => setTimeout(r, 20));
       endIfLost(source.spec);
-      cloud = withShDegree(generatedScene(source.spec), v.loadOptions());
+      // Made in the loader's worker, packed there when compact: the page never holds its float SH.
+      const made = await v.loader.load(
+        { kind: 'generated', name: source.spec, spec: source.spec, options: v.loadOptions(), pack: v.renderer.precision === 'compact' },
+        () => undefined,
+      );
+      cloud = made.cloud;
+      packed = made.packed;
     } else {
       const load = source.load;
       v.unsay('load');

@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as Comlink from 'comlink';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateSynthetic } from '../../scenes/generate';
+import { generatedScene, generateSynthetic } from '../../scenes/generate';
 import { loadSceneSync } from '../../scenes/load';
 import type { SplatCloud } from '../../scenes/splat-cloud';
 import { writeSplatPly } from '../../scenes/write-ply';
@@ -155,6 +155,29 @@ describe('scene-load job over a MessageChannel', () => {
       const plain = await loadThrough(api, { kind: 'blob', name: 'gen.ply', blob: new Blob([ply]) });
       expect(plain.packed).toBeNull();
       expect(plain.cloud.sh).toEqual(expected.sh);
+    } finally {
+      close();
+    }
+  });
+
+  it('a generated scene is made in the worker: packed there with `pack` (the page never holds its float SH), whole without; SH degree capped as asked', async () => {
+    const { api, close } = connect();
+    try {
+      const expected = generatedScene('default:2000');
+      expect(expected.source.name).toBe('default:2000');
+      const { cloud, packed } = await loadThrough(api, { kind: 'generated', name: 'default:2000', spec: 'default:2000', pack: true });
+      const want = packScene(expected);
+      expect(packed!.centers).toEqual(want.centers);
+      expect(packed!.covs).toEqual(want.covs);
+      expect(packed!.sh).toEqual(want.sh);
+      expect(packed!.decode).toEqual(want.decode);
+      expect(cloud.sh.length).toBe(0);
+      expect([cloud.count, cloud.shDegree, cloud.source.name]).toEqual([2000, expected.shDegree, 'default:2000']);
+      expect(cloud.positions).toEqual(expected.positions);
+      const plain = await loadThrough(api, { kind: 'generated', name: 'synthetic:500', spec: 'synthetic:500', options: { maxShDegree: 1 } });
+      expect(plain.packed).toBeNull();
+      expect([plain.cloud.count, plain.cloud.shDegree]).toEqual([500, 1]);
+      expect(plain.cloud.sh.length).toBe(500 * 4 * 3); // degree 1: 4 coefficients a channel
     } finally {
       close();
     }
