@@ -34,9 +34,11 @@ export type LoadSource = (
   pack?: boolean;
   /**
    * Pack as `pack` does, under these ranges rather than the scene's own: a streamed LOD
-   * chunk, packed under the ranges its pool fixed at its first chunk (ChunkPool).
+   * chunk, packed under the ranges its pool fixed at its first chunk (ChunkPool). 'own':
+   * under the file's own ranges widened for a stream (compact-pack.ts streamedDecode):
+   * the first chunk, whose ranges the pool then takes.
    */
-  packWith?: CompactDecode;
+  packWith?: CompactDecode | 'own';
 };
 
 /** What a load hands the page: the cloud (without its SH when packed) and the packed scene, if asked for. */

@@ -14,9 +14,10 @@
  * splat at SH3 rather than 144). Compact needs one set of ranges for everything drawn
  * together: they are fixed at the first file and widened (compact-pack.ts
  * streamedDecode); what later files hold past them is clamped and counted (`tally`).
- * Loads started once they are fixed pack their file under them (`packWith`: in the
- * page, in the loader's worker), and the pool uploads those arrays as they are: the
- * page never holds their float SH, and packing leaves the frames' upload slices.
+ * The first file is packed by its loader under its own widened ranges (`packWith`
+ * 'own'), which the pool takes; loads started after it pack their file under them (in
+ * the page, in the loader's worker), and the pool uploads those arrays as they are: the
+ * page never holds a chunk's float SH, and packing leaves the frames' upload slices.
  */
 import { computeBounds, shCoeffCount, type Bounds, type ShDegree, type SplatCloud } from '../../scenes/splat-cloud';
 import { packCompact, packedSlice, PackTally, sameDecode, streamedDecode, type CompactDecode, type CompactScratch, type PackedScene } from '../pipeline/compact-pack';
@@ -69,7 +70,8 @@ export class ChunkPool {
   ) {}
 
   /** The ranges loaders pack chunks under (compact, once the first file set them), else null (ChunkStore). */
-  get packWith(): CompactDecode | null {
+  get packWith(): CompactDecode | 'own' | null {
+    if (this.precision === 'compact' && this.decode === null && this.degree === null) return 'own';
     return this.decode;
   }
 
@@ -116,20 +118,23 @@ export class ChunkPool {
   add(file: number, chunk: LoadedChunk): void {
     if (this.entries.has(file)) return;
     const { cloud, packed } = chunk;
-    if (packed && !(this.decode && this.layout && packed.shStride === this.layout.shStride && sameDecode(packed.decode, this.decode))) {
+    // The first file, packed by its loader under its own widened ranges: they become the pool's.
+    const first = this.degree === null;
+    const own = first && packed !== null && this.precision === 'compact' && packed.shStride === sceneLayout(cloud.shDegree, 'compact').shStride;
+    if (packed && !own && !(this.decode && this.layout && packed.shStride === this.layout.shStride && sameDecode(packed.decode, this.decode))) {
       throw new RangeError(`ChunkPool: file ${file} was packed for another layout or ranges (${packed.shStride} SH words a splat) than the pool's`);
     }
-    if (this.degree === null) {
+    if (first) {
       this.degree = cloud.shDegree;
       this.layout = sceneLayout(cloud.shDegree, this.precision);
-      if (this.precision === 'compact') this.decode = streamedDecode(cloud);
+      if (this.precision === 'compact') this.decode = own ? packed!.decode : streamedDecode(cloud);
     }
     const layout = this.layout!;
     const n = cloud.count;
     const usage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
     const make = (what: string, size: number) => this.device.createBuffer({ label: `ChunkPool.${file}.${what}`, size: Math.max(16, size), usage });
     const entry: Entry = {
-      cloud: packed ? null : fitDegree(cloud, this.degree),
+      cloud: packed ? null : fitDegree(cloud, this.degree!),
       packed,
       positions: cloud.positions,
       opacities: cloud.opacities,

@@ -31,7 +31,7 @@ class FakeStore implements ChunkStore {
   add(f: number, c: LoadedChunk) {
     this.held.set(f, c.cloud.count);
   }
-  packWith: CompactDecode | null = null;
+  packWith: CompactDecode | 'own' | null = null;
   remove(f: number) {
     this.held.delete(f);
   }
@@ -45,8 +45,8 @@ function manualLoader(meta: LodMeta) {
   const started: number[] = [];
   const aborted: number[] = [];
   const pending = new Map<number, { ok: () => void; fail: (e: unknown) => void }>();
-  const packs: (CompactDecode | null)[] = [];
-  const load = (f: number, signal: AbortSignal, packWith: CompactDecode | null) =>
+  const packs: (CompactDecode | 'own' | null)[] = [];
+  const load = (f: number, signal: AbortSignal, packWith: CompactDecode | 'own' | null) =>
     new Promise<LoadedChunk>((resolve, reject) => {
       started.push(f);
       packs.push(packWith);
@@ -158,5 +158,41 @@ describe('LodStreamer', () => {
     expect(packs.length).toBeGreaterThanOrEqual(2);
     expect(packs[0]).toBeNull();
     expect(packs[1]).toBe(ranges);
+  });
+
+  it("'own': the first file loads alone, packed under its own ranges; once they are the store's, the rest load at once, packed under them", async () => {
+    const meta = lineOfLeaves(4);
+    const store = new FakeStore();
+    store.packWith = 'own';
+    const { load, started, pending, packs } = manualLoader(meta);
+    const s = new LodStreamer(meta, store, load, { maxInFlight: 4 });
+    const sel = selectLods(counts(meta), view(31), 1000);
+    s.update(sel);
+    s.update(sel);
+    expect(started).toEqual([7]);
+    expect(packs).toEqual(['own']);
+    // The first file lands and fixes the store's ranges.
+    const ranges = { dcMin: [0, 0, 0], dcStep: [1, 1, 1], lsRange: [0, 1, 1], shRange: new Float32Array(48) } as CompactDecode;
+    store.packWith = ranges;
+    pending.get(7)!.ok();
+    await flush();
+    s.update(sel);
+    expect(started).toEqual([7, 6, 5, 4, 3]);
+    expect(packs.slice(1)).toEqual([ranges, ranges, ranges, ranges]);
+  });
+
+  it("'own': a first load that fails lets the next file try", async () => {
+    const meta = lineOfLeaves(2);
+    const store = new FakeStore();
+    store.packWith = 'own';
+    const { load, started, pending } = manualLoader(meta);
+    const s = new LodStreamer(meta, store, load, { maxInFlight: 4 });
+    const sel = selectLods(counts(meta), view(11), 1000);
+    s.update(sel);
+    expect(started).toEqual([3]);
+    pending.get(3)!.fail(new Error('bad file'));
+    await flush();
+    s.update(sel);
+    expect(started).toEqual([3, 2]);
   });
 });

@@ -22,8 +22,13 @@ export interface LoadedChunk {
 export interface ChunkStore {
   has(file: number): boolean;
   add(file: number, chunk: LoadedChunk): void;
-  /** The ranges loaders should pack chunks under (compact-pack.ts), or null: not packed by the loader. */
-  readonly packWith: CompactDecode | null;
+  /**
+   * The ranges loaders should pack chunks under (compact-pack.ts), or null: not packed
+   * by the loader; 'own': no ranges yet, the next file is packed under its own (widened,
+   * compact-pack.ts streamedDecode) and fixes them. While it loads, no other load starts
+   * (a file packed under other ranges could not be taken).
+   */
+  readonly packWith: CompactDecode | 'own' | null;
   remove(file: number): void;
   /** Bytes held now. */
   readonly bytes: number;
@@ -32,11 +37,11 @@ export interface ChunkStore {
 }
 
 /**
- * Loads one chunk file, packed compact under `packWith` where given (in the page: in the
- * loader's worker, so that the page never holds the chunk's float SH); rejects (any error)
- * when `signal` aborts.
+ * Loads one chunk file, packed compact under `packWith` where given ('own': under its own
+ * widened ranges; in the page: in the loader's worker, so that the page never holds the
+ * chunk's float SH); rejects (any error) when `signal` aborts.
  */
-export type ChunkLoader = (file: number, signal: AbortSignal, packWith: CompactDecode | null) => Promise<LoadedChunk>;
+export type ChunkLoader = (file: number, signal: AbortSignal, packWith: CompactDecode | 'own' | null) => Promise<LoadedChunk>;
 
 export interface StreamerOptions {
   /** Loads at once (default 4). */
@@ -117,6 +122,8 @@ export class LodStreamer {
     for (const f of this.inFlight.keys()) pending += this.store.bytesFor(this.meta.files[f]!.splats);
     for (const [f] of queue) {
       if (this.inFlight.size >= this.maxInFlight) break;
+      // The first file fixes the store's ranges: the others wait for it (then packed by their loaders too).
+      if (this.store.packWith === 'own' && this.inFlight.size > 0) break;
       const need = this.store.bytesFor(this.meta.files[f]!.splats);
       if (this.store.bytes + pending + need > this.memoryBytes) this.evict(want, this.store.bytes + pending + need - this.memoryBytes);
       if (this.store.bytes + pending + need > this.memoryBytes) {

@@ -94,9 +94,11 @@ describe.skipIf(!have)('streamed LOD in the page', () => {
     });
     const low = await sampleUntil((s) => s.budget === 1500 && s.onScreen <= 1500 && s.inFlight === 0, 120_000);
     expect(low.onScreen).toBeGreaterThan(0);
-    // Compact chunks; those loaded once the pool's ranges were fixed were packed in their loading worker.
+    // Compact chunks, every one packed in its loading worker (the first under its own widened
+    // ranges, which the pool took; the rest under those): none on the page.
     expect(low.precision).toBe('compact');
     expect(low.packed.byLoader).toBeGreaterThan(0);
+    expect(low.packed.here).toBe(0);
     console.log(`e2e LOD: chunk files packed in their worker ${low.packed.byLoader}, on the page ${low.packed.here}`);
 
     // No main-thread task over 50 ms of its own while the chunks streamed: a task's wall time
