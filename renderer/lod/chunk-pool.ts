@@ -69,7 +69,7 @@ export class ChunkPool {
     readonly precision: ScenePrecision = DEFAULT_PRECISION,
   ) {}
 
-  /** The ranges loaders pack chunks under (compact, once the first file set them), else null (ChunkStore). */
+  /** The ranges loaders pack chunks under (compact, once the first file set them); 'own' before it (compact); null for full (ChunkStore). */
   get packWith(): CompactDecode | 'own' | null {
     if (this.precision === 'compact' && this.decode === null && this.degree === null) return 'own';
     return this.decode;
