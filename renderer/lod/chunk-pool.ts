@@ -20,9 +20,9 @@
  * page never holds a chunk's float SH, and packing leaves the frames' upload slices.
  */
 import { computeBounds, shCoeffCount, type Bounds, type ShDegree, type SplatCloud } from '../../scenes/splat-cloud';
-import { packCompact, packedSlice, PackTally, sameDecode, streamedDecode, type CompactDecode, type CompactScratch, type PackedScene } from '../pipeline/compact-pack';
+import { PackTally, sameDecode, streamedDecode, type CompactDecode, type PackedScene } from '../pipeline/compact-pack';
 import type { LoadedChunk } from './streamer';
-import { GpuScene, type PackScratch } from '../pipeline/gpu-scene';
+import { GpuScene, packSlice, type PackScratch } from '../pipeline/gpu-scene';
 import { DEFAULT_PRECISION, sceneLayout, type SceneLayout, type ScenePrecision } from '../pipeline/scene-precision';
 
 /** A range of one resident file's splats to draw. */
@@ -56,7 +56,6 @@ export class ChunkPool {
   /** Compact: the ranges every file is packed under (the first file's, widened). */
   private decode: CompactDecode | null = null;
   private scratch: PackScratch | null = null;
-  private compactScratch: CompactScratch | null = null;
   /** GPU bytes held by resident and uploading files. */
   bytes = 0;
   /** What packing clamped or replaced so far (compact: values past the ranges fixed at the first file). */
@@ -163,18 +162,9 @@ export class ChunkPool {
       while (e.cloud !== null || e.packed !== null) {
         const { centerBytes, covBytes, shStride } = this.layout!;
         const first = e.uploaded, end = Math.min(e.count, first + SLICE);
-        let packed: { centers: ArrayBufferView; covs: ArrayBufferView; sh: ArrayBufferView };
-        if (e.packed) {
-          // Packed by the loader: its slice as is.
-          packed = packedSlice(e.packed, first, end);
-        } else if (this.decode) {
-          this.compactScratch ??= { centers: new Uint32Array(SLICE * 4), covs: new Uint32Array(SLICE * 2), sh: new Uint32Array(SLICE * shStride) };
-          packed = packCompact(e.cloud!, this.decode, shStride, first, end, this.compactScratch, this.tally);
-        } else {
-          this.scratch ??= { centers: new Float32Array(SLICE * 4), covs: new Float32Array(SLICE * 8), sh: new Uint32Array(SLICE * shStride) };
-          packed = GpuScene.pack(e.cloud!, shStride, first, end, this.scratch);
-        }
-        const { centers, covs, sh } = packed;
+        // Packed by the loader: its slice as is; else packed here (compact under the pool's ranges, or full).
+        if (!e.packed) this.scratch ??= { centers: new Float32Array(SLICE * 4), covs: new Float32Array(SLICE * 8), sh: new Uint32Array(SLICE * shStride) };
+        const { centers, covs, sh } = packSlice({ cloud: e.cloud, packed: e.packed, decode: this.decode, shStride, tally: this.tally }, first, end, this.scratch ?? undefined);
         const q = this.device.queue;
         q.writeBuffer(e.centers, first * centerBytes, centers.buffer, centers.byteOffset, centers.byteLength);
         q.writeBuffer(e.covs, first * covBytes, covs.buffer, covs.byteOffset, covs.byteLength);

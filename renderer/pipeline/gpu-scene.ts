@@ -180,11 +180,7 @@ export class GpuScene {
   /** Packs splats `first` .. `end` - 1 and writes them into the buffers. */
   private uploadRange(first: number, end: number, scratch?: PackScratch): void {
     const queue = this.device.queue;
-    const { centers, covs, sh } = this.packed
-      ? packedSlice(this.packed, first, end)
-      : this.decode
-      ? packCompact(this.cloud, this.decode, this.shStride, first, end, scratch && compactScratch(scratch), this.tally)
-      : GpuScene.pack(this.cloud, this.shStride, first, end, scratch);
+    const { centers, covs, sh } = packSlice({ cloud: this.cloud, packed: this.packed, decode: this.decode, shStride: this.shStride, tally: this.tally }, first, end, scratch);
     // A slice may straddle a page seam: each array splits it there.
     this.centers.write(queue, first, centers);
     this.covs.write(queue, first, covs);
@@ -247,6 +243,29 @@ function rangesOf(cloud: SplatCloud, first: number, end: number): CompactDecode 
   const r = new CompactRanges();
   r.add(cloud, first, end);
   return r.finish();
+}
+
+/** What {@link packSlice} packs: a scene packed whole already, or a cloud packed compact under `decode`, or full without one. */
+export interface SliceSource {
+  /** The splats (null where `packed` holds them). */
+  cloud: SplatCloud | null;
+  packed: PackedScene | null;
+  decode: CompactDecode | null;
+  shStride: number;
+  /** Where compact packing notes what it replaced or clamped. */
+  tally: PackTally;
+}
+
+/**
+ * Splats `first` .. `end` - 1 as the scene's buffers hold them, from index 0: views of
+ * the packed arrays, or packed now (into `scratch` when given): a GpuScene's upload and
+ * a streamed LOD chunk's (ChunkPool) a slice at a time.
+ */
+export function packSlice(src: SliceSource, first: number, end: number, scratch?: PackScratch): { centers: ArrayBufferView; covs: ArrayBufferView; sh: ArrayBufferView } {
+  if (src.packed) return packedSlice(src.packed, first, end);
+  if (!src.cloud) throw new Error('packSlice: no splats (neither a cloud nor a packed scene)');
+  if (src.decode) return packCompact(src.cloud, src.decode, src.shStride, first, end, scratch && compactScratch(scratch), src.tally);
+  return GpuScene.pack(src.cloud, src.shStride, first, end, scratch);
 }
 
 /** The same scratch memory as the compact packer's u32 arrays (it needs less of each). */
