@@ -12,7 +12,7 @@ import type { GpuScene } from '../renderer/pipeline/gpu-scene';
 import { LodScene, type LodSceneOptions } from '../renderer/lod/lod-scene';
 import { lodViewOf } from '../renderer/lod/select';
 import type { ChunkLoader } from '../renderer/lod/streamer';
-import { packScene, streamedDecode } from '../renderer/pipeline/compact-pack';
+import { packScene } from '../renderer/pipeline/compact-pack';
 
 /** Whether the file at `file` is a lod-meta.json (by content). */
 export function isLodMetaFile(file: string): boolean {
@@ -41,7 +41,7 @@ export function openLodMeta(file: string, options?: LoadOptions): { meta: LodMet
       return fs.promises.readFile(path.join(dir, p), { signal });
     }, options);
     if (!packWith) return { cloud, packed: null };
-    return { cloud: { ...cloud, sh: new Float32Array(0) }, packed: packScene(cloud, packWith === 'own' ? streamedDecode(cloud) : packWith) };
+    return { cloud: { ...cloud, sh: new Float32Array(0) }, packed: packScene(cloud, packWith) };
   };
   return { meta, load };
 }

@@ -18,7 +18,7 @@ import { loadSceneStream } from '../../scenes/stream';
 import { companionPath, sceneFileUrl } from './scene-files';
 import type { SplatCloud } from '../../scenes/splat-cloud';
 import { announcedSize, cloudTransferables, ProgressGate, type LoadedScene, type LoadProgress, type LoadSource } from './scene-load-protocol';
-import { packScene, streamedDecode } from '../pipeline/compact-pack';
+import { packScene } from '../pipeline/compact-pack';
 
 /** The bytes of a source, and their number when known. */
 async function open(source: LoadSource & { kind: 'blob' | 'url' }): Promise<{ stream: ReadableStream<Uint8Array>; total?: number }> {
@@ -100,7 +100,7 @@ export function sceneLoadApi() {
       const cloud = source.kind === 'generated' ? withShDegree(generatedScene(source.spec), source.options) : await read(source, progress);
       if (!source.pack && !source.packWith) return Comlink.transfer({ cloud, packed: null }, cloudTransferables(cloud));
       // Packed here, the float SH stays in this worker (gone with it): the page gets 72 B a SH3 splat of it.
-      const packed = packScene(cloud, source.packWith === 'own' ? streamedDecode(cloud) : source.packWith);
+      const packed = packScene(cloud, source.packWith);
       const lite: SplatCloud = { ...cloud, sh: new Float32Array(0) };
       return Comlink.transfer({ cloud: lite, packed }, cloudTransferables(lite, packed));
     },

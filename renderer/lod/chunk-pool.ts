@@ -70,7 +70,7 @@ export class ChunkPool {
 
   /** The ranges loaders pack chunks under (compact, once the first file set them); 'own' before it (compact); null for full (ChunkStore). */
   get packWith(): CompactDecode | 'own' | null {
-    if (this.precision === 'compact' && this.decode === null && this.degree === null) return 'own';
+    if (this.precision === 'compact' && this.degree === null) return 'own';
     return this.decode;
   }
 

@@ -393,9 +393,10 @@ export function packedSlice(p: PackedScene, first: number, end: number): Compact
 }
 
 /** Packs all of `cloud` compact: one pass for the ranges, one to pack (what GpuScene.create does a slice at a time). */
-export function packScene(cloud: SplatCloud, under?: CompactDecode): PackedScene {
-  // Under given ranges (a streamed LOD chunk: the pool's, compact-pack streamedDecode), else the cloud's own.
-  const decode = under ?? compactDecodeOf(cloud);
+export function packScene(cloud: SplatCloud, under?: CompactDecode | 'own'): PackedScene {
+  // Under given ranges (a streamed LOD chunk: the pool's), its own widened for a stream ('own':
+  // the pool's first chunk, streamedDecode), else the cloud's own.
+  const decode = under === 'own' ? streamedDecode(cloud) : (under ?? compactDecodeOf(cloud));
   const shStride = sceneLayout(cloud.shDegree, 'compact').shStride;
   const tally = new PackTally();
   const { centers, covs, sh } = packCompact(cloud, decode, shStride, 0, cloud.count, undefined, tally);
