@@ -25,7 +25,7 @@ import prepareWgsl from '../shaders/sort/radix16_prepare.wgsl?raw';
 import countWgsl from '../shaders/sort/radix16_count.wgsl?raw';
 import scanWgsl from '../shaders/sort/radix_scan.wgsl?raw';
 import scatterWgsl from '../shaders/sort/radix16_scatter.wgsl?raw';
-import { DeviceCache, lazy, pipelineMaker, sortModule, wgslStruct } from './kernel-kit.ts';
+import { DeviceCache, isSwiftShader, lazy, pipelineMaker, sortModule, wgslStruct } from './kernel-kit.ts';
 import { createRadixLayouts, type RadixKernelSet } from './radix-common.ts';
 
 /** Bins per pass (4 bits): a generated WGSL `const` (RADIX) and the host's count layout. */
@@ -65,25 +65,51 @@ export function radix16KeysPerThread(subgroups: boolean): number {
 }
 /** Entries one scan workgroup covers. */
 export const RADIX16_SCAN_BLOCK = RADIX16_CONSTANTS.WG_SIZE * RADIX16_CONSTANTS.SCAN_ITEMS;
+
+/**
+ * Invocations per workgroup on SwiftShader: an eighth of RADIX16_CONSTANTS.WG_SIZE,
+ * with SCAN_ITEMS to match (the same SCAN_BLOCK: the count layout is unchanged), and
+ * tiles of 256 keys. Its compile of a kernel grows with the workgroup memory declared
+ * (kernel-kit.ts isSwiftShader), and the scatter's tile, its (digit, subgroup) counts
+ * (4-lane subgroups there: 64 of them at 256 invocations) and wgScan's buffer all scale
+ * with the workgroup (3,754 -> 954 words); its sorts are faster too, since it runs a
+ * workgroup's invocations on one CPU thread and a barrier costs by the invocation
+ * (measured: docs/PERFORMANCE.md, "SwiftShader's compiles").
+ */
+export const RADIX16_SWIFTSHADER_WG_SIZE = 32;
+
+/** The invocations per workgroup the radix16 kernels take on `device` (wgSize: a forced size, tests). */
+export function radix16WgSize(device: GPUDevice, wgSize?: number): number {
+  const size = wgSize ?? (isSwiftShader(device) ? RADIX16_SWIFTSHADER_WG_SIZE : RADIX16_CONSTANTS.WG_SIZE);
+  if (!RADIX16_WG_SIZES.includes(size)) throw new RangeError(`radix16: wgSize must be one of ${RADIX16_WG_SIZES.join(', ')}, got ${size}`);
+  return size;
+}
+
+/** The workgroup sizes the kernels support: multiples of 32 (skewed arrays) dividing SCAN_BLOCK. */
+export const RADIX16_WG_SIZES: readonly number[] = [32, 64, 128, 256];
+
 for (const kpt of [radix16KeysPerThread(true), radix16KeysPerThread(false)]) {
   if (kpt > 15) throw new Error('radix16: KEYS_PER_THREAD must stay <= 15 (4-bit counters)');
   // The scatter's packed 16-bit tile counts.
   if (RADIX16_CONSTANTS.WG_SIZE * kpt >= 65536) throw new Error('radix16: TILE must stay below 65,536 (16-bit packed counts)');
 }
-if (RADIX16_CONSTANTS.WG_SIZE % 32 !== 0) throw new Error('radix16: WG_SIZE must be a multiple of 32 (skewed workgroup arrays)');
+for (const wg of RADIX16_WG_SIZES) {
+  if (wg % 32 !== 0) throw new Error('radix16: WG_SIZE must be a multiple of 32 (skewed workgroup arrays)');
+  if (RADIX16_SCAN_BLOCK % wg !== 0 || wg < RADIX16_RADIX) throw new Error('radix16: WG_SIZE must divide SCAN_BLOCK and cover the radix');
+}
 
 /**
  * Subgroups per workgroup at most (WG_SIZE / the smallest subgroup size): it sizes the
  * subgroup ranking's (digit, subgroup) counts. Without adapterInfo, any size from 4.
  */
-export function radix16MaxSubgroups(device: GPUDevice): number {
+export function radix16MaxSubgroups(device: GPUDevice, wgSize: number): number {
   const info = (device as { adapterInfo?: GPUAdapterInfo }).adapterInfo;
-  return RADIX16_CONSTANTS.WG_SIZE / Math.max(4, info?.subgroupMinSize ?? 4);
+  return wgSize / Math.max(4, info?.subgroupMinSize ?? 4);
 }
 
 /** Workgroup memory the scatter kernel declares (the largest of the kernels), in bytes. */
-export function radix16WorkgroupBytes(subgroups: boolean, maxSubgroups = RADIX16_CONSTANTS.WG_SIZE / 4): number {
-  const { WG_SIZE } = RADIX16_CONSTANTS;
+export function radix16WorkgroupBytes(subgroups: boolean, maxSubgroups?: number, WG_SIZE: number = RADIX16_CONSTANTS.WG_SIZE): number {
+  maxSubgroups ??= WG_SIZE / 4;
   const keysPerThread = radix16KeysPerThread(subgroups);
   const skewed = (n: number) => n + n / 32;
   const words =
@@ -97,23 +123,27 @@ export function radix16WorkgroupBytes(subgroups: boolean, maxSubgroups = RADIX16
 export interface Radix16Kernels extends RadixKernelSet {
   readonly subgroups: boolean;
   readonly keysPerThread: number;
+  /** Invocations per workgroup (radix16WgSize): a tile is wgSize * keysPerThread keys. */
+  readonly wgSize: number;
   readonly scatter: GPUComputePipeline;
 }
 
 const cache = new DeviceCache<Radix16Kernels>();
 
 /** The kernels for `device`, with subgroup operations or without. */
-export function getRadix16Kernels(device: GPUDevice, subgroups: boolean): Radix16Kernels {
-  return cache.get(device, String(subgroups), () => createKernels(device, subgroups));
+export function getRadix16Kernels(device: GPUDevice, subgroups: boolean, wgSize: number): Radix16Kernels {
+  return cache.get(device, `${subgroups},${wgSize}`, () => createKernels(device, subgroups, wgSize));
 }
 
-function createKernels(device: GPUDevice, subgroups: boolean): Radix16Kernels {
+function createKernels(device: GPUDevice, subgroups: boolean, wgSize: number): Radix16Kernels {
   const keysPerThread = radix16KeysPerThread(subgroups);
   const consts = { RADIX: RADIX16_RADIX, KEYS_PER_THREAD: keysPerThread };
   const wg = subgroups ? [wgScanSubgroupsWgsl, wgSubgroupsWgsl] : [wgScanPortableWgsl, wgPortableWgsl];
   const passInfo = wgslStruct(commonWgsl, 'PassInfo');
   const { prepareLayout, passLayout, dataLayout, countsLayout, passPipelineLayout, preparePipelineLayout } = createRadixLayouts(device, 'Radix16Sorter', passInfo.size);
-  const pipeline = pipelineMaker(device, 'Radix16Sorter', subgroups ? 'subgroups' : 'portable', RADIX16_CONSTANTS);
+  const scanItems = RADIX16_SCAN_BLOCK / wgSize; // SCAN_BLOCK fixed: the count layout is the same
+  const variant = (subgroups ? 'subgroups' : 'portable') + (wgSize === RADIX16_CONSTANTS.WG_SIZE ? '' : `,wg=${wgSize}`);
+  const pipeline = pipelineMaker(device, 'Radix16Sorter', variant, { ...RADIX16_CONSTANTS, WG_SIZE: wgSize, SCAN_ITEMS: scanItems });
   const module = (stage: string) => sortModule([...wg, commonWgsl, stage], consts);
 
   // The scatter calls wgScan more than once (wg_scan_*.wgsl).
@@ -123,11 +153,12 @@ function createKernels(device: GPUDevice, subgroups: boolean): Radix16Kernels {
   const getCountCopy = lazy(() => pipeline('countCopy', module(countWgsl), passPipelineLayout, { ...REUSABLE, COPY_INPUT: 1 }));
   const getScan = lazy(() => pipeline('scan', module(scanWgsl), passPipelineLayout, REUSABLE));
   // Subgroup modules rank in registers (SG_RANK, radix16_wg_subgroups.wgsl's rank16).
-  const scatterConstants = subgroups ? { ...REUSABLE, SG_RANK: 1, MAX_SUBGROUPS: radix16MaxSubgroups(device) } : REUSABLE;
+  const scatterConstants = subgroups ? { ...REUSABLE, SG_RANK: 1, MAX_SUBGROUPS: radix16MaxSubgroups(device, wgSize) } : REUSABLE;
   const getScatter = lazy(() => pipeline('scatter', module(scatterWgsl), passPipelineLayout, scatterConstants));
   return {
     subgroups,
     keysPerThread,
+    wgSize,
     passInfo,
     prepareInfo: wgslStruct(commonWgsl + prepareWgsl, 'PrepareInfo'),
     params: wgslStruct(commonWgsl, 'Params'),

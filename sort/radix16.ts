@@ -38,7 +38,7 @@ import {
   radix16DigitStride,
   radix16MaxSubgroups,
   radix16WorkgroupBytes,
-  RADIX16_CONSTANTS,
+  radix16WgSize,
   RADIX16_RADIX,
   RADIX16_SCAN_BLOCK,
 } from './radix16-kernels.ts';
@@ -49,6 +49,12 @@ export interface Radix16Options {
    * 'off': the portable kernels (workgroup-memory scans) everywhere.
    */
   subgroups?: 'auto' | 'off';
+  /**
+   * Invocations per workgroup, one of RADIX16_WG_SIZES (a tile is this times the keys
+   * per invocation). Default: 256, and RADIX16_SWIFTSHADER_WG_SIZE on SwiftShader
+   * (radix16WgSize). Tests force the small size on other adapters.
+   */
+  wgSize?: number;
   /**
    * How the count, scan and scatter kernels are launched. 'direct' (default): grids sized
    * for the capacity; workgroups past the live count exit at once. 'indirect': grids
@@ -103,8 +109,8 @@ export class Radix16Sorter extends RadixSorter {
   constructor(device: GPUDevice, capacity: number, options: Radix16Options = {}) {
     checkCapacity('Radix16Sorter', device, capacity);
     const usesSubgroups = options.subgroups !== 'off' && device.features.has('subgroups');
-    const kernels = getRadix16Kernels(device, usesSubgroups);
-    const tile = RADIX16_CONSTANTS.WG_SIZE * kernels.keysPerThread;
+    const kernels = getRadix16Kernels(device, usesSubgroups, radix16WgSize(device, options.wgSize));
+    const tile = kernels.wgSize * kernels.keysPerThread;
     const layout = scanLayout(capacity, tile);
     super(device, capacity, radix16Name(options), usesSubgroups, options.dispatch ?? 'direct', {
       label: 'Radix16Sorter',
@@ -133,6 +139,7 @@ function radix16Name(options: Radix16Options): string {
   let name = 'radix16';
   if (options.subgroups === 'off') name += '-portable';
   if (options.dispatch === 'indirect') name += '-indirect';
+  if (options.wgSize !== undefined) name += `-wg${options.wgSize}`;
   return name;
 }
 
@@ -140,14 +147,15 @@ function radix16Name(options: Radix16Options): string {
 export function createRadix16Factory(options: Radix16Options = {}): SorterFactory {
   return sorterFactory({
     name: radix16Name(options),
-    description: 'LSD radix sort, 4 bits a pass (2048-key tiles with subgroups, 1536 without; 16-bin tile histograms, hierarchical scan, ranked stable scatter), after AMD\'s radix-16 slides',
+    description: 'LSD radix sort, 4 bits a pass (2048-key tiles with subgroups, 1536 without, an eighth of that on SwiftShader; 16-bin tile histograms, hierarchical scan, ranked stable scatter), after AMD\'s radix-16 slides',
     stable: true,
     needs: (device) => {
       const subgroups = options.subgroups !== 'off' && device.features.has('subgroups');
+      const wgSize = radix16WgSize(device, options.wgSize);
       return {
-        workgroupSize: RADIX16_CONSTANTS.WG_SIZE,
+        workgroupSize: wgSize,
         storageBuffers: 8,
-        workgroupBytes: radix16WorkgroupBytes(subgroups, radix16MaxSubgroups(device)),
+        workgroupBytes: radix16WorkgroupBytes(subgroups, radix16MaxSubgroups(device, wgSize), wgSize),
       };
     },
     create: (device, capacity) => new Radix16Sorter(device, capacity, options),

@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { useGpu } from '../support/gpu';
 import { expectBadJobsRefused, makeSortKeys, runSortCase, SORT_KEY_SHAPES } from '../support/sort-harness';
 import { createRadix16Factory } from '../../sort/radix16';
-import { RADIX16_CONSTANTS, RADIX16_SCAN_BLOCK, radix16KeysPerThread } from '../../sort/radix16-kernels';
+import { RADIX16_CONSTANTS, RADIX16_SCAN_BLOCK, RADIX16_SWIFTSHADER_WG_SIZE, radix16KeysPerThread } from '../../sort/radix16-kernels';
 
 const ctx = useGpu();
 const variants = [
@@ -76,6 +76,29 @@ describe('radix16 sort (gpu)', () => {
     await runSortCase(ctx.gpu.device, factory, { keys: makeSortKeys('random', 2000), count: 1500, countOffset: 260 });
     await runSortCase(ctx.gpu.device, factory, { keys: makeSortKeys('random', 2000), count: 2100 });
     await runSortCase(ctx.gpu.device, factory, { keys: makeSortKeys('reversed', 3000), repeat: 2 });
+  });
+
+  // SwiftShader's shape (RADIX16_SWIFTSHADER_WG_SIZE: 32 invocations, SCAN_ITEMS 32) here
+  // too, where its subgroups are 8 lanes rather than 4: tiles of 256 keys (192 portable).
+  for (const subgroups of ['auto', 'off'] as const) {
+    const factory = createRadix16Factory({ subgroups, wgSize: RADIX16_SWIFTSHADER_WG_SIZE });
+    it(`${factory.name}: partial tiles, either side of the scan switch, a live count below the capacity`, async () => {
+      const tile = RADIX16_SWIFTSHADER_WG_SIZE * radix16KeysPerThread(subgroups === 'auto');
+      const atSwitch = (RADIX16_SCAN_BLOCK / 16) * tile;
+      for (const n of [1, tile - 1, tile + 1, 7 * tile + 5]) {
+        for (const shape of ['random', 'equal', 'few', 'depths'] as const) {
+          await runSortCase(ctx.gpu.device, factory, { keys: makeSortKeys(shape, n), label: shape });
+        }
+      }
+      await runSortCase(ctx.gpu.device, factory, { keys: makeSortKeys('random', atSwitch - 1), label: 'random' });
+      await runSortCase(ctx.gpu.device, factory, { keys: makeSortKeys('depths', atSwitch + 1, 24), keyBits: 24, label: 'depths' });
+      await runSortCase(ctx.gpu.device, factory, { keys: makeSortKeys('depths', 300_000, 20), count: 123_457, keyBits: 20, label: 'depths' });
+    });
+  }
+
+  it('refuses a workgroup size the kernels do not support', async () => {
+    const { Radix16Sorter } = await import('../../sort/radix16');
+    expect(() => new Radix16Sorter(ctx.gpu.device, 16, { wgSize: 48 })).toThrow(/wgSize must be one of 32, 64, 128, 256, got 48/);
   });
 
   it('refuses bad jobs on the CPU', async () => {
