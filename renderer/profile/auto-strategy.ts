@@ -9,9 +9,12 @@
  *
  * Before anything is measured the page starts with a prior: on hardware the
  * adapter-based pick of sort/default-strategy.ts; on a software adapter
- * (SwiftShader, llvmpipe) the order measured there (Chromium SwiftShader,
- * 60,000 splats, 2026-11-24: onesweep 249 ms a sort, bitonic 297 (unstable),
- * radix16 352, radix4 1,459), so radix4, the slowest there, is never the start.
+ * (SwiftShader, llvmpipe) the order measured there: radix16, since it runs in
+ * workgroups of 32 on SwiftShader (sort/radix16-kernels.ts), the fastest at every size
+ * (SwiftShader in Node, 2026-11-28: 81 / 476 / 4,314 ms at 10,000 / 100,000 / 1M keys
+ * against onesweep's 164 / - / 7,192-7,696, and 0.4 s to compile against onesweep's
+ * 2-3 s; llvmpipe: 3.7 / 378 ms at 10,000 / 1M against 5.4 / 328), then onesweep;
+ * radix4, the slowest there (1,459 ms at 60,000 keys, 2026-11-24), is never the start.
  */
 import { isSoftwareAdapter, preferredSorter, type AdapterFacts } from '../../sort/default-strategy';
 
@@ -86,7 +89,7 @@ export function chooseStrategy(timings: readonly StrategyTiming[], splats?: numb
 }
 
 /** Strategies in the order they are fastest on a software adapter (measured, see the module comment). */
-export const SOFTWARE_ORDER: readonly string[] = ['onesweep', 'radix16', 'radix4'];
+export const SOFTWARE_ORDER: readonly string[] = ['radix16', 'onesweep', 'radix4'];
 
 /**
  * Strategies a software adapter's trial does not time (unless drawing with one now):

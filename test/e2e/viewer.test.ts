@@ -56,13 +56,14 @@ afterEach(async () => {
   for (const p of pages) if (!p.isClosed()) await p.close();
 });
 
-// Tests that are not about `auto` name their sort and draw (?sort=onesweep&draw=quads):
+// Tests that are not about `auto` name their sort and draw (?sort=radix16&draw=quads):
 // auto's trials cost minutes on SwiftShader and hold frames back, and the quads draw is
 // the faster one there at these sizes (the tiles blend's 256-thread workgroups wait at
 // barriers on a CPU). Tests of the page's conveniences (the HUD, the hash, the
 // screenshot, picking, the phone layout) sort on the CPU (?sort=cpu): a GPU sort's
-// pipelines take SwiftShader ~3 s to compile in every new page (first frame of 2,000
-// splats at 4.3 s with onesweep, 1.2 s with cpu), and the sorts have tests of their own.
+// pipelines take SwiftShader seconds to compile in every new page (first frame of 2,000
+// splats at 4.3 s with onesweep, 1.2 s with cpu; radix16, the GPU sort named here,
+// compiles in ~0.6 s there), and the sorts have tests of their own.
 function openViewer(query: string, viewport?: { width: number; height: number }, before?: (page: Page) => Promise<void>): Promise<{ page: Page; log: PageLog }> {
   return openViewerIn(browser, base, query, viewport, async (page) => {
     testPages?.push(page);
@@ -442,7 +443,7 @@ describe('viewer page: figures, views, auto, conveniences (issue 11)', () => {
 
 describe('viewer page (headless Chromium, SwiftShader WebGPU)', () => {
   it('renders the default scene, opens a real scene, and survives a bad file', async () => {
-    const { page, log } = await openViewer('?splats=3000&sort=onesweep&draw=quads');
+    const { page, log } = await openViewer('?splats=3000&sort=radix16&draw=quads');
     await waitFrames(page, 3);
     const lit = await litFraction(page, 'e2e-default.png');
     expect(lit).toBeGreaterThan(0.05);
@@ -468,7 +469,7 @@ describe('viewer page (headless Chromium, SwiftShader WebGPU)', () => {
 
   it('benchmark mode flies every strategy and exports JSON with every stage', async () => {
     // The quads draw: the benchmark flies every strategy, the cpu one too (tiles needs a GPU sort).
-    const { page, log } = await openViewer('?splats=2000&sort=onesweep&draw=quads');
+    const { page, log } = await openViewer('?splats=2000&sort=radix16&draw=quads');
     await waitFrames(page, 3);
     // 480 px wide is a narrow screen: the panel starts collapsed; open it as a user would.
     if (await page.locator('.lil-gui.lil-root.lil-closed').count()) await page.locator('.lil-gui.lil-root > .lil-title').click();
@@ -526,7 +527,7 @@ describe('viewer page (headless Chromium, SwiftShader WebGPU)', () => {
   });
 
   it('switching the quads draw order (GUI "draw order", ?order=) shows the same picture', async () => {
-    const { page, log } = await openViewer('?splats=1000&sort=onesweep&draw=quads&order=back-to-front', { width: 320, height: 240 });
+    const { page, log } = await openViewer('?splats=1000&sort=radix16&draw=quads&order=back-to-front', { width: 320, height: 240 });
     await waitFrames(page, 3);
     await page.waitForFunction(() => document.getElementById('hud')!.textContent!.includes('draw quads back-to-front'), undefined, { timeout: 60_000 });
     const b2f = await canvasPixels(page, 'e2e-order-b2f.png');
@@ -570,7 +571,7 @@ describe('viewer page (headless Chromium, SwiftShader WebGPU)', () => {
 
   it('switching the draw strategy (GUI "draw: quads | tiles", ?draw=) shows the same picture', async () => {
     // Small: a tiles frame sorts its (tile, depth) pairs on SwiftShader, about a second here.
-    const { page, log } = await openViewer('?splats=1000&sort=onesweep&draw=quads', { width: 320, height: 240 });
+    const { page, log } = await openViewer('?splats=1000&sort=radix16&draw=quads', { width: 320, height: 240 });
     await waitFrames(page, 3);
     const hud = () => page.locator('#hud').textContent();
     await page.waitForFunction(() => document.getElementById('hud')!.textContent!.includes('draw quads'), undefined, { timeout: 60_000 });
@@ -764,7 +765,7 @@ describe('scene loading in a worker (issue 10)', () => {
   beforeAll(async () => {
     // A chosen sort: auto would time every sort once a scene is up (minutes on SwiftShader for 1M splats).
     // draw=quads: the loads' figures were taken under quads, without the draw's auto trial at each new splat count.
-    ({ page, log } = await openViewer('?splats=2000&sort=onesweep&draw=quads', { width: 320, height: 240 }, async (p) => {
+    ({ page, log } = await openViewer('?splats=2000&sort=radix16&draw=quads', { width: 320, height: 240 }, async (p) => {
       await p.route((url) => url.pathname.startsWith('/e2e-missing/'), (route) => void route.fulfill({ status: 404, body: 'no such scene' }));
     }));
     await waitFrames(page, 3);
