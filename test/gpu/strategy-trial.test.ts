@@ -96,13 +96,15 @@ describe('timeStrategies (auto strategy trial)', () => {
       const tiny = await withValidation(device, () => timeStrategies(device, candidate, 20_000, { hold: () => undefined, budgetMs: () => 1e-6, reps: 5, between }));
       expect(tiny!.timings[0]!.ms).toHaveLength(5);
       expect(frames).toBe(5);
-      // A budget of two sorts: the four repeats in two submissions.
+      // A budget of a few sorts: the four repeats in fewer submissions than sorts. (Four
+      // of the slowest sort so far: on a loaded 2-core machine the same sort varies by
+      // 1.5x and more, and a budget of two once fit only one, 7 frames.)
       frames = 0;
       const perSort = Math.max(...sortTimes);
-      const two = await withValidation(device, () => timeStrategies(device, candidate, 20_000, { hold: () => undefined, budgetMs: () => (2.2 * perSort) / BUDGET_SHARE, reps: 5, between }));
+      const two = await withValidation(device, () => timeStrategies(device, candidate, 20_000, { hold: () => undefined, budgetMs: () => (4 * perSort) / BUDGET_SHARE, reps: 5, between }));
       expect(two!.timings[0]!.ms).toHaveLength(5);
       for (const ms of [...two!.timings[0]!.ms, ...sortTimes]) expect(ms).toBeGreaterThan(0);
-      console.log(`trial under a budget of ~2 sorts (${perSort.toFixed(2)} ms each): ${frames} frames`);
+      console.log(`trial under a budget of ~4 sorts (${perSort.toFixed(2)} ms each): ${frames} frames`);
       expect(frames).toBeGreaterThanOrEqual(3);
       expect(frames).toBeLessThan(7); // not one a sort
     } finally {
