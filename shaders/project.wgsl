@@ -24,8 +24,8 @@
 // The scene's pages (centers at 1, covs at 2, SH at 6: the compact scene keeps the
 // opacity there) and its decode (scene_full.wgsl or scene_compact.wgsl) are prepended
 // (renderer/pipeline/scene-wgsl.ts).
-@group(0) @binding(3) var<storage, read_write> keys: array<u32>;
-@group(0) @binding(4) var<storage, read_write> values: array<u32>;
+// The keys' and values' pages too (keys at 3, values at 4; keys_put(j, 0u, v): paging.ts):
+// a scene can have more splats than one binding holds u32s.
 @group(0) @binding(5) var<storage, read_write> drawArgs: DrawArgs;
 
 override WORKGROUP_SIZE: u32 = 256u;
@@ -108,7 +108,7 @@ fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(local_invocation_ind
   let base = workgroupUniformLoad(&wgBase);
   if (visible) {
     let j = base + slot;
-    keys[j] = depthKey(depth, frame.keyBits, frame.near, frame.far);
-    values[j] = i;
+    keys_put(j, 0u, depthKey(depth, frame.keyBits, frame.near, frame.far));
+    values_put(j, 0u, i);
   }
 }

@@ -25,7 +25,8 @@
 // Prepended (renderer/pipeline/draw-pass.ts): the scene's pages (centers at 1, covs at
 // 2, SH at 3) and its decode, and the records' pages at 7 (records_put(j, k, v): vec4f
 // k of record j; paging.ts).
-@group(0) @binding(5) var<storage, read> order: array<u32>;
+// The sorted ids' pages at 5 (order_at(j, 0u)): more splats than one binding holds u32s
+// come in pages.
 // The draws' small control words, in one buffer (fewer storage buffers: WebGPU's
 // default maxStorageBuffersPerShaderStage is 8), u32 words (draw-pass.ts CONTROL_*):
 //   [0, 4)              the list draw's indirect arguments;
@@ -94,7 +95,7 @@ fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg:
   if (j >= count) {
     return;
   }
-  let id = order[j];
+  let id = order_at(j, 0u);
   let s = projectSplat(id);  // the cull, centre, EWA and opacity (project_splat.wgsl)
   if (!s.visible) {
     writeCulled(j);

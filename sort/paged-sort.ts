@@ -108,10 +108,13 @@ function kernelsFor(device: GPUDevice, pages: number): PagedKernels {
   });
 }
 
-const SPLIT_INFO = wgslStruct(splitWgsl, 'SplitInfo');
-const RANK_INFO = wgslStruct(rankWgsl, 'RankInfo');
-const MOVE_INFO = wgslStruct(moveWgsl, 'MoveInfo');
-const COPY_INFO = wgslStruct(copyWgsl, 'CopyInfo');
+/** The kernels' parameter structs (reflected on first use: webgpu-utils wants the GPU globals). */
+const infos = lazy(() => ({
+  split: wgslStruct(splitWgsl, 'SplitInfo'),
+  rank: wgslStruct(rankWgsl, 'RankInfo'),
+  move: wgslStruct(moveWgsl, 'MoveInfo'),
+  copy: wgslStruct(copyWgsl, 'CopyInfo'),
+}));
 
 /** What a paged sorter keeps for one job's buffers. */
 interface PagedJobEntry {
@@ -261,11 +264,11 @@ export class PagedSorter {
     const window = jobCountWindow('PagedSorter', device, { keys: job.keys[0]!, values: job.values[0]!, count: job.count, countOffset, keyBits: job.keyBits }, 0);
     const k = this.kernels!;
     const buffers: GPUBuffer[] = [];
-    const splitInfo = SPLIT_INFO.uniform(device, 'PagedSorter.splitInfo', { countIndex: window.countIndex, capacity: this.capacity, pageCapacity: this.pageCapacity, pages: P });
+    const splitInfo = infos().split.uniform(device, 'PagedSorter.splitInfo', { countIndex: window.countIndex, capacity: this.capacity, pageCapacity: this.pageCapacity, pages: P });
     buffers.push(splitInfo);
-    const rank = RANK_INFO.slots(device, 'PagedSorter.rankInfo', P, (r) => ({ run: r, keyMask }));
-    const move = MOVE_INFO.slots(device, 'PagedSorter.moveInfo', P * P, (s) => ({ run: Math.floor(s / P), page: s % P, pageCapacity: this.pageCapacity }));
-    const copy = COPY_INFO.slots(device, 'PagedSorter.copyInfo', P, (q) => ({ page: q }));
+    const rank = infos().rank.slots(device, 'PagedSorter.rankInfo', P, (r) => ({ run: r, keyMask }));
+    const move = infos().move.slots(device, 'PagedSorter.moveInfo', P * P, (s) => ({ run: Math.floor(s / P), page: s % P, pageCapacity: this.pageCapacity }));
+    const copy = infos().copy.slots(device, 'PagedSorter.copyInfo', P, (q) => ({ page: q }));
     buffers.push(rank.buffer, move.buffer, copy.buffer);
     const buf = (binding: number, buffer: GPUBuffer, size?: number, offset?: number): GPUBindGroupEntry => ({ binding, resource: { buffer, size, offset } });
     const counts = this.pageCounts!;

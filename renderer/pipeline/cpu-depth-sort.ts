@@ -113,7 +113,7 @@ export const cpuWorkerStrategy: SortStrategy = {
       encode(_encoder, frame) {
         const order = sort.take();
         if (order) {
-          device.queue.writeBuffer(target.values, 0, order.buffer, order.byteOffset, order.byteLength);
+          target.values.write(device.queue, 0, order);
           target.writeCount(order.length);
         }
         const cam = frame.camera;

@@ -144,8 +144,9 @@ export function triangleVertices(geometry: DrawGeometry): number {
   return 3 * (VERTICES_PER_SPLAT[geometry] - 2);
 }
 
-/** The scene's bindings in the prepare pass (shaders/splat_prepare.wgsl), and the records'. */
+/** The scene's bindings in the prepare pass (shaders/splat_prepare.wgsl), the sorted ids' and the records'. */
 const PREPARE_SCENE_AT: SceneBindings = { centers: 1, covs: 2, sh: 3 };
+const PREPARE_ORDER_AT = 5;
 const PREPARE_RECORDS_AT = 7;
 /** The records' binding in the draw (shaders/splat.wgsl). */
 const DRAW_RECORDS_AT = 1;
@@ -181,7 +182,7 @@ function pipelinesFor(device: GPUDevice, kind: DrawKind): DrawPipelines {
         // frame; the scene's pages, order; the records' pages, control: 6 storage buffers unpaged
         buffer(0, C, 'uniform'),
         ...sceneLayoutEntries(kind.scene.paging, PREPARE_SCENE_AT),
-        buffer(5, C, 'read-only-storage'),
+        ...pagedLayoutEntries(PREPARE_ORDER_AT, kind.order!, C, 'read-only-storage'),
         ...pagedLayoutEntries(PREPARE_RECORDS_AT, kind.records, C, 'storage'),
         buffer(8, C, 'storage'),
       ],
@@ -219,6 +220,7 @@ function pipelinesFor(device: GPUDevice, kind: DrawKind): DrawPipelines {
           commonWgsl,
           sceneWgsl(kind.scene.precision, kind.scene.paging, PREPARE_SCENE_AT),
           pagedWgsl({ name: 'records', type: 'vec4f', perSplat: '3u', paging: kind.records, binding: PREPARE_RECORDS_AT, access: 'read_write' }),
+          pagedWgsl({ name: 'order', type: 'u32', perSplat: '1u', paging: kind.order!, binding: PREPARE_ORDER_AT, access: 'read' }),
           shEvalWgsl,
           projectSplatWgsl,
           prepareWgsl,
@@ -363,8 +365,8 @@ export interface DrawBuffers {
   scene: GpuScene;
   /** The most bytes one binding holds (the records are paged under it: paging.ts). */
   bindingBytes: number;
-  /** Sorted splat ids, back to front. */
-  order: GPUBuffer;
+  /** Sorted splat ids, back to front (paged: paging.ts sortPagingFor). */
+  order: PagedBuffer;
   /** (vertices a splat, count, 0, 0): the count is the project pass's append counter. */
   drawArgs: GPUBuffer;
 }
@@ -400,7 +402,7 @@ export class DrawPass {
     capacity: number,
   ) {
     this.records = new PagedBuffer(device, 'DrawPass.records', pagingFor(capacity, RECORD_BYTES, buffers.bindingBytes), GPUBufferUsage.STORAGE);
-    this.kind = { scene: buffers.scene, records: this.records.paging };
+    this.kind = { scene: buffers.scene, records: this.records.paging, order: buffers.order.paging };
     const p = pipelinesFor(device, this.kind);
     this.drawArgs = buffers.drawArgs;
     this.control = device.createBuffer({ label: 'DrawPass.control', size: CONTROL_BYTES, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.INDIRECT | GPUBufferUsage.COPY_DST });
@@ -416,7 +418,7 @@ export class DrawPass {
       entries: [
         entry(0, buffers.frame),
         ...buffers.scene.bindEntries(PREPARE_SCENE_AT),
-        entry(5, buffers.order),
+        ...buffers.order.entries(PREPARE_ORDER_AT),
         ...this.records.entries(PREPARE_RECORDS_AT),
         entry(8, this.control),
       ],

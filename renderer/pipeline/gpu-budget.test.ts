@@ -28,8 +28,8 @@ describe('GPU budget arithmetic (the full precision\'s buffers, then the compact
     expect(tiles.length).toBe(quads.length);
     expect(tiles.find((b) => b.name === 'tile records')?.bytes).toBe(32_000);
     expect(checkBudget(1000, 3, 'quads', lim(2 ** 31), 'full').totalBytes).toBe(1000 * (96 + 32 + 16 + 16 + 48));
-    // The scene's arrays and the records are paged; the sort's are not.
-    expect(quads.filter((b) => b.paged).map((b) => b.name)).toEqual(['SH', 'covariances', 'centers', 'draw records']);
+    // Every one is paged (the sort's keys and values too: sort/paged-sort.ts); here one page each, and no merge.
+    expect(quads.every((b) => b.paged && b.pages === 1)).toBe(true);
   });
 
   it('formats sizes for people', () => {
@@ -98,15 +98,23 @@ describe('GPU budget arithmetic (the full precision\'s buffers, then the compact
     });
   });
 
-  it("the sort's arrays are one binding each: past binding / 4 splats no SH degree helps, and the most splats that fit is named", () => {
-    // 40M splats: 160 MB of keys over 128 MiB.
+  it("the sort's arrays in pages past binding / 4 splats, with the merge's buffers; its merge binds every key page and two more", () => {
+    // 40M splats: 160 MB of keys over 128 MiB: two pages of 2^25 keys, and the merge's output pages and ranks.
     const c = checkBudget(40_000_000, 0, 'tiles', lim(128 * MiB, 2 ** 40, 64));
-    expect(c.over?.name).toBe('sort keys');
-    expect(c.fitsAtDegree).toBeNull();
-    expect(c.maxSplats).toBe(Math.floor((128 * MiB) / 4));
-    expect(() => assertSceneFits('huge.ply', 40_000_000, 0, 'tiles', lim(128 * MiB, 2 ** 40, 64))).toThrow(
-      'huge.ply: 40,000,000 splats of SH degree 0 need 160 MB of sort keys in one buffer, the adapter allows 134 MB per binding (maxStorageBufferBindingSize): this adapter draws at most 33,554,432 splats (at SH degree 0): open a smaller scene',
-    );
+    expect(c.fits).toBe(true);
+    expect(c.over).toBeNull();
+    expect(pagesOf(c)['sort keys']).toBe(2);
+    expect(pagesOf(c)['sort values']).toBe(2);
+    const bytes = Object.fromEntries(c.buffers.map((b) => [b.name, b.bytes]));
+    // One sorter of a page and one of the last, shorter page (40M - 2^25 keys).
+    expect(bytes['sort scratch keys']).toBe(4 * 40_000_000);
+    expect(bytes['sort merge']).toBe(4 * (2 * 40_000_000 + 2 ** 25));
+    // One page: no merge.
+    expect(checkBudget(30_000_000, 0, 'tiles', lim(128 * MiB, 2 ** 40, 64)).buffers.some((b) => b.name === 'sort merge')).toBe(false);
+    // Under 8 storage buffers a stage, at 1 MiB bindings (pages of 2^18 keys), the merge's 6 key pages + 2 cap the sort
+    // at 6 pages; the scene's pages cap it long before (the project pass binds them all).
+    expect(stageBuffers(sceneBuffers(7 * 2 ** 18, 0, 'tiles', 'compact', MiB).filter((b) => b.name.startsWith('sort')), 'tiles')).toBe(9);
+    expect(checkBudget(7 * 2 ** 18, 0, 'tiles', lim(MiB, 2 ** 40, 8)).fits).toBe(false);
   });
 
   it('the smaller of maxBufferSize and maxStorageBufferBindingSize is the page size, and is named', () => {

@@ -5,8 +5,9 @@
  * each page its own buffer: their size is not capped by one binding. What caps it:
  * - the bindings a shader stage may have (`maxStorageBuffersPerShaderStage`): a pass
  *   binds every page of the arrays it reads (stageBuffers);
- * - the sort's (key, id) arrays, 4 B a splat each, one binding each (the sorters of
- *   sort/ know nothing of pages): 33.5M splats under 128 MiB bindings, more than
+ * - the sort's (key, id) arrays, 4 B a splat each, paged too (paging.ts sortPagingFor;
+ *   the sort merges its pages: sort/paged-sort.ts), at most maxStorageBuffersPerShaderStage
+ *   - 2 pages (its merge binds them all): 201M splats under 128 MiB bindings, more than
  *   such an adapter's memory holds at 72 B a splat;
  * - the device's memory in all, which WebGPU does not report: an allocation that
  *   fails is the device's out-of-memory error.
@@ -21,7 +22,7 @@ import { RECORD_BYTES } from './draw-pass';
 import { shCoeffCount, type ShDegree } from '../../scenes/splat-cloud';
 import type { DrawName } from './draw-strategies';
 import { formatBytes } from './gpu-memory';
-import { bindingLimit, pagingFor } from './paging';
+import { bindingLimit, pagingFor, sortPagingFor } from './paging';
 import { DEFAULT_PRECISION, sceneLayout, type ScenePrecision } from './scene-precision';
 import { TILE_RECORD_BYTES } from './tiles/tile-rasterizer';
 
@@ -34,6 +35,13 @@ export interface BudgetLimits {
   maxBufferSize: number;
   /** Default WebGPU's 8 where absent. */
   maxStorageBuffersPerShaderStage?: number;
+  /**
+   * Not a device limit: the most bytes a page of the sort's keys or values holds, when
+   * lower than the binding limit. Tests page the sort's arrays with it while the scene's
+   * stay whole (at the binding limit, the scene's arrays, 4x a key's size and more, are
+   * paged first, and a stage's bindings run out before the keys need a second page).
+   */
+  sortPageBytes?: number;
 }
 
 /** WebGPU's default maxStorageBuffersPerShaderStage. */
@@ -69,9 +77,11 @@ export function shWordsPerSplat(degree: number): number {
  *   covariances 8 B, SH (opacity and 8-bit bands) a splat; paged;
  * - the draw's per-splat records: quads RECORD_BYTES (draw-pass.ts), tiles
  *   TILE_RECORD_BYTES (tile-rasterizer.ts); paged;
- * - the sort's (key, id) pair: keys and values 4 B a splat each (SplatRenderer),
- *   and the GPU sorter's scratch copies of both, 4 B a splat each (sort/sorter-base.ts;
- *   bitonic pads to a power of two and checks that itself); one binding each.
+ * - the sort's (key, id) pair: keys and values 4 B a splat each (SplatRenderer), paged
+ *   (sortPagingFor), and the GPU sorter's scratch copies of both, 4 B a splat each
+ *   (sort/sorter-base.ts; bitonic pads to a power of two and checks that itself): one
+ *   sorter a page (one of the page's size, and one of the last page's when shorter),
+ *   and when paged the merge's output pages and ranks (2 pages of u32s, 1 page);
  *   The tiles draw's (tile, depth) pair buffers are not listed: they start at what
  *   the device binds at most and grow only that far (tiles/pair-budget.ts).
  */
@@ -81,6 +91,7 @@ export function sceneBuffers(
   draw: DrawName = 'quads',
   precision: ScenePrecision = DEFAULT_PRECISION,
   bindingBytes = Number.POSITIVE_INFINITY,
+  sortPageBytes = Number.POSITIVE_INFINITY,
 ): BufferNeed[] {
   const n = Math.max(1, count);
   const need = (name: string, splatBytes: number, paged: boolean): BufferNeed => ({
@@ -96,25 +107,43 @@ export function sceneBuffers(
     need('covariances', layout.covBytes, true),
     need('centers', layout.centerBytes, true),
     need(draw === 'tiles' ? 'tile records' : 'draw records', draw === 'tiles' ? TILE_RECORD_BYTES : RECORD_BYTES, true),
-    need('sort keys', 4, false),
-    need('sort values', 4, false),
-    need('sort scratch keys', 4, false),
-    need('sort scratch values', 4, false),
+    ...sortBuffers(n, Math.min(bindingBytes, sortPageBytes)),
+  ];
+}
+
+/** The sort's arrays for `n` splats (see sceneBuffers): pages when a binding does not hold them. */
+function sortBuffers(n: number, bindingBytes: number): BufferNeed[] {
+  const sort = Number.isFinite(bindingBytes) ? sortPagingFor(n, bindingBytes) : { pages: 1, pageSplats: n };
+  const { pages, pageSplats } = sort;
+  const last = n - (pages - 1) * pageSplats;
+  const entry = (name: string, words: number, parts: number): BufferNeed => ({ name, bytes: 4 * words, splatBytes: 4, paged: true, pages: parts });
+  const scratch = pages === 1 ? n : pageSplats + (last < pageSplats ? last : 0);
+  const sorters = pages > 1 && last < pageSplats ? 2 : 1;
+  return [
+    entry('sort keys', n, pages),
+    entry('sort values', n, pages),
+    entry('sort scratch keys', scratch, sorters),
+    entry('sort scratch values', scratch, sorters),
+    ...(pages > 1 ? [entry('sort merge', 2 * n + pageSplats, 2 * pages + 1)] : []),
   ];
 }
 
 /**
  * Storage buffers the fullest shader stage of `draw` binds for these arrays: the
  * tiles draw's project pass binds every page of the scene and of the records, and
- * its keys, values and counters; the quads draw's project pass the scene's pages and
- * its three, its prepare pass the scene's and the records' pages, the order and its
- * control buffer (draw-pass.ts).
+ * its keys, values and counters; the quads draw's project pass the scene's pages, the
+ * sort's keys' and values' pages and its counter, its prepare pass the scene's and the
+ * records' pages, the order's pages and its control buffer (draw-pass.ts); a paged
+ * sort's merge every key page and two more (sort/paged-sort.ts).
  */
 export function stageBuffers(buffers: readonly BufferNeed[], draw: DrawName = 'tiles'): number {
   const pages = (b: BufferNeed | undefined) => b?.pages ?? 0;
   const scene = ['SH', 'covariances', 'centers'].reduce((a, name) => a + pages(buffers.find((b) => b.name === name)), 0);
   const records = pages(buffers.find((b) => b.name.endsWith('records')));
-  return draw === 'tiles' ? scene + records + PROJECT_OWN_BUFFERS : Math.max(scene + PROJECT_OWN_BUFFERS, scene + records + 2);
+  const sort = Math.max(1, pages(buffers.find((b) => b.name === 'sort keys')));
+  const merge = sort > 1 ? sort + 2 : 0;
+  if (draw === 'tiles') return Math.max(scene + records + PROJECT_OWN_BUFFERS, merge);
+  return Math.max(scene + 2 * sort + 1, scene + records + sort + 1, merge);
 }
 
 
@@ -143,7 +172,7 @@ export function checkBudget(count: number, degree: ShDegree, draw: DrawName, lim
   const binding = bindingLimit(limits);
   const allowed = limits.maxStorageBuffersPerShaderStage ?? DEFAULT_STAGE_BUFFERS;
   const at = (n: number, d: number) => {
-    const buffers = sceneBuffers(n, d, draw, precision, binding.bytes);
+    const buffers = sceneBuffers(n, d, draw, precision, binding.bytes, limits.sortPageBytes);
     let over: BufferNeed | null = null;
     for (const b of buffers) if (!b.paged && b.bytes > binding.bytes && (over === null || b.bytes > over.bytes)) over = b;
     // A splat larger than a binding cannot be paged either (never at these sizes).

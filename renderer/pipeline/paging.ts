@@ -16,6 +16,8 @@
  * pageBinding(base, p), a range no pass uses otherwise.
  */
 
+import { sortPageCapacity } from '../../sort/paged-sort';
+
 /** The largest buffer one binding may hold, and the limit that sets it (the smaller of the two). */
 export function bindingLimit(limits: { maxStorageBufferBindingSize: number; maxBufferSize: number }): { bytes: number; limit: 'maxStorageBufferBindingSize' | 'maxBufferSize' } {
   return limits.maxStorageBufferBindingSize <= limits.maxBufferSize
@@ -50,6 +52,18 @@ export function pagingFor(count: number, splatBytes: number, bindingBytes: numbe
   const pageSplats = Math.floor(bindingBytes / splatBytes);
   if (pageSplats < 1) throw new RangeError(`a splat of ${splatBytes} bytes does not fit a binding of ${bindingBytes} bytes`);
   return { count: n, splatBytes, pageSplats, pages: Math.ceil(n / pageSplats) };
+}
+
+/**
+ * The paging of a sort's keys or values (u32 a splat) for `count` splats: one page when
+ * they fit a binding, else pages of the PagedSorter's page capacity (sort/paged-sort.ts
+ * sortPageCapacity: a power of two, so that every sorter's own buffers fit a binding).
+ */
+export function sortPagingFor(count: number, bindingBytes: number): Paging {
+  const n = Math.max(1, count);
+  if (n * 4 <= bindingBytes) return { count: n, splatBytes: 4, pageSplats: n, pages: 1 };
+  const pageSplats = sortPageCapacity(bindingBytes);
+  return { count: n, splatBytes: 4, pageSplats, pages: Math.ceil(n / pageSplats) };
 }
 
 /** The binding of page `p` of an array whose page 0 is at `base`. */

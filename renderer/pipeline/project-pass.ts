@@ -1,6 +1,7 @@
 import commonWgsl from '../../shaders/splat_common.wgsl?raw';
 import projectWgsl from '../../shaders/project.wgsl?raw';
 import type { GpuScene } from './gpu-scene';
+import { pagedLayoutEntries, pagedWgsl, pagingKey, type PagedBuffer, type Paging } from './paging';
 import { sceneKey, sceneLayoutEntries, sceneWgsl, type SceneBindings } from './scene-wgsl';
 
 const WORKGROUP_SIZE = 256;
@@ -11,19 +12,31 @@ const SCENE_AT: SceneBindings = { centers: 1, covs: 2, sh: 6 };
 
 const pipelines = new WeakMap<GPUDevice, Map<string, { layout: GPUBindGroupLayout; pipeline: GPUComputePipeline }>>();
 
-/** The pass's pipeline for a scene's precision and paging (one per device and kind). */
-function pipelineFor(device: GPUDevice, scene: GpuScene) {
+/** The keys' and values' first bindings (their pages: paging.ts pageBinding). */
+const KEYS_AT = 3;
+const VALUES_AT = 4;
+
+/** The pass's pipeline for a scene's precision and paging, and the sort's paging (one per device and kind). */
+function pipelineFor(device: GPUDevice, scene: GpuScene, sort: Paging) {
   let byKind = pipelines.get(device);
   if (!byKind) pipelines.set(device, (byKind = new Map()));
-  const key = sceneKey(scene.precision, scene.paging);
+  const key = `${sceneKey(scene.precision, scene.paging)};${pagingKey(sort)}`;
   let p = byKind.get(key);
   if (!p) {
     const entry = (binding: number, type: GPUBufferBindingType): GPUBindGroupLayoutEntry => ({ binding, visibility: GPUShaderStage.COMPUTE, buffer: { type } });
     const layout = device.createBindGroupLayout({
       label: 'ProjectPass.layout',
-      entries: [entry(0, 'uniform'), entry(3, 'storage'), entry(4, 'storage'), entry(5, 'storage'), ...sceneLayoutEntries(scene.paging, SCENE_AT)],
+      entries: [
+        entry(0, 'uniform'),
+        ...pagedLayoutEntries(KEYS_AT, sort, GPUShaderStage.COMPUTE, 'storage'),
+        ...pagedLayoutEntries(VALUES_AT, sort, GPUShaderStage.COMPUTE, 'storage'),
+        entry(5, 'storage'),
+        ...sceneLayoutEntries(scene.paging, SCENE_AT),
+      ],
     });
-    const module = device.createShaderModule({ label: 'ProjectPass.module', code: `${commonWgsl}\n${sceneWgsl(scene.precision, scene.paging, SCENE_AT)}\n${projectWgsl}` });
+    const sorted = (name: string, binding: number) => pagedWgsl({ name, type: 'u32', perSplat: '1u', paging: sort, binding, access: 'read_write' });
+    const code = [commonWgsl, sceneWgsl(scene.precision, scene.paging, SCENE_AT), sorted('keys', KEYS_AT), sorted('values', VALUES_AT), projectWgsl].join('\n');
+    const module = device.createShaderModule({ label: 'ProjectPass.module', code });
     const pipeline = device.createComputePipeline({
       label: 'ProjectPass.pipeline',
       layout: device.createPipelineLayout({ label: 'ProjectPass.pipelineLayout', bindGroupLayouts: [layout] }),
@@ -39,8 +52,9 @@ export interface ProjectBuffers {
   frame: GPUBuffer;
   /** The scene (its pages and layout). */
   scene: GpuScene;
-  keys: GPUBuffer;
-  values: GPUBuffer;
+  /** The depth keys and splat ids, paged alike (paging.ts sortPagingFor). */
+  keys: PagedBuffer;
+  values: PagedBuffer;
   /** Indirect draw arguments; word 1 (instanceCount) is the append counter. */
   drawArgs: GPUBuffer;
 }
@@ -55,13 +69,13 @@ export class ProjectPass {
   private readonly groups: [number, number];
 
   constructor(device: GPUDevice, buffers: ProjectBuffers, readonly splatCount: number) {
-    const { layout, pipeline } = pipelineFor(device, buffers.scene);
+    const { layout, pipeline } = pipelineFor(device, buffers.scene, buffers.keys.paging);
     this.pipeline = pipeline;
     const entry = (binding: number, buffer: GPUBuffer): GPUBindGroupEntry => ({ binding, resource: { buffer } });
     this.bindGroup = device.createBindGroup({
       label: 'ProjectPass.bindGroup',
       layout,
-      entries: [entry(0, buffers.frame), entry(3, buffers.keys), entry(4, buffers.values), entry(5, buffers.drawArgs), ...buffers.scene.bindEntries(SCENE_AT)],
+      entries: [entry(0, buffers.frame), ...buffers.keys.entries(KEYS_AT), ...buffers.values.entries(VALUES_AT), entry(5, buffers.drawArgs), ...buffers.scene.bindEntries(SCENE_AT)],
     });
     const total = Math.max(1, Math.ceil(splatCount / WORKGROUP_SIZE));
     // More than 65,535 workgroups spill into y; the shader linearises (x, y).

@@ -91,11 +91,13 @@ export function sceneLayoutEntries(paging: ScenePaging, at: SceneBindings, visib
 export interface DrawKind {
   scene: { precision: ScenePrecision; paging: ScenePaging };
   records: Paging;
+  /** The quads draw's sorted ids (paging.ts sortPagingFor); the tiles draw has its own. */
+  order?: Paging;
 }
 
 /** The pipeline cache key of a DrawKind. */
 export function drawKindKey(kind: DrawKind): string {
-  return `${sceneKey(kind.scene.precision, kind.scene.paging)}|${pagingKey(kind.records)}`;
+  return `${sceneKey(kind.scene.precision, kind.scene.paging)}|${pagingKey(kind.records)}${kind.order ? `|order ${pagingKey(kind.order)}` : ''}`;
 }
 
 /** A pipeline cache key: precision and paging. */

@@ -6,6 +6,7 @@ import type { SplatCloud } from '../../scenes/splat-cloud';
 import type { SorterFactory } from '../../sort/types';
 import type { FrameCamera } from './frame-uniforms';
 import type { FrameTimestamps } from './frame-stages';
+import type { PagedBuffer } from './paging';
 import type { ProjectPass } from './project-pass';
 
 /** A sort strategy as the GUI and the benchmarks list it. */
@@ -20,10 +21,10 @@ export interface StrategyInfo {
 /** The scene's GPU buffers a strategy orders (owned by the renderer). */
 export interface SortTarget {
   cloud: SplatCloud;
-  /** Depth keys (u32), one per splat. */
-  keys: GPUBuffer;
-  /** Splat ids (u32): the draw order once sorted. */
-  values: GPUBuffer;
+  /** Depth keys (u32), one per splat, in pages when one binding does not hold them (paging.ts sortPagingFor). */
+  keys: PagedBuffer;
+  /** Splat ids (u32): the draw order once sorted; paged as the keys. */
+  values: PagedBuffer;
   /** The indirect draw arguments (struct DrawArgs); its count is the number of ids drawn. */
   drawArgs: GPUBuffer;
   /** The project pass into keys / values / drawArgs. */

@@ -11,6 +11,7 @@ import type { PackedScene } from './compact-pack';
 import { DEFAULT_PRECISION, type ScenePrecision } from './scene-precision';
 import type { ScenePaging } from './scene-wgsl';
 import { ProjectPass } from './project-pass';
+import { PagedBuffer, sortPagingFor } from './paging';
 import { strategyByName, type SortState, type SortStrategy, type SortTarget, type StrategyInfo } from './strategies';
 import { drawByName, type DrawName } from './draw-strategies';
 import { TileRasterizer, type TileRasterizerOptions } from './tiles/tile-rasterizer';
@@ -84,8 +85,8 @@ export interface PreparedScene {
 class Prepared implements PreparedScene {
   constructor(
     readonly scene: GpuScene,
-    readonly keys: GPUBuffer,
-    readonly values: GPUBuffer,
+    readonly keys: PagedBuffer,
+    readonly values: PagedBuffer,
     readonly target: SortTarget,
     public state: DrawState,
   ) {}
@@ -122,8 +123,8 @@ function destroyDrawState(state: DrawState): void {
 export class SplatRenderer {
   private readonly uniforms: FrameUniforms;
   private scene: GpuScene | null = null;
-  private keys: GPUBuffer | null = null;
-  private values: GPUBuffer | null = null;
+  private keys: PagedBuffer | null = null;
+  private values: PagedBuffer | null = null;
   /** drawIndirect arguments (struct DrawArgs of shaders/splat_common.wgsl). */
   private readonly drawArgs: GPUBuffer;
   /** The quads draw's prepare + draw passes (with their per-splat records); null under tiles. */
@@ -154,6 +155,7 @@ export class SplatRenderer {
       maxStorageBufferBindingSize: budgetLimits.maxStorageBufferBindingSize,
       maxBufferSize: budgetLimits.maxBufferSize,
       maxStorageBuffersPerShaderStage: Math.min(budgetLimits.maxStorageBuffersPerShaderStage ?? Infinity, device.limits.maxStorageBuffersPerShaderStage),
+      ...(budgetLimits.sortPageBytes ? { sortPageBytes: budgetLimits.sortPageBytes } : {}),
     };
     this.uniforms = new FrameUniforms(device);
     this.sortStrategy = strategyByName(strategy);
@@ -358,13 +360,14 @@ export class SplatRenderer {
   }
 
   /** A scene's (key, id) buffers and project pass: what a sort strategy fills. */
-  private sortTargetFor(scene: GpuScene): { keys: GPUBuffer; values: GPUBuffer; target: SortTarget } {
+  private sortTargetFor(scene: GpuScene): { keys: PagedBuffer; values: PagedBuffer; target: SortTarget } {
     const device = this.device;
     const cloud = scene.cloud;
-    const capacity = Math.max(1, cloud.count);
+    // In pages when one binding does not hold a u32 a splat (the sort then merges them: sort/paged-sort.ts).
+    const paging = sortPagingFor(cloud.count, Math.min(this.bindingBytes, this.budgetLimits.sortPageBytes ?? Infinity));
     const usage = sortBufferUsage();
-    const keys = device.createBuffer({ label: 'SplatRenderer.keys', size: capacity * 4, usage });
-    const values = device.createBuffer({ label: 'SplatRenderer.values', size: capacity * 4, usage });
+    const keys = new PagedBuffer(device, 'SplatRenderer.keys', paging, usage);
+    const values = new PagedBuffer(device, 'SplatRenderer.values', paging, usage);
     const drawArgs = this.drawArgs;
     const project = new ProjectPass(device, { frame: this.uniforms.buffer, scene, keys, values, drawArgs }, cloud.count);
     const target: SortTarget = {
@@ -596,9 +599,9 @@ export class SplatRenderer {
     return orderWaiting || grown;
   }
 
-  /** GPU buffers for tests and profiling: sorted (key, id) pairs and the draw arguments. */
-  get debugBuffers(): { keys: GPUBuffer; values: GPUBuffer; drawArgs: GPUBuffer } | null {
-    return this.keys && this.values ? { keys: this.keys, values: this.values, drawArgs: this.drawArgs } : null;
+  /** GPU buffers for tests and profiling: sorted (key, id) pairs (their pages) and the draw arguments. */
+  get debugBuffers(): { keys: readonly GPUBuffer[]; values: readonly GPUBuffer[]; drawArgs: GPUBuffer } | null {
+    return this.keys && this.values ? { keys: this.keys.buffers, values: this.values.buffers, drawArgs: this.drawArgs } : null;
   }
 
   private releaseScene(): void {

@@ -4,6 +4,7 @@
  * - a GPU sorter of sort/ (project pass + sort on the GPU), one per registry entry;
  * - the CPU worker (cpu-depth-sort.ts): depths and sort on the CPU, a frame late.
  */
+import { PagedSorter } from '../../sort/paged-sort';
 import { sorterFactories } from '../../sort/registry';
 import type { SorterFactory } from '../../sort/types';
 import { cpuWorkerStrategy } from './cpu-depth-sort';
@@ -20,7 +21,8 @@ function gpuSortStrategy(factory: SorterFactory): SortStrategy {
     sorter: factory,
     supported: (device) => factory.supported(device),
     create(device, target) {
-      const sorter = factory.create(device, Math.max(1, target.cloud.count));
+      // Keys and values in pages when one binding does not hold them (paging.ts sortPagingFor).
+      const sorter = new PagedSorter(device, factory, target.keys.paging.count, target.keys.paging.pageSplats);
       return {
         hostSortMs: null,
         encode(encoder, frame) {
@@ -31,7 +33,7 @@ function gpuSortStrategy(factory: SorterFactory): SortStrategy {
           const w = stageWrites(frame.timestamps, 'sort');
           sorter.encode(
             encoder,
-            { keys: target.keys, values: target.values, count: target.drawArgs, countOffset: DrawArgs.countOffset, keyBits: frame.keyBits },
+            { keys: target.keys.buffers, values: target.values.buffers, count: target.drawArgs, countOffset: DrawArgs.countOffset, keyBits: frame.keyBits },
             stageIndices(w),
           );
         },

@@ -47,9 +47,15 @@ export class DrawnOrderProbe {
     this.args = device.createBuffer({ label: 'DrawnOrderProbe.args', size: DrawArgs.size, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ });
   }
 
-  /** Copies the ids the draw used and its instance count (after the draw, same encoder). */
-  capture(encoder: GPUCommandEncoder, buffers: { values: GPUBuffer; drawArgs: GPUBuffer }): void {
-    encoder.copyBufferToBuffer(buffers.values, 0, this.ids, 0, this.capacity * 4);
+  /** Copies the ids the draw used (their pages, in order) and its instance count (after the draw, same encoder). */
+  capture(encoder: GPUCommandEncoder, buffers: { values: readonly GPUBuffer[]; drawArgs: GPUBuffer }): void {
+    let at = 0;
+    for (const page of buffers.values) {
+      const bytes = Math.min(page.size, this.capacity * 4 - at);
+      if (bytes <= 0) break;
+      encoder.copyBufferToBuffer(page, 0, this.ids, at, bytes);
+      at += bytes;
+    }
     encoder.copyBufferToBuffer(buffers.drawArgs, 0, this.args, 0, DrawArgs.size);
   }
 

@@ -13,6 +13,7 @@ import { covariance3D, depthKey, makeCameraFrame, projectCovariance, transformPo
 import type { ScenePrecision } from '../../renderer/pipeline/scene-precision';
 import { GpuScene } from '../../renderer/pipeline/gpu-scene';
 import { ProjectPass } from '../../renderer/pipeline/project-pass';
+import { PagedBuffer, sortPagingFor } from '../../renderer/pipeline/paging';
 import { generateSynthetic } from '../../scenes/generate';
 import type { SplatCloud } from '../../scenes/splat-cloud';
 import { useGpu, withValidation } from '../support/gpu';
@@ -24,13 +25,20 @@ const ctx = useGpu();
  * buffers: `run` projects once with a camera and settings and reads back what was
  * appended (the draw arguments, the keys, the ids).
  */
-function projectRig(device: GPUDevice, cloud: SplatCloud, precision: ScenePrecision = 'full') {
+function projectRig(device: GPUDevice, cloud: SplatCloud, precision: ScenePrecision = 'full', sortBindingBytes = Infinity) {
   // Full by default: the cases below test the cull's arithmetic on the cloud's exact values.
   const scene = new GpuScene(device, cloud, undefined, { precision });
   const uniforms = new FrameUniforms(device);
   const usage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC;
-  const keys = device.createBuffer({ label: 'test.keys', size: cloud.count * 4, usage });
-  const values = device.createBuffer({ label: 'test.values', size: cloud.count * 4, usage });
+  // The keys and ids in pages under a small binding limit (sortBindingBytes), as a scene
+  // of more splats than a binding holds u32s has them.
+  const keys = new PagedBuffer(device, 'test.keys', sortPagingFor(cloud.count, sortBindingBytes), usage);
+  const values = new PagedBuffer(device, 'test.values', sortPagingFor(cloud.count, sortBindingBytes), usage);
+  const readPages = async (b: PagedBuffer) => {
+    const out = new Uint32Array(cloud.count);
+    for (const [p, page] of b.buffers.entries()) out.set(new Uint32Array(await readBuffer(device, page)).subarray(0, Math.min(b.paging.pageSplats, cloud.count - p * b.paging.pageSplats)), p * b.paging.pageSplats);
+    return out;
+  };
   const drawArgs = device.createBuffer({ label: 'test.drawArgs', size: 16, usage: usage | GPUBufferUsage.INDIRECT | GPUBufferUsage.COPY_DST });
   const pass = new ProjectPass(device, { frame: uniforms.buffer, scene, keys, values, drawArgs }, cloud.count);
   return {
@@ -42,8 +50,9 @@ function projectRig(device: GPUDevice, cloud: SplatCloud, precision: ScenePrecis
       device.queue.submit([enc.finish()]);
       return {
         args: new Uint32Array(await readBuffer(device, drawArgs)),
-        keys: new Uint32Array(await readBuffer(device, keys)),
-        ids: new Uint32Array(await readBuffer(device, values)),
+        keys: await readPages(keys),
+        ids: await readPages(values),
+        pages: keys.paging.pages,
       };
     },
     destroy() {
@@ -57,8 +66,9 @@ function projectRig(device: GPUDevice, cloud: SplatCloud, precision: ScenePrecis
 }
 
 describe('project pass (depth keys + frustum cull + append)', () => {
-  for (const cull of [true, false]) {
-    it(`matches the CPU ${cull ? 'with' : 'without'} culling`, async () => {
+  for (const [cull, sortBindingBytes] of [[true, Infinity], [false, Infinity], [true, 16384]] as const) {
+    const paged = sortBindingBytes < Infinity ? `, keys and ids in pages of ${sortBindingBytes / 4} (a binding of ${sortBindingBytes} bytes)` : '';
+    it(`matches the CPU ${cull ? 'with' : 'without'} culling${paged}`, async () => {
       const { device } = ctx.gpu;
       const cloud = generateSynthetic(20_000, 7);
       // Every 5th splat below the fragment test's 1/255 (never drawn), every 7th exactly at it
@@ -77,8 +87,11 @@ describe('project pass (depth keys + frustum cull + append)', () => {
       expect(nearFar(pose, cloud.bounds).near).toBeCloseTo(cam.near);
 
       await withValidation(device, async () => {
-        const rig = projectRig(device, cloud);
-        const { args, keys: gpuKeys, ids: gpuIds } = await rig.run(cam, { shDegree: 3, splatScale: 1, cull, keyBits: 32 });
+        const rig = projectRig(device, cloud, 'full', sortBindingBytes);
+        const { args, keys: gpuKeys, ids: gpuIds, pages } = await rig.run(cam, { shDegree: 3, splatScale: 1, cull, keyBits: 32 });
+        // Paged: the appended pairs cross at least one page seam.
+        if (paged) expect(args[1]).toBeGreaterThan(sortBindingBytes / 4);
+        expect(pages).toBe(paged ? Math.ceil(cloud.count / (sortBindingBytes / 4)) : 1);
 
         // CPU: the same test in double precision; splats within a hair of a plane may go either way.
         const tx = Math.tan((pose.fovyDeg * Math.PI) / 360) * (width / height);
