@@ -91,13 +91,15 @@ export function sceneLayoutEntries(paging: ScenePaging, at: SceneBindings, visib
 export interface DrawKind {
   scene: { precision: ScenePrecision; paging: ScenePaging };
   records: Paging;
-  /** The quads draw's sorted ids (paging.ts sortPagingFor); the tiles draw has its own. */
+  /** The quads draw's sorted ids (paging.ts sortPagingFor). */
   order?: Paging;
+  /** The tiles draw's (tile, depth) keys and splat ids, paged alike (sortPagingFor). */
+  pairs?: Paging;
 }
 
 /** The pipeline cache key of a DrawKind. */
 export function drawKindKey(kind: DrawKind): string {
-  return `${sceneKey(kind.scene.precision, kind.scene.paging)}|${pagingKey(kind.records)}${kind.order ? `|order ${pagingKey(kind.order)}` : ''}`;
+  return `${sceneKey(kind.scene.precision, kind.scene.paging)}|${pagingKey(kind.records)}${kind.order ? `|order ${pagingKey(kind.order)}` : ''}${kind.pairs ? `|pairs ${pagingKey(kind.pairs)}` : ''}`;
 }
 
 /** A pipeline cache key: precision and paging. */

@@ -452,7 +452,11 @@ export class SplatRenderer {
   private drawStateFor(scene: GpuScene, target: SortTarget): DrawState {
     const state: DrawState = { draw: this.drawName, strategy: this.sortStrategy, sortState: null, quads: null, tiles: null };
     if (this.drawName === 'tiles') {
-      state.tiles = new TileRasterizer(this.device, this.uniforms.buffer, scene, this.sortStrategy.sorter!, { ...this.tileOptions, bindingBytes: this.bindingBytes });
+      state.tiles = new TileRasterizer(this.device, this.uniforms.buffer, scene, this.sortStrategy.sorter!, {
+        ...this.tileOptions,
+        bindingBytes: this.bindingBytes,
+        ...(this.budgetLimits.sortPageBytes ? { pairPageBytes: this.budgetLimits.sortPageBytes } : {}),
+      });
       return state;
     }
     state.sortState = this.sortStrategy.create(this.device, target);

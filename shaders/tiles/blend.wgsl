@@ -23,7 +23,8 @@
 
 @group(0) @binding(0) var<uniform> tiles: Tiles;
 @group(0) @binding(1) var<storage, read> ranges: array<vec2u>;
-@group(0) @binding(2) var<storage, read> values: array<u32>;
+// values at 2: // The pairs' keys and values are prepended in pages (keys_at / keys_put, values_at /
+// values_put: paging.ts; tile-pipelines.ts): more pairs than one binding holds u32s.
 // records: pages from binding 3 (records_at(i, k)), prepended (tile-pipelines.ts, paging.ts).
 @group(0) @binding(4) var fallbackImage: texture_2d<f32>;
 @group(0) @binding(5) var<storage, read> counters: array<u32, COUNTER_WORDS>;
@@ -40,7 +41,7 @@ var<workgroup> allDone: u32;
 
 // Pair `start + l` of the tile into batch slot l.
 fn loadSplat(start: u32, l: u32) {
-  let id = values[start + l];
+  let id = values_at(start + l, 0u);
   storeSplat(l, records_at(id, 0u), records_at(id, 1u));
 }
 

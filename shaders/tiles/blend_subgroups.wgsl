@@ -45,7 +45,7 @@ fn main(@builtin(local_invocation_id) local: vec3u, @builtin(workgroup_id) wid: 
   var preA = vec4u(0u);
   var preB = vec4u(0u);
   if (lid < min(BATCH, range.y - start)) {
-    let id = values[start + lid];
+    let id = values_at(start + lid, 0u);
     preA = records_at(id, 0u);
     preB = records_at(id, 1u);
   }
@@ -67,7 +67,7 @@ fn main(@builtin(local_invocation_id) local: vec3u, @builtin(workgroup_id) wid: 
     // The next batch's records, in flight while this one is blended.
     let next = start + n;
     if (next < range.y && lid < min(BATCH, range.y - next)) {
-      let id = values[next + lid];
+      let id = values_at(next + lid, 0u);
       preA = records_at(id, 0u);
       preB = records_at(id, 1u);
     }

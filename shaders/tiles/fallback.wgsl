@@ -11,7 +11,8 @@
 // (settle.wgsl).
 
 @group(0) @binding(0) var<uniform> tiles: Tiles;
-@group(0) @binding(1) var<storage, read> values: array<u32>;
+// values at 1: // The pairs' keys and values are prepended in pages (keys_at / keys_put, values_at /
+// values_put: paging.ts; tile-pipelines.ts): more pairs than one binding holds u32s.
 // records: pages from binding 2 (records_at(i, k)), prepended (tile-pipelines.ts, paging.ts).
 @group(0) @binding(3) var<storage, read> counters: array<u32, COUNTER_WORDS>;
 
@@ -30,7 +31,7 @@ fn vs(@builtin(vertex_index) vi: u32, @builtin(instance_index) j: u32) -> VOut {
     out.pos = vec4f(2.0, 2.0, 2.0, 1.0);
     return out;
   }
-  let id = values[j];
+  let id = values_at(j, 0u);
   let ra = records_at(id, 0u);
   let rb = records_at(id, 1u);
   let centre = bitcast<vec2f>(ra.xy);

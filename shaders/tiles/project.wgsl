@@ -38,8 +38,8 @@
 // Prepended (renderer/pipeline/tiles/tile-pipelines.ts): the scene's pages (centers at
 // 2, covs at 3, SH at 4) and decode, and the records' pages at 6 (records_put(i, k, v),
 // k = 0, 1; paging.ts).
-@group(0) @binding(7) var<storage, read_write> keys: array<u32>;
-@group(0) @binding(8) var<storage, read_write> values: array<u32>;
+// keys at 7, values at 8: // The pairs' keys and values are prepended in pages (keys_at / keys_put, values_at /
+// values_put: paging.ts; tile-pipelines.ts): more pairs than one binding holds u32s.
 @group(0) @binding(9) var<storage, read_write> counters: array<atomic<u32>, COUNTER_WORDS>;
 
 const WG: u32 = 256u;
@@ -194,8 +194,8 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: v
     let base = workgroupUniformLoad(&roundBase);
     let out = base + slot;
     if (keep && out < tiles.capacity && out >= base) {
-      keys[out] = key;
-      values[out] = first + s;
+      keys_put(out, 0u, key);
+      values_put(out, 0u, first + s);
     }
   }
 }

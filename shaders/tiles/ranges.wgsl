@@ -6,7 +6,8 @@
 // in a fallback frame).
 
 @group(0) @binding(0) var<uniform> tiles: Tiles;
-@group(0) @binding(1) var<storage, read> keys: array<u32>;
+// keys at 1: // The pairs' keys and values are prepended in pages (keys_at / keys_put, values_at /
+// values_put: paging.ts; tile-pipelines.ts): more pairs than one binding holds u32s.
 @group(0) @binding(2) var<storage, read_write> counters: array<atomic<u32>, COUNTER_WORDS>;
 @group(0) @binding(3) var<storage, read_write> ranges: array<vec2u>;
 // The buffer this pass is dispatched from, read-only (every thread reads the count:
@@ -22,12 +23,12 @@ fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg:
   if (i >= n) {
     return;
   }
-  let tile = keys[i] >> tiles.depthBits;
-  if (i == 0u || (keys[i - 1u] >> tiles.depthBits) != tile) {
+  let tile = keys_at(i, 0u) >> tiles.depthBits;
+  if (i == 0u || (keys_at(i - 1u, 0u) >> tiles.depthBits) != tile) {
     ranges[tile].x = i;
     atomicAdd(&counters[5], 1u);
   }
-  if (i + 1u == n || (keys[i + 1u] >> tiles.depthBits) != tile) {
+  if (i + 1u == n || (keys_at(i + 1u, 0u) >> tiles.depthBits) != tile) {
     ranges[tile].y = i + 1u;
   }
 }

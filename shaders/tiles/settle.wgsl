@@ -4,8 +4,8 @@
 
 @group(0) @binding(0) var<uniform> tiles: Tiles;
 // records: pages from binding 1 (records_at(i, k)), prepended (tile-pipelines.ts, paging.ts).
-@group(0) @binding(2) var<storage, read_write> keys: array<u32>;
-@group(0) @binding(3) var<storage, read_write> values: array<u32>;
+// keys at 2, values at 3: // The pairs' keys and values are prepended in pages (keys_at / keys_put, values_at /
+// values_put: paging.ts; tile-pipelines.ts): more pairs than one binding holds u32s.
 @group(0) @binding(4) var<storage, read_write> counters: array<atomic<u32>, COUNTER_WORDS>;
 @group(0) @binding(5) var<storage, read_write> control: array<u32, CONTROL_WORDS>;
 
@@ -65,8 +65,8 @@ fn settle(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid:
   }
   let slot = atomicAdd(&counters[1], 1u);
   if (slot < tiles.slots) {
-    keys[slot] = 65535u - (r.w >> 16u);
-    values[slot] = i;
+    keys_put(slot, 0u, 65535u - (r.w >> 16u));
+    values_put(slot, 0u, i);
   }
 }
 

@@ -19,6 +19,19 @@ export const PROJECT_SCENE_AT: SceneBindings = { centers: 2, covs: 3, sh: 4 };
 /** Page 0's binding of the records in each pass that binds them. */
 export const RECORDS_AT = { project: 6, settle: 1, fallback: 2, blend: 3 } as const;
 
+/** Page 0's binding of the pairs' keys and values in each pass that binds them. */
+export const PAIRS_AT = { project: { keys: 7, values: 8 }, settle: { keys: 2, values: 3 }, ranges: { keys: 1 }, fallback: { values: 1 }, blend: { values: 2 } } as const;
+
+/** The pairs' WGSL in `pass`: the pages and accessors (keys_at, values_at; keys_put, values_put where it writes them). */
+function pairsWgsl(kind: DrawKind, pass: keyof typeof PAIRS_AT): string {
+  const at: { keys?: number; values?: number } = PAIRS_AT[pass];
+  const access = pass === 'project' || pass === 'settle' ? 'read_write' : 'read';
+  return (['keys', 'values'] as const)
+    .filter((name) => at[name] !== undefined)
+    .map((name) => pagedWgsl({ name, type: 'u32', perSplat: '1u', paging: kind.pairs!, binding: at[name]!, access }))
+    .join('\n');
+}
+
 /** The records' WGSL (pages and accessors: records_at(i, k), k = 0, 1; records_put in the project pass). */
 function recordsWgsl(kind: DrawKind, pass: keyof typeof RECORDS_AT): string {
   return pagedWgsl({ name: 'records', type: 'vec4u', perSplat: '2u', paging: kind.records, binding: RECORDS_AT[pass], access: pass === 'project' ? 'read_write' : 'read' });
@@ -54,14 +67,15 @@ const cache = new WeakMap<GPUDevice, Map<string, TilePipelines>>();
 
 type Entry = 'uniform' | 'read-only-storage' | 'storage';
 
-/** A compute layout of buffer bindings 0, 1, ... of `entries`; where given, the records' pages take binding `records.at`. */
-function layoutOf(device: GPUDevice, label: string, entries: Entry[], records?: { at: number; paging: Paging }): GPUBindGroupLayout {
+/** A compute layout of buffer bindings 0, 1, ... of `entries`; those in `paged` take the pages of their paging (paging.ts). */
+function layoutOf(device: GPUDevice, label: string, entries: Entry[], paged: ReadonlyMap<number, Paging> = new Map()): GPUBindGroupLayout {
   const C = GPUShaderStage.COMPUTE;
   return device.createBindGroupLayout({
     label,
-    entries: entries.flatMap((type, binding) =>
-      binding === records?.at ? pagedLayoutEntries(binding, records.paging, C, type) : [{ binding, visibility: C, buffer: { type } }],
-    ),
+    entries: entries.flatMap((type, binding) => {
+      const paging = paged.get(binding);
+      return paging ? pagedLayoutEntries(binding, paging, C, type) : [{ binding, visibility: C, buffer: { type } }];
+    }),
   });
 }
 
@@ -88,17 +102,25 @@ export function tilePipelines(device: GPUDevice, kind: DrawKind): TilePipelines 
       { binding: 1, visibility: GPUShaderStage.COMPUTE, buffer: { type: 'uniform' } },
       ...sceneLayoutEntries(kind.scene.paging, PROJECT_SCENE_AT),
       ...pagedLayoutEntries(RECORDS_AT.project, kind.records, GPUShaderStage.COMPUTE, 'storage'),
-      ...[7, 8, 9].map((binding) => ({ binding, visibility: GPUShaderStage.COMPUTE, buffer: { type: 'storage' as const } })),
+      ...pagedLayoutEntries(PAIRS_AT.project.keys, kind.pairs!, GPUShaderStage.COMPUTE, 'storage'),
+      ...pagedLayoutEntries(PAIRS_AT.project.values, kind.pairs!, GPUShaderStage.COMPUTE, 'storage'),
+      { binding: 9, visibility: GPUShaderStage.COMPUTE, buffer: { type: 'storage' } },
     ],
   });
-  const settleLayout = layoutOf(device, 'tiles.settle.layout', ['uniform', 'read-only-storage', 'storage', 'storage', 'storage', 'storage'], { at: RECORDS_AT.settle, paging: kind.records });
-  const rangesLayout = layoutOf(device, 'tiles.ranges.layout', ['uniform', 'read-only-storage', 'storage', 'storage', 'read-only-storage']);
+  const pairs = kind.pairs!;
+  const settleLayout = layoutOf(
+    device,
+    'tiles.settle.layout',
+    ['uniform', 'read-only-storage', 'storage', 'storage', 'storage', 'storage'],
+    new Map([[RECORDS_AT.settle, kind.records], [PAIRS_AT.settle.keys, pairs], [PAIRS_AT.settle.values, pairs]]),
+  );
+  const rangesLayout = layoutOf(device, 'tiles.ranges.layout', ['uniform', 'read-only-storage', 'storage', 'storage', 'read-only-storage'], new Map([[PAIRS_AT.ranges.keys, pairs]]));
   const V = GPUShaderStage.VERTEX;
   const fallbackLayout = device.createBindGroupLayout({
     label: 'tiles.fallback.layout',
     entries: [
       { binding: 0, visibility: V | GPUShaderStage.FRAGMENT, buffer: { type: 'uniform' } },
-      { binding: 1, visibility: V, buffer: { type: 'read-only-storage' } },
+      ...pagedLayoutEntries(PAIRS_AT.fallback.values, pairs, V, 'read-only-storage'),
       ...pagedLayoutEntries(RECORDS_AT.fallback, kind.records, V, 'read-only-storage'),
       { binding: 3, visibility: V, buffer: { type: 'read-only-storage' } },
     ],
@@ -107,7 +129,7 @@ export function tilePipelines(device: GPUDevice, kind: DrawKind): TilePipelines 
     label: 'tiles.present.layout',
     entries: [{ binding: 0, visibility: GPUShaderStage.FRAGMENT, texture: { sampleType: 'float' } }],
   });
-  const settleCode = `${tilesCommonWgsl}\n${recordsWgsl(kind, 'settle')}\n${settleWgsl}`;
+  const settleCode = `${tilesCommonWgsl}\n${recordsWgsl(kind, 'settle')}\n${pairsWgsl(kind, 'settle')}\n${settleWgsl}`;
   p = {
     project: { layout: projectLayout },
     settle: {
@@ -115,7 +137,7 @@ export function tilePipelines(device: GPUDevice, kind: DrawKind): TilePipelines 
       pipeline: compute(device, 'tiles.settle', settleLayout, settleCode, 'settle'),
       clampFallback: compute(device, 'tiles.settle', settleLayout, settleCode, 'clampFallback'),
     },
-    ranges: { layout: rangesLayout, pipeline: compute(device, 'tiles.ranges', rangesLayout, `${tilesCommonWgsl}\n${rangesWgsl}`) },
+    ranges: { layout: rangesLayout, pipeline: compute(device, 'tiles.ranges', rangesLayout, `${tilesCommonWgsl}\n${pairsWgsl(kind, 'ranges')}\n${rangesWgsl}`) },
     blend: new Map(),
     fallback: { layout: fallbackLayout },
     present: { layout: presentLayout, byFormat: new Map() },
@@ -133,6 +155,7 @@ export function tileProjectPipeline(device: GPUDevice, kind: DrawKind): GPUCompu
       commonWgsl,
       sceneWgsl(kind.scene.precision, kind.scene.paging, PROJECT_SCENE_AT),
       recordsWgsl(kind, 'project'),
+      pairsWgsl(kind, 'project'),
       tilesCommonWgsl,
       shEvalWgsl,
       projectSplatWgsl,
@@ -186,11 +209,12 @@ export function blendPipeline(device: GPUDevice, kind: DrawKind, format: GPUText
     const layout = device.createBindGroupLayout({
       label: `tiles.blend.layout(${format})`,
       entries: [
-        ...(['uniform', 'read-only-storage', 'read-only-storage'] as const).map((type, binding) => ({
+        ...(['uniform', 'read-only-storage'] as const).map((type, binding) => ({
           binding,
           visibility: GPUShaderStage.COMPUTE,
           buffer: { type },
         })),
+        ...pagedLayoutEntries(PAIRS_AT.blend.values, kind.pairs!, GPUShaderStage.COMPUTE, 'read-only-storage'),
         ...pagedLayoutEntries(RECORDS_AT.blend, kind.records, GPUShaderStage.COMPUTE, 'read-only-storage'),
         { binding: 4, visibility: GPUShaderStage.COMPUTE, texture: { sampleType: 'float' } },
         { binding: 5, visibility: GPUShaderStage.COMPUTE, buffer: { type: 'read-only-storage' } },
@@ -198,7 +222,7 @@ export function blendPipeline(device: GPUDevice, kind: DrawKind, format: GPUText
       ],
     });
     // `enable` directives come first in a module.
-    const code = `${sg ? 'enable subgroups;\n' : ''}${tilesCommonWgsl}\n${recordsWgsl(kind, 'blend')}\n${blendWgsl.replaceAll('OUTPUT_FORMAT', format)}\n${
+    const code = `${sg ? 'enable subgroups;\n' : ''}${tilesCommonWgsl}\n${recordsWgsl(kind, 'blend')}\n${pairsWgsl(kind, 'blend')}\n${blendWgsl.replaceAll('OUTPUT_FORMAT', format)}\n${
       sg ? blendSubgroupsWgsl.replace(/^\s*enable\s+subgroups;\s*$/m, '') : blendPlainWgsl
     }`;
     b = { layout, pipeline: compute(device, `tiles.blend(${format})`, layout, code) };
@@ -214,7 +238,7 @@ export const FALLBACK_FORMAT: GPUTextureFormat = 'rgba16float';
 export function fallbackPipelines(device: GPUDevice, kind: DrawKind): { fill: GPURenderPipeline; quads: GPURenderPipeline } {
   const p = tilePipelines(device, kind).fallback;
   if (!p.pipelines) {
-    const module = device.createShaderModule({ label: 'tiles.fallback.module', code: `${tilesCommonWgsl}\n${recordsWgsl(kind, 'fallback')}\n${fallbackWgsl}` });
+    const module = device.createShaderModule({ label: 'tiles.fallback.module', code: `${tilesCommonWgsl}\n${recordsWgsl(kind, 'fallback')}\n${pairsWgsl(kind, 'fallback')}\n${fallbackWgsl}` });
     const layout = device.createPipelineLayout({ label: 'tiles.fallback.pipelineLayout', bindGroupLayouts: [p.layout] });
     p.pipelines = {
       fill: device.createRenderPipeline({

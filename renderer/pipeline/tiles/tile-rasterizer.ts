@@ -1,13 +1,14 @@
-import type { GpuSorter, SorterFactory } from '../../../sort/types';
+import { maxSortPages, PagedSorter } from '../../../sort/paged-sort';
+import type { SorterFactory } from '../../../sort/types';
 import { sortBufferUsage } from '../../../sort/types';
 import { COUNTER_BYTES, CounterReadback } from './counter-readback';
 import { PairBudget, type PairStatus } from './pair-budget';
 import { TileParams, tileLayout, type TileLayout } from './tile-params';
-import { blendPipeline, canBlendInto, FALLBACK_FORMAT, fallbackPipelines, presentPipeline, PROJECT_SCENE_AT, RECORDS_AT, tilePipelines, tileProjectPipeline } from './tile-pipelines';
+import { blendPipeline, canBlendInto, FALLBACK_FORMAT, fallbackPipelines, PAIRS_AT, presentPipeline, PROJECT_SCENE_AT, RECORDS_AT, tilePipelines, tileProjectPipeline } from './tile-pipelines';
 import { stageIndices, type StageWrites } from '../frame-stages';
 import type { GpuScene } from '../gpu-scene';
 import type { DrawKind } from '../scene-wgsl';
-import { PagedBuffer, pagingFor } from '../paging';
+import { MAX_PAGES, PagedBuffer, pagingFor, sortPagingFor } from '../paging';
 
 /** The tile path's stages, in order (rows of pipeline/frame-stages.ts). */
 export const TILE_STAGES = ['project', 'sort', 'blend'] as const;
@@ -37,8 +38,10 @@ export interface TileRasterizerOptions {
   maxPairs?: number;
   /** Read-backs in a row needing under a quarter of the capacity before it shrinks (default pair-budget.ts SHRINK_AFTER). */
   shrinkAfter?: number;
-  /** The most bytes one binding holds: the records are paged under it (paging.ts); default the device's limit. */
+  /** The most bytes one binding holds: the records and the pairs are paged under it (paging.ts); default the device's limit. */
   bindingBytes?: number;
+  /** The most bytes a page of the pairs' keys or values holds, when lower than bindingBytes (tests: gpu-budget.ts sortPageBytes). */
+  pairPageBytes?: number;
 }
 
 export interface TileFrame {
@@ -116,16 +119,19 @@ export class TileRasterizer {
   /** Per splat, what the blend needs (TILE_RECORD_BYTES, paged). */
   private readonly records: PagedBuffer;
   /** What the pipelines are built for (the scene's and the records' paging). */
-  private readonly kind: DrawKind;
+  private kind: DrawKind;
   /** [needed, sorted, wrapped, visible, fallback, active tiles, -, -] (tiles_common.wgsl). */
   private readonly counters: GPUBuffer;
   /** What settle.wgsl writes for the later passes: the ranges' count, the fallback's indirect draws (CONTROL). */
   private readonly control: GPUBuffer;
   private readonly readback: CounterReadback;
   private readonly budget: PairBudget;
-  private keys: GPUBuffer | null = null;
-  private values: GPUBuffer | null = null;
-  private sorter: GpuSorter | null = null;
+  /** The pairs' keys and splat ids, in pages past one binding (paging.ts sortPagingFor; PagedSorter merges them). */
+  private keys: PagedBuffer | null = null;
+  private values: PagedBuffer | null = null;
+  private sorter: PagedSorter | null = null;
+  /** Bytes a page of the pairs holds. */
+  private readonly pairPageBytes: number;
   /** Entries the key/value buffers hold: max(pair capacity, splats) (a fallback frame sorts a key per splat). */
   private slots = 0;
   private ranges: GPUBuffer | null = null;
@@ -147,14 +153,21 @@ export class TileRasterizer {
   ) {
     const n = Math.max(1, scene.count);
     const maxBytes = Math.min(device.limits.maxStorageBufferBindingSize, device.limits.maxBufferSize);
-    const deviceMax = Math.floor(maxBytes / 4);
-    const maxPairs = Math.max(1, Math.min(options.maxPairs ?? deviceMax, deviceMax));
-    this.budget = new PairBudget(options.initialPairs ?? Math.max(4096, 2 * scene.count), maxPairs, options.shrinkAfter);
+    const bindingBytes = Math.min(options.bindingBytes ?? maxBytes, maxBytes);
+    this.pairPageBytes = Math.min(bindingBytes, options.pairPageBytes ?? Infinity);
     this.params = new TileParams(device);
     const storage = GPUBufferUsage.STORAGE;
-    const bindingBytes = options.bindingBytes ?? maxBytes;
     this.records = new PagedBuffer(device, 'TileRasterizer.records', pagingFor(n, TILE_RECORD_BYTES, bindingBytes), storage);
-    this.kind = { scene: { precision: scene.precision, paging: scene.paging }, records: this.records.paging };
+    // The pairs in as many pages as the passes can bind: the project pass binds the
+    // scene's and the records' pages, the pairs' keys' and values' pages and a counter;
+    // the sort's merge every key page and two more (sort/paged-sort.ts).
+    const scenePages = scene.paging.centers.pages + scene.paging.covs.pages + scene.paging.sh.pages;
+    const stage = device.limits.maxStorageBuffersPerShaderStage;
+    const pairPages = Math.max(1, Math.min(Math.floor((stage - scenePages - this.records.paging.pages - 1) / 2), maxSortPages(device), MAX_PAGES));
+    const deviceMax = pairPages === 1 ? Math.floor(this.pairPageBytes / 4) : sortPagingFor(Infinity, this.pairPageBytes).pageSplats * pairPages;
+    const maxPairs = Math.max(1, Math.min(options.maxPairs ?? deviceMax, deviceMax));
+    this.budget = new PairBudget(options.initialPairs ?? Math.max(4096, 2 * scene.count), maxPairs, options.shrinkAfter);
+    this.kind = { scene: { precision: scene.precision, paging: scene.paging }, records: this.records.paging, pairs: sortPagingFor(1, this.pairPageBytes) };
     this.counters = device.createBuffer({
       label: 'TileRasterizer.counters',
       size: COUNTER_BYTES,
@@ -183,14 +196,14 @@ export class TileRasterizer {
   }
 
   /**
-   * A sorter for `capacity` pairs, or for fewer where this sorter cannot hold that
-   * many on this device (bitonic pads to a power of two): halved until it fits.
+   * A sorter for `capacity` pairs in pages, or for fewer where this sorter cannot hold
+   * that many on this device (bitonic pads to a power of two): halved until it fits.
    */
-  private createSorter(capacity: number): { sorter: GpuSorter; capacity: number } {
+  private createSorter(capacity: number): { sorter: PagedSorter; capacity: number } {
     let c = Math.max(1, capacity);
     for (;;) {
       try {
-        return { sorter: this.factory.create(this.device, c), capacity: c };
+        return { sorter: new PagedSorter(this.device, this.factory, c, sortPagingFor(c, this.pairPageBytes).pageSplats), capacity: c };
       } catch (err) {
         if (!(err instanceof RangeError) || c <= 1) throw err;
         c = Math.floor(c / 2);
@@ -210,8 +223,11 @@ export class TileRasterizer {
     this.values?.destroy();
     this.sorter = sorter;
     this.slots = slots;
-    this.keys = this.device.createBuffer({ label: 'TileRasterizer.keys', size: slots * 4, usage });
-    this.values = this.device.createBuffer({ label: 'TileRasterizer.values', size: slots * 4, usage });
+    const paging = sortPagingFor(slots, this.pairPageBytes);
+    this.keys = new PagedBuffer(this.device, 'TileRasterizer.keys', paging, usage);
+    this.values = new PagedBuffer(this.device, 'TileRasterizer.values', paging, usage);
+    // Pipelines for the pairs' pages (the same ones while the page count stays).
+    this.kind = { ...this.kind, pairs: paging };
     this.bindGroups = null;
   }
 
@@ -275,12 +291,12 @@ export class TileRasterizer {
   private ensureBindGroups(): BindGroups {
     if (this.bindGroups) return this.bindGroups;
     const p = tilePipelines(this.device, this.kind);
-    // Buffers at bindings 0, 1, ...; `null` marks where the records' pages go.
-    const bg = (label: string, layout: GPUBindGroupLayout, buffers: (GPUBuffer | null)[]) =>
+    // Buffers at bindings 0, 1, ...; a paged array's pages where it stands.
+    const bg = (label: string, layout: GPUBindGroupLayout, buffers: (GPUBuffer | PagedBuffer)[]) =>
       this.device.createBindGroup({
         label,
         layout,
-        entries: buffers.flatMap((buffer, binding) => (buffer ? [{ binding, resource: { buffer } }] : this.records.entries(binding))),
+        entries: buffers.flatMap((buffer, binding) => (buffer instanceof PagedBuffer ? buffer.entries(binding) : [{ binding, resource: { buffer } }])),
       });
     const keys = this.keys!, values = this.values!, ranges = this.ranges!;
     this.bindGroups = {
@@ -292,12 +308,14 @@ export class TileRasterizer {
           { binding: 1, resource: { buffer: this.params.buffer } },
           ...this.scene.bindEntries(PROJECT_SCENE_AT),
           ...this.records.entries(RECORDS_AT.project),
-          ...[keys, values, this.counters].map((buffer, i) => ({ binding: 7 + i, resource: { buffer } })),
+          ...keys.entries(PAIRS_AT.project.keys),
+          ...values.entries(PAIRS_AT.project.values),
+          { binding: 9, resource: { buffer: this.counters } },
         ],
       }),
-      settle: bg('TileRasterizer.settle', p.settle.layout, [this.params.buffer, null, keys, values, this.counters, this.control]),
+      settle: bg('TileRasterizer.settle', p.settle.layout, [this.params.buffer, this.records, keys, values, this.counters, this.control]),
       ranges: bg('TileRasterizer.ranges', p.ranges.layout, [this.params.buffer, keys, this.counters, ranges, this.control]),
-      fallback: bg('TileRasterizer.fallback', p.fallback.layout, [this.params.buffer, values, null, this.counters]),
+      fallback: bg('TileRasterizer.fallback', p.fallback.layout, [this.params.buffer, values, this.records, this.counters]),
       blend: new Map(),
       present: this.imageView
         ? this.device.createBindGroup({ label: 'TileRasterizer.present', layout: p.present.layout, entries: [{ binding: 0, resource: this.imageView }] })
@@ -311,12 +329,13 @@ export class TileRasterizer {
     let g = groups.blend.get(key);
     if (!g) {
       const { layout } = blendPipeline(this.device, this.kind, format);
-      const buffers = [this.params.buffer, this.ranges!, this.values!];
+      const buffers = [this.params.buffer, this.ranges!];
       g = this.device.createBindGroup({
         label: 'TileRasterizer.blend',
         layout,
         entries: [
           ...buffers.map((buffer, binding) => ({ binding, resource: { buffer } })),
+          ...this.values!.entries(PAIRS_AT.blend.values),
           ...this.records.entries(RECORDS_AT.blend),
           { binding: 4, resource: this.fallbackView! },
           { binding: 5, resource: { buffer: this.counters } },
@@ -382,7 +401,7 @@ export class TileRasterizer {
     const sortTs = tsw('sort');
     this.sorter!.encode(
       encoder,
-      { keys: this.keys!, values: this.values!, count: this.counters, countOffset: 4, keyBits: layout.keyBits },
+      { keys: this.keys!.buffers, values: this.values!.buffers, count: this.counters, countOffset: 4, keyBits: layout.keyBits },
       stageIndices(sortTs),
     );
 
@@ -458,8 +477,8 @@ export class TileRasterizer {
   }
 
   /** GPU buffers for tests: pair keys/values, counters, tile ranges. */
-  get debugBuffers(): { keys: GPUBuffer; values: GPUBuffer; counters: GPUBuffer; ranges: GPUBuffer | null } {
-    return { keys: this.keys!, values: this.values!, counters: this.counters, ranges: this.ranges };
+  get debugBuffers(): { keys: readonly GPUBuffer[]; values: readonly GPUBuffer[]; counters: GPUBuffer; ranges: GPUBuffer | null } {
+    return { keys: this.keys!.buffers, values: this.values!.buffers, counters: this.counters, ranges: this.ranges };
   }
 
   destroy(): void {
