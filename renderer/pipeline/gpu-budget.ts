@@ -242,7 +242,9 @@ export class GpuBudgetError extends Error {
         limit: check.binding.limit as keyof BudgetLimits,
       };
     }
-    const paged = check.buffers.filter((b) => b.pages > 1).map((b) => `${b.name} in ${b.pages} pages`);
+    // The arrays a stage binds (the sorters' scratch and the merge's buffers are bound apart).
+    const bound = (b: BufferNeed) => !b.name.startsWith('sort scratch') && b.name !== 'sort merge';
+    const paged = check.buffers.filter((b) => b.pages > 1 && bound(b)).map((b) => `${b.name} in ${b.pages} pages`);
     return {
       needs:
         `${splats} need ${check.stage.needed} storage buffers in one shader stage (${paged.join(', ')} of at most ${formatBytes(check.binding.bytes)}), ` +
