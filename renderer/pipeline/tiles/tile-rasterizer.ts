@@ -1,4 +1,4 @@
-import { maxSortPages, PagedSorter } from '../../../sort/paged-sort';
+import { maxSortPages, PagedSorter, sortPageCapacity } from '../../../sort/paged-sort';
 import type { SorterFactory } from '../../../sort/types';
 import { sortBufferUsage } from '../../../sort/types';
 import { COUNTER_BYTES, CounterReadback } from './counter-readback';
@@ -164,7 +164,7 @@ export class TileRasterizer {
     const scenePages = scene.paging.centers.pages + scene.paging.covs.pages + scene.paging.sh.pages;
     const stage = device.limits.maxStorageBuffersPerShaderStage;
     const pairPages = Math.max(1, Math.min(Math.floor((stage - scenePages - this.records.paging.pages - 1) / 2), maxSortPages(device), MAX_PAGES));
-    const deviceMax = pairPages === 1 ? Math.floor(this.pairPageBytes / 4) : sortPagingFor(Infinity, this.pairPageBytes).pageSplats * pairPages;
+    const deviceMax = pairPages === 1 ? Math.floor(this.pairPageBytes / 4) : sortPageCapacity(this.pairPageBytes) * pairPages;
     const maxPairs = Math.max(1, Math.min(options.maxPairs ?? deviceMax, deviceMax));
     this.budget = new PairBudget(options.initialPairs ?? Math.max(4096, 2 * scene.count), maxPairs, options.shrinkAfter);
     this.kind = { scene: { precision: scene.precision, paging: scene.paging }, records: this.records.paging, pairs: sortPagingFor(1, this.pairPageBytes) };
