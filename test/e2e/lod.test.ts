@@ -41,7 +41,7 @@ describe.skipIf(!have)('streamed LOD in the page', () => {
   it('opens a lod-meta.json by URL, streams within ?budget=, follows the panel\'s budget and the camera', async () => {
     const lodDir = path.dirname(fx.meta);
     const budget = 3000;
-    const { page, log } = await openViewer(browser, server.base, `?scene=/lod-e2e/lod-meta.json&budget=${budget}&sort=radix4&draw=quads`, undefined, async (p) => {
+    const { page, log } = await openViewer(browser, server.base, `?scene=/lod-e2e/lod-meta.json&budget=${budget}&sort=radix16&draw=quads`, undefined, async (p) => {
       await p.route((url) => url.pathname.startsWith('/lod-e2e/'), (route) => {
         const rel = decodeURIComponent(new URL(route.request().url()).pathname.slice('/lod-e2e/'.length));
         const file = path.join(lodDir, rel);

@@ -548,7 +548,7 @@ describe('viewer page (headless Chromium, SwiftShader WebGPU)', () => {
     // One page a precision, both draws in it (the panel's draw switch): two page opens, not four.
     const shots = new Map<string, Float32Array>();
     for (const precision of ['', '&precision=full']) {
-      const { page, log } = await openViewer(`?splats=1000&draw=quads&sort=radix4${precision}`, { width: 320, height: 240 });
+      const { page, log } = await openViewer(`?splats=1000&draw=quads&sort=radix16${precision}`, { width: 320, height: 240 });
       for (const draw of ['quads', 'tiles']) {
         if (draw === 'tiles') {
           const drawSelect = page.locator('.lil-controller.lil-option', { has: page.locator('.lil-name', { hasText: /^draw$/ }) }).locator('select');
@@ -642,7 +642,7 @@ describe('viewer page (headless Chromium, SwiftShader WebGPU)', () => {
     // A URL that never answers: a load in flight when the device is lost (second part).
     let stalled!: () => void;
     const hit = new Promise<void>((resolve) => (stalled = resolve));
-    const { page, log } = await openViewer(`?splats=2000&sort=radix4&draw=quads${hash}`, { width: 320, height: 240 }, async (p) => {
+    const { page, log } = await openViewer(`?splats=2000&sort=radix16&draw=quads${hash}`, { width: 320, height: 240 }, async (p) => {
       await p.route((url) => url.pathname.startsWith('/e2e-stall/'), () => stalled());
     });
     await waitFrames(page, 3);

@@ -19,7 +19,8 @@ describe('radix16 sort (swiftshader)', () => {
   });
 
   for (const [name, factory] of [['subgroups', createRadix16Factory()], ['portable', createRadix16Factory({ subgroups: 'off' })]] as const) {
-    it(`${name}: n = 1, 257, 2049 and 4500 (tiles of 256 / 192), random, few distinct and all-equal keys`, async () => {
+    it(`${name}: n = 1, 257, 2049 and 4500 (tiles of 256 / 192), random, few distinct and all-equal keys; past 64 tiles (the scan dispatches)`, async () => {
+      await runSortCase(ctx.gpu.device, factory, { keys: makeSortKeys('depths', 20_000, 24), keyBits: 24, label: 'depths' });
       for (const n of [1, 257, 2049, 4500]) {
         for (const shape of ['random', 'few', 'equal'] as const) {
           await runSortCase(ctx.gpu.device, factory, { keys: makeSortKeys(shape, n, 16), keyBits: 16, label: shape });
