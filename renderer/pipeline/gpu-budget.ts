@@ -113,8 +113,7 @@ export function sceneBuffers(
 
 /** The sort's arrays for `n` splats (see sceneBuffers): pages when a binding does not hold them. */
 function sortBuffers(n: number, bindingBytes: number): BufferNeed[] {
-  const sort = Number.isFinite(bindingBytes) ? sortPagingFor(n, bindingBytes) : { pages: 1, pageSplats: n };
-  const { pages, pageSplats } = sort;
+  const { pages, pageSplats } = sortPagingFor(n, bindingBytes);
   const last = n - (pages - 1) * pageSplats;
   const entry = (name: string, words: number, parts: number): BufferNeed => ({ name, bytes: 4 * words, splatBytes: 4, paged: true, pages: parts });
   const scratch = pages === 1 ? n : pageSplats + (last < pageSplats ? last : 0);

@@ -16,7 +16,7 @@ import { ProjectPass } from '../../renderer/pipeline/project-pass';
 import { PagedBuffer, sortPagingFor } from '../../renderer/pipeline/paging';
 import { generateSynthetic } from '../../scenes/generate';
 import type { SplatCloud } from '../../scenes/splat-cloud';
-import { useGpu, withValidation } from '../support/gpu';
+import { readPagesU32, useGpu, withValidation } from '../support/gpu';
 
 const ctx = useGpu();
 
@@ -34,11 +34,7 @@ function projectRig(device: GPUDevice, cloud: SplatCloud, precision: ScenePrecis
   // of more splats than a binding holds u32s has them.
   const keys = new PagedBuffer(device, 'test.keys', sortPagingFor(cloud.count, sortBindingBytes), usage);
   const values = new PagedBuffer(device, 'test.values', sortPagingFor(cloud.count, sortBindingBytes), usage);
-  const readPages = async (b: PagedBuffer) => {
-    const out = new Uint32Array(cloud.count);
-    for (const [p, page] of b.buffers.entries()) out.set(new Uint32Array(await readBuffer(device, page)).subarray(0, Math.min(b.paging.pageSplats, cloud.count - p * b.paging.pageSplats)), p * b.paging.pageSplats);
-    return out;
-  };
+  const readPages = (b: PagedBuffer) => readPagesU32(device, b.buffers, b.paging.pageSplats, cloud.count);
   const drawArgs = device.createBuffer({ label: 'test.drawArgs', size: 16, usage: usage | GPUBufferUsage.INDIRECT | GPUBufferUsage.COPY_DST });
   const pass = new ProjectPass(device, { frame: uniforms.buffer, scene, keys, values, drawArgs }, cloud.count);
   return {

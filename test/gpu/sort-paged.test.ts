@@ -9,13 +9,11 @@
  * bindings). No adapter is a failure, never a skip.
  */
 import { describe, expect, it } from 'vitest';
-import { readBuffer } from '../../renderer/gpu/node-gpu';
-import { checkSortedPairs } from '../../sort/cpu-reference';
 import { maxSortPages, PagedSorter, sortPageCapacity } from '../../sort/paged-sort';
 import { sorterFactories } from '../../sort/registry';
 import { sortBufferUsage, type SorterFactory } from '../../sort/types';
-import { useGpu, withValidation } from '../support/gpu';
-import { checkPermutationSorted, makeSortKeys, type SortKeyShape } from '../support/sort-harness';
+import { readPagesU32, useGpu, withValidation } from '../support/gpu';
+import { expectSorted, makeSortKeys, type SortKeyShape } from '../support/sort-harness';
 
 const ctx = useGpu();
 
@@ -55,22 +53,9 @@ async function runPagedCase(device: GPUDevice, factory: SorterFactory, c: PagedC
         const encoder = device.createCommandEncoder();
         sorter.encode(encoder, { keys: pageKeys, values: pageValues, count, countOffset: 8, keyBits });
         device.queue.submit([encoder.finish()]);
-        const outKeys = new Uint32Array(c.capacity);
-        const outValues = new Uint32Array(c.capacity);
-        for (let p = 0; p < sorter.pages; p++) {
-          outKeys.set(new Uint32Array(await readBuffer(device, pageKeys[p]!)), p * c.pageCapacity);
-          outValues.set(new Uint32Array(await readBuffer(device, pageValues[p]!)), p * c.pageCapacity);
-        }
-        const [inKeys, inValues] = [keys.subarray(0, live), values.subarray(0, live)];
-        if (factory.stable) {
-          const check = checkSortedPairs(inKeys, inValues, outKeys, outValues, keyBits);
-          expect(check.ok, `${label}: ${check.message}`).toBe(true);
-        } else {
-          const problem = checkPermutationSorted(inKeys, inValues, outKeys, outValues, keyBits);
-          expect(problem, `${label}: ${problem}`).toBeUndefined();
-        }
-        const rest = outKeys.subarray(live).every((k, i) => k === keys[live + i]) && outValues.subarray(live).every((v, i) => v === values[live + i]);
-        expect(rest, `${label}: pairs past the live count were modified`).toBe(true);
+        const outKeys = await readPagesU32(device, pageKeys, c.pageCapacity, c.capacity);
+        const outValues = await readPagesU32(device, pageValues, c.pageCapacity, c.capacity);
+        expectSorted(factory.stable, { keys, values, live, keyBits }, outKeys, outValues, label);
       }
     } finally {
       sorter.destroy();

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll } from 'vitest';
-import { createNodeGpu, type NodeGpu } from '../../renderer/gpu/node-gpu';
+import { createNodeGpu, readBuffer, type NodeGpu } from '../../renderer/gpu/node-gpu';
 
 /**
  * One device per test file, created before the tests. No adapter is a failure
@@ -18,6 +18,15 @@ export function useGpu(): { readonly gpu: NodeGpu } {
 }
 
 /** Runs `fn` inside a validation error scope and fails on any validation error. */
+/** The first `count` u32s of an array in pages of `pageSize` (paging.ts), read back in order. */
+export async function readPagesU32(device: GPUDevice, pages: readonly GPUBuffer[], pageSize: number, count: number): Promise<Uint32Array> {
+  const out = new Uint32Array(count);
+  for (const [p, page] of pages.entries()) {
+    out.set(new Uint32Array(await readBuffer(device, page)).subarray(0, Math.min(pageSize, count - p * pageSize)), p * pageSize);
+  }
+  return out;
+}
+
 export async function withValidation<T>(device: GPUDevice, fn: () => Promise<T> | T): Promise<T> {
   device.pushErrorScope('validation');
   device.pushErrorScope('out-of-memory');

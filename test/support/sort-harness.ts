@@ -97,6 +97,33 @@ export function checkPermutationSorted(
 }
 
 /**
+ * Checks a sort's output against its input (see the module comment): the stable
+ * reference exactly for a stable sorter, a sorted permutation otherwise, the pairs past
+ * the `live` count untouched.
+ */
+export function expectSorted(
+  stable: boolean,
+  input: { keys: Uint32Array; values: Uint32Array; live: number; keyBits: number },
+  outKeys: Uint32Array,
+  outValues: Uint32Array,
+  label: string,
+): void {
+  const { keys, values, live, keyBits } = input;
+  const inKeys = keys.subarray(0, live);
+  const inValues = values.subarray(0, live);
+  if (stable) {
+    const check = checkSortedPairs(inKeys, inValues, outKeys, outValues, keyBits);
+    expect(check.ok, `${label}: ${check.message}`).toBe(true);
+  } else {
+    const problem = checkPermutationSorted(inKeys, inValues, outKeys, outValues, keyBits);
+    expect(problem, `${label}: ${problem}`).toBeUndefined();
+  }
+  const restKeys = outKeys.subarray(live).every((k, i) => k === keys[live + i]);
+  const restValues = outValues.subarray(live).every((v, i) => v === values[live + i]);
+  expect(restKeys && restValues, `${label}: pairs past the live count were modified`).toBe(true);
+}
+
+/**
  * Sorts one case with `factory` on `device` inside validation scopes and checks it (see
  * the module comment). The sorter is created for the keys' length and destroyed after.
  */
@@ -129,18 +156,7 @@ export async function runSortCase(device: GPUDevice, factory: SorterFactory, c: 
         device.queue.submit([encoder.finish()]);
         const outKeys = new Uint32Array(await readBuffer(device, keyBuffer));
         const outValues = new Uint32Array(await readBuffer(device, valueBuffer));
-        const inKeys = keys.subarray(0, live);
-        const inValues = values.subarray(0, live);
-        if (factory.stable) {
-          const check = checkSortedPairs(inKeys, inValues, outKeys, outValues, keyBits);
-          expect(check.ok, `${label}: ${check.message}`).toBe(true);
-        } else {
-          const problem = checkPermutationSorted(inKeys, inValues, outKeys, outValues, keyBits);
-          expect(problem, `${label}: ${problem}`).toBeUndefined();
-        }
-        const restKeys = outKeys.subarray(live).every((k, i) => k === keys[live + i]);
-        const restValues = outValues.subarray(live).every((v, i) => v === values[live + i]);
-        expect(restKeys && restValues, `${label}: pairs past the live count were modified`).toBe(true);
+        expectSorted(factory.stable, { keys, values, live, keyBits }, outKeys, outValues, label);
       }
     } finally {
       sorter?.destroy();

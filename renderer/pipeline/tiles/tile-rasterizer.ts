@@ -167,7 +167,8 @@ export class TileRasterizer {
     const deviceMax = pairPages === 1 ? Math.floor(this.pairPageBytes / 4) : sortPageCapacity(this.pairPageBytes) * pairPages;
     const maxPairs = Math.max(1, Math.min(options.maxPairs ?? deviceMax, deviceMax));
     this.budget = new PairBudget(options.initialPairs ?? Math.max(4096, 2 * scene.count), maxPairs, options.shrinkAfter);
-    this.kind = { scene: { precision: scene.precision, paging: scene.paging }, records: this.records.paging, pairs: sortPagingFor(1, this.pairPageBytes) };
+    // The pairs' paging joins it in allocatePairs (below), before any pipeline is made.
+    this.kind = { scene: { precision: scene.precision, paging: scene.paging }, records: this.records.paging };
     this.counters = device.createBuffer({
       label: 'TileRasterizer.counters',
       size: COUNTER_BYTES,
