@@ -30,6 +30,19 @@ describe('LiveFigures: figures of what is on screen now', () => {
     expect(f.fps.rate(10_600)).toBeCloseTo(1000 / 5500, 6);
   });
 
+  it('a frame reported before it completes still counts (the order differs by platform)', () => {
+    const f = new LiveFigures();
+    for (let i = 0; i < 3; i++) {
+      f.submitted(i);
+      f.reported(i, { cpuMs: 1, frameMs: 16, total: 5 });
+      f.completed(i, i * 20);
+      f.counted(i, 100 + i);
+    }
+    expect(f.fps.count).toBe(3);
+    expect(f.fps.rate(40)).toBeCloseTo(50, 6);
+    expect(f.visible).toBe(102);
+  });
+
   it('the visible count of an older frame is ignored after a change', () => {
     const f = new LiveFigures();
     f.submitted(0);

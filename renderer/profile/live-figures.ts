@@ -10,7 +10,7 @@
 import { CompletedFrameRate } from './fps';
 import { FrameStats, type FrameSample } from './frame-stats';
 
-/** Frame ids kept waiting for their report before the oldest are forgotten. */
+/** Frame ids whose epoch is kept (for their report, completion and visible count) before the oldest are forgotten. */
 const MAX_TRACKED = 1024;
 
 export class LiveFigures {
@@ -59,7 +59,8 @@ export class LiveFigures {
   /** Frame `frameId`'s timings arrived (the profiler reports every submitted frame once). */
   reported(frameId: number, sample: FrameSample): void {
     if (this.current(frameId)) this.stats.push(sample);
-    this.owner.delete(frameId);
+    // Kept (the oldest go past MAX_TRACKED): the completion and the visible count may come
+    // after the report (Dawn in Node resolves the timestamps' map first; Chromium the other way).
   }
 
   /** The visible count read back from frame `frameId` (ignored if that frame is of an older epoch). */
