@@ -15,6 +15,18 @@ import type { Viewer } from './viewer';
 /** Frames the CPU may run ahead of the GPU. */
 const MAX_FRAMES_IN_FLIGHT = 2;
 
+/**
+ * Frames in flight while auto measures (a sort or a draw trial). A trial's sort is a
+ * submission of its own after a page frame completes; with two frames queued it waits
+ * behind both, and the page's presentation (the compositor's draw, which on a software
+ * adapter shares the GPU process's main thread with WebGPU's work) then waited for two
+ * frames and the sort: gaps of 2-3.7x a frame between animation frames on SwiftShader.
+ * One frame in flight puts the sort between two frames: the longest gap 1.5-1.7x a
+ * frame there, and each trial step costs one frame, not two (issue 19). Outside trials,
+ * two: the CPU's encode overlaps the GPU's work.
+ */
+const TRIAL_FRAMES_IN_FLIGHT = 1;
+
 export function encodeFrame(v: Viewer, now: number): void {
   // No frames on a lost device (recover draws on the new one).
   if (v.gpuLost) return;
@@ -31,7 +43,8 @@ export function encodeFrame(v: Viewer, now: number): void {
   // Frame pacing: a GPU slower than the display (a software adapter, a huge scene)
   // must not collect a queue of frames, which would grow latency without bound.
   // While auto times a sort, it runs alone.
-  if (v.gpuInFlight >= MAX_FRAMES_IN_FLIGHT || v.auto.holding) return;
+  const inFlight = v.auto.busy || v.drawAuto.trial ? TRIAL_FRAMES_IN_FLIGHT : MAX_FRAMES_IN_FLIGHT;
+  if (v.gpuInFlight >= inFlight || v.auto.holding) return;
   const trial = v.drawAuto.trial;
   const trialFrame = v.bench ? null : v.drawAuto.frame(now);
   if (trialFrame === 'skip') return;

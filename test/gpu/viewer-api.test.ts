@@ -94,4 +94,27 @@ describe('createViewer in Node (offscreen target)', () => {
     await new Promise((r) => setTimeout(r, 100));
     expect(viewer.framesRendered).toBe(framesAtEnd);
   });
+
+  it("keeps one frame in flight while auto measures (a trial's sort goes between frames), two otherwise", async () => {
+    const device = ctx.gpu.device;
+    const viewer = await createViewer({ width: 256, height: 192 }, { device, scene: writeSplatPly(generateDefaultScene(3000)).buffer as ArrayBuffer, sort: 'auto', draw: 'quads' });
+    // Frames asked for as fast as the event loop allows (not every 16 ms): the pacing alone bounds the frames in flight.
+    const v = viewer as unknown as { schedule: (cb: (now: number) => void) => void; gpuInFlight: number; auto: { busy: boolean } };
+    const during: number[] = [];
+    const outside: number[] = [];
+    v.schedule = (cb) =>
+      void setTimeout(() => {
+        cb(performance.now());
+        (v.auto.busy ? during : outside).push(v.gpuInFlight);
+      }, 0);
+    await viewer.ready;
+    const deadline = performance.now() + 60_000;
+    while (!/fastest exact sort/.test(viewer.strategyNote) && performance.now() < deadline) await frames(viewer, 1);
+    expect(viewer.strategyNote).toMatch(/fastest exact sort/);
+    await frames(viewer, 20);
+    expect(during.length).toBeGreaterThan(10);
+    expect(Math.max(...during)).toBe(1);
+    expect(Math.max(...outside)).toBe(2);
+    viewer.destroy();
+  });
 });
