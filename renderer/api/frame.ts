@@ -139,7 +139,9 @@ export function encodeFrame(v: Viewer, now: number): void {
       v.gpuInFlight--;
       v.framesCompleted++;
       const done = performance.now();
-      v.queueClock.frameCompleted(submitAt, done);
+      // Its own time kept for auto's budget if it is of the work on screen now (else only its place in the queue).
+      if (v.figures.current(frameId)) v.queueClock.frameCompleted(submitAt, done);
+      else v.queueClock.completed(submitAt, done);
       if (trialFrame?.timed && trial) trial.trial.completed(frameId, done - submitAt);
       if (frameId === v.sceneFirstFrameId) v.sceneFirstFrameDoneAt = done;
       v.figures.completed(frameId, done);

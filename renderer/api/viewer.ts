@@ -569,6 +569,7 @@ export class Viewer extends EventTarget {
   changed(clearGraph = false): void {
     this.dirty = true;
     this.figures.change();
+    this.queueClock.forgetFrames();
     this.emit('change', { clearGraph });
   }
 
@@ -591,6 +592,7 @@ export class Viewer extends EventTarget {
     this.dirty = true;
     // Other pixels, other draw times: the figures start over.
     this.figures.change();
+    this.queueClock.forgetFrames();
     this.emit('change', { clearGraph: false });
   }
 

@@ -50,4 +50,16 @@ describe('QueueClock (a frame\'s own time on a serial queue)', () => {
     expect(c.frameMs).toBeNull();
     expect(c.frameCompleted(600, 650)).toBe(50);
   });
+
+  it('forgetFrames: a new scene\'s frames alone set the budget, the queue\'s order kept', () => {
+    const c = new QueueClock();
+    for (let i = 0; i < 7; i++) c.frameCompleted(i * 10, i * 10 + 5); // an empty target's frames: 5 ms
+    expect(c.frameMs).toBe(5);
+    c.forgetFrames();
+    expect(c.frameMs).toBeNull();
+    // A submission ahead still counts as the queue's: the next frame starts when it completed.
+    c.completed(100, 900);
+    expect(c.frameCompleted(200, 1300)).toBe(400);
+    expect(c.frameMs).toBe(400);
+  });
 });

@@ -2,8 +2,8 @@
  * A frame's own GPU time from the wall clock, for auto's trial budget (trial-pacing.ts)
  * where GPU timestamps are missing (SwiftShader, most browsers without the feature).
  *
- * The queue runs its submissions one after another, and the page keeps two frames in
- * flight: a frame's time from its submit to its completion includes the frame (or the
+ * The queue runs its submissions one after another, and the page keeps up to two frames
+ * in flight (one while auto measures: api/frame.ts): a frame's time from its submit to its completion includes the frame (or the
  * trial sort) ahead of it in the queue, up to twice its own. Taken as the frame's time,
  * that let trial sorts grow to a whole frame, and the gaps between presented frames to
  * over twice a frame on SwiftShader (issue 19). Its own time starts when the queue could
@@ -41,6 +41,17 @@ export class QueueClock {
     if (this.frames.length === 0) return null;
     const s = [...this.frames].sort((a, b) => a - b);
     return s[s.length >> 1]!;
+  }
+
+  /**
+   * The work changed (a scene, a strategy, a setting): the frames so far are of other
+   * work. A new scene's budget taken from the empty target's frames before it (a few ms)
+   * kept auto's trial sorts at their first 4,096 keys, scaled 15x to 60,000: radix16's
+   * fixed cost scaled with them (1.4-2.1 s against 0.18 s timed at 20-40k keys on
+   * SwiftShader), and auto picked the slower sort.
+   */
+  forgetFrames(): void {
+    this.frames.length = 0;
   }
 
   /** A new device: a new queue, nothing known of it. */
