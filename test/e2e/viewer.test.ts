@@ -72,6 +72,22 @@ function openViewer(query: string, viewport?: { width: number; height: number },
 }
 
 /**
+ * Until the HUD counts visible splats: with ?sort=cpu a new scene's quads draw nothing
+ * until the worker's first order arrives (cpu-depth-sort.ts), which on a busy machine
+ * comes frames after the first (a screenshot then was black once in CI).
+ */
+async function waitDrawn(page: Page): Promise<void> {
+  await page.waitForFunction(
+    () => {
+      const m = /\(([\d,]+) visible\)/.exec(document.querySelector('#hud')?.textContent ?? '');
+      return m !== null && Number(m[1]!.replace(/,/g, '')) > 0;
+    },
+    undefined,
+    { timeout: 120_000 },
+  );
+}
+
+/**
  * Until the page has drawn `n` frames and a scene is on screen (its first frame drawn):
  * the first frames of a page can come before its scene (a busy SwiftShader makes the
  * scene late), and a view read then is the start-up camera's, not the scene's framing.
@@ -278,6 +294,7 @@ describe('viewer page: figures, views, auto, conveniences (issue 11)', () => {
   it('the screenshot downloads a PNG of the view (P), and 2x through an offscreen render (Shift+P)', async () => {
     const { page, log } = await openViewer('?splats=2000&sort=cpu&draw=quads');
     await waitFrames(page, 3);
+    await waitDrawn(page);
     const [one] = await Promise.all([page.waitForEvent('download', { timeout: 120_000 }), page.keyboard.press('p')]);
     const f1 = path.join(OUT, 'e2e-screenshot.png');
     await one.saveAs(f1);
@@ -303,6 +320,7 @@ describe('viewer page: figures, views, auto, conveniences (issue 11)', () => {
   it('double-click focuses the splat under the cursor: the eye stays, the pivot moves to it', async () => {
     const { page, log } = await openViewer('?splats=2000&sort=cpu&draw=quads');
     await waitFrames(page, 3);
+    await waitDrawn(page);
     const before = await app(page, (a) => a.view);
     // Below the centre: the ground disc in front of the knot.
     await page.mouse.dblclick(240, 230);
