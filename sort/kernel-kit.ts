@@ -69,6 +69,8 @@ export class DeviceCache<V> {
 
 /** Pipelines compiled ahead (compileAhead), by device and descriptor (label, constants, code). */
 const compiled = new WeakMap<GPUDevice, Map<string, GPUComputePipeline>>();
+/** The last compile ahead queued on each device (they run one after another). */
+const queueTail = new WeakMap<GPUDevice, Promise<void>>();
 /** The devices a compileAhead runs for, with the compiles it started. */
 const ahead = new WeakMap<GPUDevice, Promise<unknown>[]>();
 
@@ -111,6 +113,41 @@ export function isSwiftShader(device: GPUDevice): boolean {
   return info?.architecture === 'swiftshader' || /swiftshader/i.test(info?.description ?? '');
 }
 
+/** Whether a {@link compileAhead} build runs for `device` now: what is made meanwhile holds placeholders, not pipelines (cache none of it). */
+export function compilingAhead(device: GPUDevice): boolean {
+  return ahead.has(device);
+}
+
+/**
+ * A compute pipeline for `desc`, {@link compileAhead}-aware: the one compiled ahead for
+ * the same `key` (label, constants, code) if there is one; during a compileAhead build,
+ * a placeholder while createComputePipelineAsync compiles it on the side; else
+ * createComputePipeline. Any module's pipelines may go through here (the tiles draw's do).
+ */
+export function aheadAwarePipeline(device: GPUDevice, desc: GPUComputePipelineDescriptor, key: string): GPUComputePipeline {
+  const ready = compiled.get(device)?.get(key);
+  if (ready) return ready;
+  const started = ahead.get(device);
+  if (started) {
+    // One compile at a time: started together they take every core (Dawn compiles on a
+    // worker pool), and on a 2-core machine the page's frames starve meanwhile.
+    const next = (queueTail.get(device) ?? Promise.resolve()).then(() =>
+      device.createComputePipelineAsync(desc).then(
+        (p) => {
+          let done = compiled.get(device);
+          if (!done) compiled.set(device, (done = new Map()));
+          done.set(key, p);
+        },
+        () => undefined,
+      ),
+    );
+    queueTail.set(device, next);
+    started.push(next);
+    return { label: `${desc.label ?? ''} (compiling ahead)`, [PLACEHOLDER]: true } as unknown as GPUComputePipeline;
+  }
+  return device.createComputePipeline(desc);
+}
+
 /** Makes a sorter's compute pipelines: entry point `main`, labelled `${label}.${name}Pipeline(${variant})`. */
 export function pipelineMaker(device: GPUDevice, label: string, variant: string, constants: Readonly<Record<string, number>>) {
   const shared = { ...constants, MAX_WORKGROUPS_PER_DIM: device.limits.maxComputeWorkgroupsPerDimension };
@@ -127,31 +164,27 @@ export function pipelineMaker(device: GPUDevice, label: string, variant: string,
         constants: { ...shared, ...extra },
       },
     };
-    const key = `${fullLabel}\n${JSON.stringify(desc.compute.constants)}\n${code}`;
-    const ready = compiled.get(device)?.get(key);
-    if (ready) return ready;
-    const started = ahead.get(device);
-    if (started) {
-      started.push(
-        device.createComputePipelineAsync(desc).then(
-          (p) => {
-            let done = compiled.get(device);
-            if (!done) compiled.set(device, (done = new Map()));
-            done.set(key, p);
-          },
-          () => undefined,
-        ),
-      );
-      return { label: `${fullLabel} (compiling ahead)` } as GPUComputePipeline;
-    }
-    return device.createComputePipeline(desc);
+    return aheadAwarePipeline(device, desc, `${fullLabel}\n${JSON.stringify(desc.compute.constants)}\n${code}`);
   };
 }
 
-/** Memoises a pipeline getter: compiled on first use. */
+/** Marks what {@link aheadAwarePipeline} hands out during a compileAhead build instead of a pipeline. */
+const PLACEHOLDER = Symbol('compiling ahead');
+
+/**
+ * Memoises a pipeline getter: compiled on first use. A placeholder (read during a
+ * compileAhead build) is not kept: a getter of a kernel set cached before the build
+ * (e.g. radix16's scan, first needed at a larger capacity) would otherwise keep it,
+ * and a later frame would bind it (seen in the page: the draw trial's compile ahead).
+ */
 export function lazy<T>(make: () => T): () => T {
   let v: T | undefined;
-  return () => (v ??= make());
+  return () => {
+    if (v !== undefined) return v;
+    const made = make();
+    if (!(typeof made === 'object' && made !== null && PLACEHOLDER in made)) v = made;
+    return made;
+  };
 }
 
 /** Bind group layout entries: visible to compute, by kind. */
