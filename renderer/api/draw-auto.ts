@@ -5,7 +5,7 @@
  */
 import { DRAW_NAMES, type DrawName } from '../pipeline/draw-strategies';
 import { strategyByName } from '../pipeline/strategies';
-import { AUTO_DRAW, chooseDraw, decideDraw, DrawTrial, type DrawChoice, type DrawSource, type TrialFrame } from '../profile/auto-draw';
+import { AUTO_DRAW, chooseDraw, decideDraw, drawPrior, DrawTrial, type DrawChoice, type DrawPrior, type DrawSource, type TrialFrame } from '../profile/auto-draw';
 import type { AutoPicks } from '../profile/auto-picks';
 import type { Viewer } from './viewer';
 
@@ -14,6 +14,10 @@ export class DrawAuto {
   trial: { trial: DrawTrial; count: number; finishedAt: number | null } | null = null;
   /** Measure the draws once the scene is on screen (auto, not measured for this splat count). */
   wanted = false;
+  /** The trial's draws compiling on the side before it starts (start). */
+  preparing = false;
+  /** Bumped by apply(): a compile ahead that finishes after it starts no trial. */
+  private token = 0;
   /** The line that says the draw's auto pick and why, or the chosen draw. */
   note = '';
 
@@ -25,17 +29,24 @@ export class DrawAuto {
     readonly picks: AutoPicks<DrawChoice>,
   ) {}
 
+  /** Auto's start for a scene of `count` splats not measured yet (drawPrior): the nearest measured size's pick, or the software prior. */
+  prior(count?: number): DrawPrior | null {
+    return drawPrior(count === undefined ? undefined : this.picks.nearest(count), this.v.softwareNote !== null);
+  }
+
   /**
    * Draws what the draw setting asks for now (decideDraw): an explicit draw, auto's
-   * pick for this scene's splat count, or auto's start (tiles; quads under a host
+   * pick for this scene's splat count, or auto's start (drawPrior, else tiles; quads under a host
    * sort), and a trial once the scene is on screen. Stops a trial in flight.
    */
   apply(): boolean {
     const v = this.v;
     this.trial = null;
+    this.preparing = false;
+    this.token++;
     const count = v.renderer.cloud?.count;
     const host = !strategyByName(v.renderer.strategy).sorter;
-    const d = decideDraw(v.settings.draw, this.source, { name: v.renderer.strategy, host }, count === undefined ? null : (this.picks.get(count) ?? null));
+    const d = decideDraw(v.settings.draw, this.source, { name: v.renderer.strategy, host }, count === undefined ? null : (this.picks.get(count) ?? null), this.prior(count));
     this.wanted = d.measure;
     if (this.use(d.draw)) {
       this.say(d.note);
@@ -92,11 +103,27 @@ export class DrawAuto {
     return f;
   }
 
+  /**
+   * Measures the draws at `count` splats: first the other draws' pipelines compiled on
+   * the side (SplatRenderer.compileDrawAhead; `preparing` meanwhile), so that the trial's
+   * first frame of each holds up nothing; then the trial over the frames.
+   */
   start(count: number): void {
     this.wanted = false;
-    const trial = new DrawTrial(DRAW_NAMES, this.v.renderer.draw);
-    this.trial = { trial, count, finishedAt: null };
-    this.say(`auto: drawing with ${this.v.renderer.draw}; measuring ${trial.draws.join(', ')} at ${count.toLocaleString('en-US')} splats in this view…`);
+    const v = this.v;
+    const token = ++this.token;
+    const trial = new DrawTrial(DRAW_NAMES, v.renderer.draw);
+    this.say(`auto: drawing with ${v.renderer.draw}; measuring ${trial.draws.join(', ')} at ${count.toLocaleString('en-US')} splats in this view…`);
+    this.preparing = true;
+    const others = DRAW_NAMES.filter((d) => d !== v.renderer.draw);
+    void Promise.all(others.map((d) => v.renderer.compileDrawAhead(d)))
+      .catch((e) => console.warn(`auto: the draws' pipelines could not be compiled ahead: ${e instanceof Error ? e.message : String(e)}`))
+      .then(() => {
+        // Something changed meanwhile (a scene, the setting: apply()): that measures anew.
+        if (token !== this.token || v.destroyed) return;
+        this.preparing = false;
+        this.trial = { trial, count, finishedAt: null };
+      });
   }
 
   private finish(): void {

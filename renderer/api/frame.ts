@@ -16,7 +16,7 @@ import type { Viewer } from './viewer';
 const MAX_FRAMES_IN_FLIGHT = 2;
 
 /**
- * Frames in flight while auto measures (a sort or a draw trial). A trial's sort is a
+ * Frames in flight while auto measures (a sort or a draw trial, or the draws' compile before it). A trial's sort is a
  * submission of its own after a page frame completes; with two frames queued it waits
  * behind both, and the page's presentation (the compositor's draw, which on a software
  * adapter shares the GPU process's main thread with WebGPU's work) then waited for two
@@ -37,13 +37,13 @@ export function encodeFrame(v: Viewer, now: number): void {
     v.auto.measure(v.sceneId, cloud0.count, v.settings.keyBits, v.renderer.strategy).catch((e) => console.warn('auto: the sort trial stopped:', e));
   }
   // The draw's auto, after the sort's (it times frames sorted by the strategy auto picks).
-  if (v.drawAuto.wanted && cloud0 && v.figures.fps.count > 0 && !v.bench && !v.auto.wanted && !v.auto.busy && !v.drawAuto.trial) {
+  if (v.drawAuto.wanted && cloud0 && v.figures.fps.count > 0 && !v.bench && !v.auto.wanted && !v.auto.busy && !v.drawAuto.trial && !v.drawAuto.preparing) {
     v.drawAuto.start(cloud0.count);
   }
   // Frame pacing: a GPU slower than the display (a software adapter, a huge scene)
   // must not collect a queue of frames, which would grow latency without bound.
   // While auto times a sort, it runs alone.
-  const inFlight = v.auto.busy || v.drawAuto.trial ? TRIAL_FRAMES_IN_FLIGHT : MAX_FRAMES_IN_FLIGHT;
+  const inFlight = v.auto.busy || v.drawAuto.trial || v.drawAuto.preparing ? TRIAL_FRAMES_IN_FLIGHT : MAX_FRAMES_IN_FLIGHT;
   if (v.gpuInFlight >= inFlight || v.auto.holding) return;
   const trial = v.drawAuto.trial;
   const trialFrame = v.bench ? null : v.drawAuto.frame(now);

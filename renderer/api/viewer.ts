@@ -189,7 +189,7 @@ export class Viewer extends EventTarget {
     const store = init.autoPicksStore ?? null;
     this.drawAuto = new DrawAuto(this, init.drawSource ?? 'default', new AutoPicks<DrawChoice>('draw', picksKey, isPickOf<DrawChoice>(DRAW_NAMES), store));
     // The tiles draw sorts on the GPU: with a host sort strategy it falls back to quads (decideDraw).
-    const firstDraw = decideDraw(this.settings.draw, this.drawAuto.source, { name: first, host: !strategyByName(first).sorter });
+    const firstDraw = decideDraw(this.settings.draw, this.drawAuto.source, { name: first, host: !strategyByName(first).sorter }, null, this.drawAuto.prior());
     this.drawAuto.note = firstDraw.note;
     this.drawAuto.wanted = firstDraw.measure;
     this.renderer = new SplatRenderer(device, this.target.format, first, firstDraw.draw, {}, this.budgetLimits);

@@ -14,7 +14,7 @@ import { ProjectPass } from './project-pass';
 import { PagedBuffer, sortPagingFor } from './paging';
 import { strategyByName, type SortState, type SortStrategy, type SortTarget, type StrategyInfo } from './strategies';
 import { drawByName, type DrawName } from './draw-strategies';
-import { TileRasterizer, type TileRasterizerOptions } from './tiles/tile-rasterizer';
+import { compileTilesAhead, TileRasterizer, type TileRasterizerOptions } from './tiles/tile-rasterizer';
 import type { PairStatus } from './tiles/pair-budget';
 
 export type { FrameCamera, FrameSettings } from './frame-uniforms';
@@ -135,6 +135,8 @@ export class SplatRenderer {
   private sortState: SortState | null = null;
   private sortStrategy: SortStrategy;
   private drawName: DrawName = 'quads';
+  /** Whether the last frame's target could be a storage texture (the tiles blend writes it directly then). */
+  private lastTargetStorage = false;
   private tiles: TileRasterizer | null = null;
   private orderDrawn: Exclude<DrawOrder, 'auto'> = 'back-to-front';
   private layers: { cloud: SplatCloud; key: string; value: number } | null = null;
@@ -432,6 +434,23 @@ export class SplatRenderer {
     this.createDrawState();
   }
 
+  /**
+   * Compiles on the side what switching to draw `name` would compile on the spot (the
+   * tiles draw's compute pipelines, for this scene, sort and the last frame's target):
+   * the switch then holds up no frame. Resolves at once for the draw in use, without a
+   * scene, for tiles under a host sort, and for quads (render pipelines: quick to make).
+   */
+  async compileDrawAhead(name: DrawName): Promise<void> {
+    const scene = this.scene;
+    const sorter = this.sortStrategy.sorter;
+    if (name === this.drawName || !scene || name !== 'tiles' || !sorter) return;
+    await compileTilesAhead(this.device, scene, sorter, this.format, this.lastTargetStorage, {
+      ...this.tileOptions,
+      bindingBytes: this.bindingBytes,
+      ...(this.budgetLimits.sortPageBytes ? { pairPageBytes: this.budgetLimits.sortPageBytes } : {}),
+    });
+  }
+
   private checkedDraw(name: string, sort: SortStrategy): DrawName {
     const info = drawByName(name);
     if (info.needsGpuSorter && !sort.sorter) {
@@ -502,6 +521,7 @@ export class SplatRenderer {
       return;
     }
     this.uniforms.write(camera, settings, scene);
+    this.lastTargetStorage = settings.targetStorage ?? false;
     if (this.tiles) {
       // The tile path always redraws (its image depends on every setting); the
       // key-bits setting caps the depth bits of its (tile, depth) keys.

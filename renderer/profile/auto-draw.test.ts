@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chooseDraw, decideDraw, DrawTrial, isDrawSetting, type TrialFrame } from './auto-draw';
+import { chooseDraw, decideDraw, drawPrior, DrawTrial, isDrawSetting, type TrialFrame } from './auto-draw';
 
 const gpuSort = { name: 'onesweep', host: false };
 const hostSort = { name: 'cpu', host: true };
@@ -46,6 +46,23 @@ describe('the draw for a setting', () => {
     expect(start.measure).toBe(true);
     expect(start.note).toMatch(/^auto: tiles until measured/);
     expect(decideDraw('auto', 'panel', gpuSort, measured)).toEqual({ draw: 'quads', note: measured!.reason, measure: false });
+  });
+
+  it("before a size is measured: the nearest measured size's pick, else quads on a software adapter, else tiles; measured still", () => {
+    const near = { count: 11_000, value: chooseDraw([{ name: 'tiles', ms: [1] }, { name: 'quads', ms: [3] }])! };
+    expect(drawPrior(near, true)).toEqual({ draw: 'tiles', why: 'measured the faster for ~11,000 splats on this adapter' });
+    expect(drawPrior(undefined, true)).toEqual({ draw: 'quads', why: 'the faster on software GPUs' });
+    expect(drawPrior(undefined, false)).toBeNull();
+    expect(decideDraw('auto', 'default', gpuSort, null, drawPrior(undefined, true))).toEqual({
+      draw: 'quads',
+      note: 'auto: quads until measured (the faster on software GPUs); measuring both draws once the scene is on screen',
+      measure: true,
+    });
+    // This size's own pick wins over a prior; an explicit draw and a host sort over both.
+    expect(decideDraw('auto', 'panel', gpuSort, chooseDraw([{ name: 'tiles', ms: [1] }]), drawPrior(undefined, true)).draw).toBe('tiles');
+    expect(decideDraw('tiles', 'link', gpuSort, null, drawPrior(undefined, true)).draw).toBe('tiles');
+    expect(decideDraw('auto', 'default', hostSort, null, drawPrior(near, false)).draw).toBe('quads');
+    expect(decideDraw('auto', 'default', hostSort, null, drawPrior(near, false)).measure).toBe(false);
   });
 
   it('a host sort (cpu): auto draws quads and says why; an explicit tiles falls back to quads', () => {

@@ -13,9 +13,10 @@
  * 5 timed frames when the first takes < 20 ms, 3 below 300 ms, else 1; a draw
  * whose first timed frame is 3x slower than the best so far stops there.
  *
- * Before anything is measured the draw is `tiles` (the faster on the H100 of
- * docs/PERFORMANCE.md), except under a host sort strategy (`cpu`), which tiles
- * cannot use: then quads. It is only a start: on this 2-core machine's SwiftShader
+ * Before a size is measured the draw is the pick at the nearest size measured on
+ * this adapter, else quads on a software adapter, else `tiles` (the faster on the
+ * H100 of docs/PERFORMANCE.md); under a host sort strategy (`cpu`), which tiles
+ * cannot use, quads. It is only a start: on this 2-core machine's SwiftShader
  * (60,000 splats, 800x600, 2026-12) the trial measured quads faster (1.6 s a frame
  * vs tiles 4.9 s), and picked it.
  */
@@ -86,17 +87,35 @@ export interface DrawDecision {
   measure: boolean;
 }
 
+/** Auto's start for a scene not measured yet: a draw and why (e.g. the pick at the nearest measured size). */
+export interface DrawPrior {
+  draw: DrawName;
+  why: string;
+}
+
+/**
+ * Auto's start where nothing was measured at this size: the pick at the nearest size
+ * measured on this adapter; else quads on a software adapter (SwiftShader: quads 3-20x
+ * faster at 2,000-60,000 splats, docs/PERFORMANCE.md; its tiles frames wait at the
+ * blend's barriers on a CPU); else null (tiles, the faster on the GPUs measured).
+ */
+export function drawPrior(nearest: { count: number; value: DrawChoice } | undefined, software: boolean): DrawPrior | null {
+  if (nearest) return { draw: nearest.value.name, why: `measured the faster for ~${nearest.count.toLocaleString('en-US')} splats on this adapter` };
+  return software ? { draw: 'quads', why: 'the faster on software GPUs' } : null;
+}
+
 /**
  * The draw for `setting`. An explicit draw wins (a host sort turns tiles into
  * quads, said so); auto takes this scene's measured pick when there is one, else
- * tiles until measured (quads under a host sort, which tiles cannot use, and then
- * nothing to measure).
+ * `prior` (drawPrior) or tiles until measured (quads under a host sort, which tiles
+ * cannot use, and then nothing to measure).
  */
 export function decideDraw(
   setting: DrawSetting,
   source: DrawSource,
   sort: { name: string; host: boolean },
   measured: DrawChoice | null = null,
+  prior: DrawPrior | null = null,
 ): DrawDecision {
   if (setting !== AUTO_DRAW) {
     if (setting === 'tiles' && sort.host) {
@@ -109,6 +128,7 @@ export function decideDraw(
     return { draw: 'quads', note: `auto: quads, as the ${sort.name} sort runs on the host and tiles needs a GPU sort`, measure: false };
   }
   if (measured) return { draw: measured.name, note: measured.reason, measure: false };
+  if (prior) return { draw: prior.draw, note: `auto: ${prior.draw} until measured (${prior.why}); measuring both draws once the scene is on screen`, measure: true };
   return { draw: 'tiles', note: 'auto: tiles until measured; measuring both draws once the scene is on screen', measure: true };
 }
 

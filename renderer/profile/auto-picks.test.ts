@@ -33,6 +33,23 @@ describe('AutoPicks: no new trial for a scene size measured on this adapter', ()
     expect(new AutoPicks('sort', 'swiftshader', valid, store).get(60_000)).toBeUndefined();
   });
 
+  it('nearest: the pick at the nearest measured size (a tie to the larger), with that size', () => {
+    const a = new AutoPicks('sort', 'swiftshader', valid);
+    expect(a.nearest(60_000)).toBeUndefined();
+    a.set(10_000, pick('radix16'));
+    a.set(1_000_000, pick('onesweep'));
+    expect(a.nearest(60_000)?.value.name).toBe('radix16'); // 6x from 10,000, 17x from 1,000,000
+    expect(a.nearest(400_000)?.value.name).toBe('onesweep');
+    const b = new AutoPicks('sort', 'swiftshader', valid);
+    b.set(10_000, pick('radix16')); // bucket 27
+    b.set(160_000, pick('onesweep')); // bucket 35
+    expect(countBucket(46_341)).toBe(31);
+    expect(b.nearest(46_341)?.value.name).toBe('onesweep'); // 4 buckets either way: the larger
+    const n = a.nearest(12_000)!;
+    expect(n.count / 10_000).toBeGreaterThan(Math.SQRT1_2);
+    expect(n.count / 10_000).toBeLessThan(Math.SQRT2);
+  });
+
   it('ignores stored values of the wrong shape or of strategies this page lacks, and a store that throws', () => {
     const store = memoryStore();
     const a = new AutoPicks('sort', 'x', valid, store);

@@ -72,6 +72,20 @@ export class AutoPicks<T> {
     return this.picks.get(countBucket(count));
   }
 
+  /**
+   * The pick of the measured size nearest `count` (in buckets; a tie goes to the larger
+   * size), with that size (about: the bucket's middle), or undefined when nothing was
+   * measured on this adapter. A start for a size not measured yet, not a pick for it.
+   */
+  nearest(count: number): { count: number; value: T } | undefined {
+    const want = countBucket(count);
+    let best: number | null = null;
+    for (const b of this.picks.keys()) {
+      if (best === null || Math.abs(b - want) < Math.abs(best - want) || (Math.abs(b - want) === Math.abs(best - want) && b > best)) best = b;
+    }
+    return best === null ? undefined : { count: Math.round(2 ** (best / 2)), value: this.picks.get(best)! };
+  }
+
   set(count: number, value: T): void {
     this.picks.set(countBucket(count), value);
     if (!this.store) return;

@@ -406,10 +406,10 @@ describe('viewer page: figures, views, auto, conveniences (issue 11)', () => {
       };
       requestAnimationFrame(tick);
     });
-    // Until measured the draw is tiles (a GPU sort: the sort's auto starts with one), said so under the draw control.
+    // Until measured the draw is quads, the faster on software GPUs (tiles on others), said so under the draw control.
     await waitFrames(page, 1);
-    expect(await app(page, (a) => a.draw)).toBe('tiles');
-    expect(await page.locator('.sv-draw-note').textContent()).toMatch(/^auto: (tiles until measured|drawing with tiles; measuring)/);
+    expect(await app(page, (a) => a.draw)).toBe('quads');
+    expect(await page.locator('.sv-draw-note').textContent()).toMatch(/^auto: quads until measured \(the faster on software GPUs\)/);
     await page.waitForFunction(() => /fastest exact sort/.test((window as unknown as { splatview?: AppView }).splatview?.strategyNote ?? ''), undefined, {
       timeout: 280_000,
     });

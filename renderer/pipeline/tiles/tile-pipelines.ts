@@ -11,6 +11,7 @@ import blendSubgroupsWgsl from '../../../shaders/tiles/blend_subgroups.wgsl?raw'
 import fullscreenWgsl from '../../../shaders/fullscreen.wgsl?raw';
 import fallbackWgsl from '../../../shaders/tiles/fallback.wgsl?raw';
 import { SH_WGSL } from '../sh-wgsl';
+import { aheadAwarePipeline, compilingAhead } from '../../../sort/kernel-kit';
 import { pagedLayoutEntries, pagedWgsl, type Paging } from '../paging';
 import { drawKindKey, sceneLayoutEntries, sceneWgsl, type DrawKind, type SceneBindings } from '../scene-wgsl';
 
@@ -79,13 +80,18 @@ function layoutOf(device: GPUDevice, label: string, entries: Entry[], paged: Rea
   });
 }
 
+/**
+ * A compute pipeline of the tiles draw; compiled on the side during compileTilesAhead
+ * (sort/kernel-kit.ts compileAhead: then a placeholder, which no cache here keeps).
+ */
 function compute(device: GPUDevice, label: string, layout: GPUBindGroupLayout, code: string, entryPoint = 'main'): GPUComputePipeline {
   const module = device.createShaderModule({ label: `${label}.module`, code });
-  return device.createComputePipeline({
-    label: `${label}.pipeline(${entryPoint})`,
-    layout: device.createPipelineLayout({ label: `${label}.pipelineLayout`, bindGroupLayouts: [layout] }),
-    compute: { module, entryPoint },
-  });
+  const full = `${label}.pipeline(${entryPoint})`;
+  return aheadAwarePipeline(
+    device,
+    { label: full, layout: device.createPipelineLayout({ label: `${label}.pipelineLayout`, bindGroupLayouts: [layout] }), compute: { module, entryPoint } },
+    `${full}\n${code}`,
+  );
 }
 
 export function tilePipelines(device: GPUDevice, kind: DrawKind): TilePipelines {
@@ -142,7 +148,7 @@ export function tilePipelines(device: GPUDevice, kind: DrawKind): TilePipelines 
     fallback: { layout: fallbackLayout },
     present: { layout: presentLayout, byFormat: new Map() },
   };
-  byKind.set(key, p);
+  if (!compilingAhead(device)) byKind.set(key, p);
   return p;
 }
 
@@ -161,7 +167,9 @@ export function tileProjectPipeline(device: GPUDevice, kind: DrawKind): GPUCompu
       projectSplatWgsl,
       projectWgsl,
     ].join('\n');
-    p.pipeline = compute(device, `tiles.project(${drawKindKey(kind)})`, p.layout, code);
+    const pipeline = compute(device, `tiles.project(${drawKindKey(kind)})`, p.layout, code);
+    if (compilingAhead(device)) return pipeline;
+    p.pipeline = pipeline;
   }
   return p.pipeline;
 }
@@ -226,7 +234,7 @@ export function blendPipeline(device: GPUDevice, kind: DrawKind, format: GPUText
       sg ? blendSubgroupsWgsl.replace(/^\s*enable\s+subgroups;\s*$/m, '') : blendPlainWgsl
     }`;
     b = { layout, pipeline: compute(device, `tiles.blend(${format})`, layout, code) };
-    p.blend.set(key, b);
+    if (!compilingAhead(device)) p.blend.set(key, b);
   }
   return b;
 }

@@ -1,3 +1,4 @@
+import { compileAhead } from '../../../sort/kernel-kit';
 import { maxSortPages, PagedSorter, sortPageCapacity } from '../../../sort/paged-sort';
 import type { SorterFactory } from '../../../sort/types';
 import { sortBufferUsage } from '../../../sort/types';
@@ -8,7 +9,7 @@ import { blendPipeline, canBlendInto, FALLBACK_FORMAT, fallbackPipelines, PAIRS_
 import { stageIndices, type StageWrites } from '../frame-stages';
 import type { GpuScene } from '../gpu-scene';
 import type { DrawKind } from '../scene-wgsl';
-import { MAX_PAGES, PagedBuffer, pagingFor, sortPagingFor } from '../paging';
+import { MAX_PAGES, PagedBuffer, pagingFor, sortPagingFor, type Paging } from '../paging';
 
 /** The tile path's stages, in order (rows of pipeline/frame-stages.ts). */
 export const TILE_STAGES = ['project', 'sort', 'blend'] as const;
@@ -114,6 +115,57 @@ interface BindGroups {
  * pair count comes back a few frames late (CounterReadback) and the buffers grow or
  * shrink for later frames (PairBudget); `status` says whether a frame was a fallback.
  */
+/** What a tiles draw of `scene` is sized for at first (no GPU memory made): its constructor's and compileTilesAhead's. */
+function tileSizing(device: GPUDevice, scene: TileSceneBuffers, options: TileRasterizerOptions): { pairPageBytes: number; records: Paging; maxPairs: number; initialPairs: number } {
+  const n = Math.max(1, scene.count);
+  const maxBytes = Math.min(device.limits.maxStorageBufferBindingSize, device.limits.maxBufferSize);
+  const bindingBytes = Math.min(options.bindingBytes ?? maxBytes, maxBytes);
+  const pairPageBytes = Math.min(bindingBytes, options.pairPageBytes ?? Infinity);
+  const records = pagingFor(n, TILE_RECORD_BYTES, bindingBytes);
+  // The pairs in as many pages as the passes can bind: the project pass binds the
+  // scene's and the records' pages, the pairs' keys' and values' pages and a counter;
+  // the sort's merge every key page and two more (sort/paged-sort.ts).
+  const scenePages = scene.paging.centers.pages + scene.paging.covs.pages + scene.paging.sh.pages;
+  const stage = device.limits.maxStorageBuffersPerShaderStage;
+  const pairPages = Math.max(1, Math.min(Math.floor((stage - scenePages - records.pages - 1) / 2), maxSortPages(device), MAX_PAGES));
+  const deviceMax = pairPages === 1 ? Math.floor(pairPageBytes / 4) : sortPageCapacity(pairPageBytes) * pairPages;
+  const maxPairs = Math.max(1, Math.min(options.maxPairs ?? deviceMax, deviceMax));
+  const initialPairs = Math.max(1, Math.min(Math.floor(options.initialPairs ?? Math.max(4096, 2 * scene.count)), maxPairs));
+  return { pairPageBytes, records, maxPairs, initialPairs };
+}
+
+/**
+ * Compiles on the side (createComputePipelineAsync: sort/kernel-kit.ts compileAhead) the
+ * compute pipelines a tiles draw of `scene` builds for its first frames into a target of
+ * `targetFormat` (`targetStorage`: the target can be a storage texture), and its sorter's
+ * for the pairs; resolves when they are compiled, and the draw then takes them. Made on
+ * the spot, they hold up the queue: on SwiftShader the project and blend kernels compile
+ * 1.1-1.3 s each, and the page's frames wait (auto's draw trial switching to tiles).
+ */
+export async function compileTilesAhead(
+  device: GPUDevice,
+  scene: TileSceneBuffers,
+  factory: SorterFactory,
+  targetFormat: GPUTextureFormat,
+  targetStorage: boolean,
+  options: TileRasterizerOptions = {},
+): Promise<void> {
+  const sizing = tileSizing(device, scene, options);
+  // As allocatePairs sizes the pairs (a fallback frame sorts a key per splat in them).
+  const slots = Math.max(sizing.initialPairs, scene.count, 1);
+  const pairs = sortPagingFor(slots, sizing.pairPageBytes);
+  const kind: DrawKind = { scene: { precision: scene.precision, paging: scene.paging }, records: sizing.records, pairs };
+  const outFormat: GPUTextureFormat = targetStorage && canBlendInto(device, targetFormat) ? targetFormat : 'rgba8unorm';
+  await Promise.all([
+    compileAhead(device, () => {
+      tilePipelines(device, kind);
+      tileProjectPipeline(device, kind);
+      blendPipeline(device, kind, outFormat);
+    }),
+    factory.compileAhead(device, Math.min(slots, pairs.pageSplats)),
+  ]);
+}
+
 export class TileRasterizer {
   private readonly params: TileParams;
   /** Per splat, what the blend needs (TILE_RECORD_BYTES, paged). */
@@ -151,22 +203,12 @@ export class TileRasterizer {
     private factory: SorterFactory,
     options: TileRasterizerOptions = {},
   ) {
-    const n = Math.max(1, scene.count);
-    const maxBytes = Math.min(device.limits.maxStorageBufferBindingSize, device.limits.maxBufferSize);
-    const bindingBytes = Math.min(options.bindingBytes ?? maxBytes, maxBytes);
-    this.pairPageBytes = Math.min(bindingBytes, options.pairPageBytes ?? Infinity);
+    const sizing = tileSizing(device, scene, options);
+    this.pairPageBytes = sizing.pairPageBytes;
     this.params = new TileParams(device);
     const storage = GPUBufferUsage.STORAGE;
-    this.records = new PagedBuffer(device, 'TileRasterizer.records', pagingFor(n, TILE_RECORD_BYTES, bindingBytes), storage);
-    // The pairs in as many pages as the passes can bind: the project pass binds the
-    // scene's and the records' pages, the pairs' keys' and values' pages and a counter;
-    // the sort's merge every key page and two more (sort/paged-sort.ts).
-    const scenePages = scene.paging.centers.pages + scene.paging.covs.pages + scene.paging.sh.pages;
-    const stage = device.limits.maxStorageBuffersPerShaderStage;
-    const pairPages = Math.max(1, Math.min(Math.floor((stage - scenePages - this.records.paging.pages - 1) / 2), maxSortPages(device), MAX_PAGES));
-    const deviceMax = pairPages === 1 ? Math.floor(this.pairPageBytes / 4) : sortPageCapacity(this.pairPageBytes) * pairPages;
-    const maxPairs = Math.max(1, Math.min(options.maxPairs ?? deviceMax, deviceMax));
-    this.budget = new PairBudget(options.initialPairs ?? Math.max(4096, 2 * scene.count), maxPairs, options.shrinkAfter);
+    this.records = new PagedBuffer(device, 'TileRasterizer.records', sizing.records, storage);
+    this.budget = new PairBudget(sizing.initialPairs, sizing.maxPairs, options.shrinkAfter);
     // The pairs' paging joins it in allocatePairs (below), before any pipeline is made.
     this.kind = { scene: { precision: scene.precision, paging: scene.paging }, records: this.records.paging };
     this.counters = device.createBuffer({
