@@ -488,7 +488,7 @@ export class Viewer extends EventTarget {
       this.controller.setPose(fitPose(view.body, up, this.settings.fovyDeg, this.controller.aspect, view.forward));
       this.controller.setHome();
     }
-    this.auto.sceneChanged(); // a trial for the previous scene stops; this one is measured once on screen
+    this.auto.sceneChanged(this.renderer.strategy); // a trial for the previous scene stops; this one is measured once on screen
     this.drawAuto.apply(); // the draw's too: this scene's pick, or a trial once on screen
     this.changed(true);
     this.emit('load', { name: cloud.source.name, id, splats: cloud.count, shDegree: cloud.shDegree });

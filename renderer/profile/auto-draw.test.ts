@@ -49,8 +49,11 @@ describe('the draw for a setting', () => {
   });
 
   it("before a size is measured: the nearest measured size's pick, else quads on a software adapter, else tiles; measured still", () => {
-    const near = { count: 11_000, value: chooseDraw([{ name: 'tiles', ms: [1] }, { name: 'quads', ms: [3] }])! };
-    expect(drawPrior(near, true)).toEqual({ draw: 'tiles', why: 'measured the faster for ~11,000 splats on this adapter' });
+    const near = { count: 11_585, value: chooseDraw([{ name: 'tiles', ms: [1] }, { name: 'quads', ms: [3] }], 10_000)! };
+    expect(drawPrior(near, true)).toEqual({ draw: 'tiles', why: 'measured the faster at 10,000 splats on this adapter' });
+    // A pick stored by an older build (no count): its size bucket's, rounded.
+    const { splats: _, ...old } = near.value;
+    expect(drawPrior({ count: 11_585, value: old }, true)?.why).toBe('measured the faster at ~12,000 splats on this adapter');
     expect(drawPrior(undefined, true)).toEqual({ draw: 'quads', why: 'the faster on software GPUs' });
     expect(drawPrior(undefined, false)).toBeNull();
     expect(decideDraw('auto', 'default', gpuSort, null, drawPrior(undefined, true))).toEqual({

@@ -49,6 +49,8 @@ export interface DrawChoice {
   reason: string;
   /** Every draw measured, fastest first. */
   ranked: { name: DrawName; ms: number }[];
+  /** The splat count it was measured at (absent in picks stored by older builds). */
+  splats?: number;
 }
 
 function median(values: readonly number[]): number {
@@ -73,7 +75,7 @@ export function chooseDraw(timings: readonly DrawTiming[], splats?: number, meth
   const vs = others.length ? ` vs ${others.join(', ')}` : '';
   const how = [method, splats !== undefined ? `${splats.toLocaleString('en-US')} splats` : ''].filter((s) => s).join(', ');
   const reason = `auto: ${best.name}, ${formatSortMs(best.ms)} ms${vs} measured on this adapter${how ? ` (${how})` : ''}`;
-  return { name: best.name, ms: best.ms, reason, ranked };
+  return { name: best.name, ms: best.ms, reason, ranked, ...(splats !== undefined ? { splats } : {}) };
 }
 
 /** Where the draw setting came from: it words the panel's line. */
@@ -100,7 +102,10 @@ export interface DrawPrior {
  * blend's barriers on a CPU); else null (tiles, the faster on the GPUs measured).
  */
 export function drawPrior(nearest: { count: number; value: DrawChoice } | undefined, software: boolean): DrawPrior | null {
-  if (nearest) return { draw: nearest.value.name, why: `measured the faster for ~${nearest.count.toLocaleString('en-US')} splats on this adapter` };
+  if (nearest) {
+    const at = nearest.value.splats ?? Number(nearest.count.toPrecision(2));
+    return { draw: nearest.value.name, why: `measured the faster at ${nearest.value.splats === undefined ? '~' : ''}${at.toLocaleString('en-US')} splats on this adapter` };
+  }
   return software ? { draw: 'quads', why: 'the faster on software GPUs' } : null;
 }
 

@@ -45,8 +45,10 @@ describe('AutoRun with picks by scene size (auto-picks.ts)', () => {
     const applied: string[] = [];
     const notes: string[] = [];
     const auto = new AutoRun(fakeDevice('a'), strategies, { ...hooks(), apply: (n) => void applied.push(n), noted: (t) => void notes.push(t) }, picks);
-    auto.sceneChanged();
+    auto.sceneChanged('radix4');
     expect(auto.wanted).toBe(true);
+    // Until measured the note says what draws this scene, not the last scene's pick.
+    expect(notes.at(-1)).toBe('auto: drawing with radix4; measuring once the scene is on screen');
     const choice = await auto.measure('scene-b', 61_000, 32, 'radix4');
     expect(choice?.name).toBe('radix16');
     expect(applied).toEqual(['radix16']);

@@ -81,10 +81,14 @@ export class AutoRun {
     this.again = false;
   }
 
-  /** A new scene: measure once it is on screen. */
-  sceneChanged(): void {
+  /**
+   * A new scene: measure once it is on screen. `current`: the strategy drawing it
+   * meanwhile, for the note (the last scene's pick no longer speaks for this one).
+   */
+  sceneChanged(current?: string): void {
     this.cancel();
     this.wanted = this.hooks.active();
+    if (this.wanted && current) this.say(`auto: drawing with ${current}; measuring once the scene is on screen`);
   }
 
   /** The user picked auto again: reuse this scene's pick, else measure. */
