@@ -69,6 +69,9 @@ export class DeviceCache<V> {
 
 /** Pipelines compiled ahead (compileAhead), by device and descriptor (label, constants, code). */
 const compiled = new WeakMap<GPUDevice, Map<string, GPUComputePipeline>>();
+/** Marks what {@link aheadAwarePipeline} hands out during a compileAhead build instead of a pipeline. */
+const PLACEHOLDER = Symbol('compiling ahead');
+
 /** The last compile ahead queued on each device (they run one after another). */
 const queueTail = new WeakMap<GPUDevice, Promise<void>>();
 /** The devices a compileAhead runs for, with the compiles it started. */
@@ -167,9 +170,6 @@ export function pipelineMaker(device: GPUDevice, label: string, variant: string,
     return aheadAwarePipeline(device, desc, `${fullLabel}\n${JSON.stringify(desc.compute.constants)}\n${code}`);
   };
 }
-
-/** Marks what {@link aheadAwarePipeline} hands out during a compileAhead build instead of a pipeline. */
-const PLACEHOLDER = Symbol('compiling ahead');
 
 /**
  * Memoises a pipeline getter: compiled on first use. A placeholder (read during a

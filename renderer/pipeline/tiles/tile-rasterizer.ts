@@ -83,38 +83,6 @@ interface BindGroups {
   present: GPUBindGroup | null;
 }
 
-/**
- * The compute tile rasteriser: the draw as compute work.
- *
- *   project     per splat: cull, EWA conic, SH colour, quantised depth, the screen
- *               tiles its 1/255 footprint touches; then, in the same kernel, one
- *               (tile << depthBits | depth, splat id) pair per touched tile,
- *               appended with a GPU-side count (shaders/tiles/project.wgsl)
- *   tile keys   settle: when the pairs exceed the capacity the GPU makes this a
- *               fallback frame: one depth key per visible splat instead
- *               (shaders/tiles/settle.wgsl)
- *   sort        the pairs (or the fallback's keys) with any GpuSorter of sort/,
- *               the count read on the GPU
- *   ranges      each tile's run of pairs, and the count of tiles that have one
- *               (shaders/tiles/ranges.wgsl)
- *   blend       a fallback frame's quads drawn into a half-float image
- *               (shaders/tiles/fallback.wgsl; no instances in a normal frame), then
- *               one workgroup per tile writing each of its pixels once: per pixel
- *               front to back in workgroup memory, early stop at T < 1e-4
- *               (shaders/tiles/blend*.wgsl), the background where the tile has no
- *               pairs, or the fallback's picture in a fallback frame; into the
- *               target itself where it can be a storage texture (canBlendInto),
- *               else into an rgba8unorm image drawn onto it (shaders/fullscreen.wgsl)
- *
- * What each pass after the pair pass does is decided on the GPU (settle writes the
- * counts the later passes read), so an overflowing frame is still drawn whole, in
- * that frame, with no CPU wait; the dispatches are direct (an indirect one costs Dawn
- * a validation dispatch), sized for the capacity, their surplus leaving at once. The
- * frame uniforms (shaders/splat_common.wgsl `Frame`) are the caller's, written
- * before encode(). Nothing is read back inside a frame: the
- * pair count comes back a few frames late (CounterReadback) and the buffers grow or
- * shrink for later frames (PairBudget); `status` says whether a frame was a fallback.
- */
 /** What a tiles draw of `scene` is sized for at first (no GPU memory made): its constructor's and compileTilesAhead's. */
 function tileSizing(device: GPUDevice, scene: TileSceneBuffers, options: TileRasterizerOptions): { pairPageBytes: number; records: Paging; maxPairs: number; initialPairs: number } {
   const n = Math.max(1, scene.count);
@@ -166,6 +134,38 @@ export async function compileTilesAhead(
   ]);
 }
 
+/**
+ * The compute tile rasteriser: the draw as compute work.
+ *
+ *   project     per splat: cull, EWA conic, SH colour, quantised depth, the screen
+ *               tiles its 1/255 footprint touches; then, in the same kernel, one
+ *               (tile << depthBits | depth, splat id) pair per touched tile,
+ *               appended with a GPU-side count (shaders/tiles/project.wgsl)
+ *   tile keys   settle: when the pairs exceed the capacity the GPU makes this a
+ *               fallback frame: one depth key per visible splat instead
+ *               (shaders/tiles/settle.wgsl)
+ *   sort        the pairs (or the fallback's keys) with any GpuSorter of sort/,
+ *               the count read on the GPU
+ *   ranges      each tile's run of pairs, and the count of tiles that have one
+ *               (shaders/tiles/ranges.wgsl)
+ *   blend       a fallback frame's quads drawn into a half-float image
+ *               (shaders/tiles/fallback.wgsl; no instances in a normal frame), then
+ *               one workgroup per tile writing each of its pixels once: per pixel
+ *               front to back in workgroup memory, early stop at T < 1e-4
+ *               (shaders/tiles/blend*.wgsl), the background where the tile has no
+ *               pairs, or the fallback's picture in a fallback frame; into the
+ *               target itself where it can be a storage texture (canBlendInto),
+ *               else into an rgba8unorm image drawn onto it (shaders/fullscreen.wgsl)
+ *
+ * What each pass after the pair pass does is decided on the GPU (settle writes the
+ * counts the later passes read), so an overflowing frame is still drawn whole, in
+ * that frame, with no CPU wait; the dispatches are direct (an indirect one costs Dawn
+ * a validation dispatch), sized for the capacity, their surplus leaving at once. The
+ * frame uniforms (shaders/splat_common.wgsl `Frame`) are the caller's, written
+ * before encode(). Nothing is read back inside a frame: the
+ * pair count comes back a few frames late (CounterReadback) and the buffers grow or
+ * shrink for later frames (PairBudget); `status` says whether a frame was a fallback.
+ */
 export class TileRasterizer {
   private readonly params: TileParams;
   /** Per splat, what the blend needs (TILE_RECORD_BYTES, paged). */
