@@ -35,6 +35,15 @@ describe("auto's choice given measured times", () => {
     expect(c.ms).toBe(0.5);
   });
 
+  it('says which times were measured on fewer keys and scaled, each from its own count', () => {
+    const c = chooseStrategy([{ ...timed('radix16', [169]), timedAt: 10_651 }, { ...timed('onesweep', [1801]), timedAt: 4096 }], 60_000, 'GPU timestamps')!;
+    expect(c.reason).toBe('radix16: fastest exact sort on this GPU (169 ms; onesweep 1,801) for 60,000 splats, GPU timestamps; timed at fewer keys and scaled: radix16 10,651, onesweep 4,096');
+    // The winner timed at the whole count: only the loser is named.
+    const d = chooseStrategy([timed('radix16', [169]), { ...timed('onesweep', [1801]), timedAt: 4096 }], 60_000, 'GPU timestamps')!;
+    expect(d.reason).toMatch(/GPU timestamps; timed at fewer keys and scaled: onesweep 4,096$/);
+    expect(chooseStrategy([timed('radix16', [1])], 10_000, 'GPU timestamps')!.reason).not.toMatch(/scaled/);
+  });
+
   it('a strategy that failed to time (no finite value) is skipped; none at all gives null', () => {
     expect(chooseStrategy([timed('onesweep', [NaN]), timed('radix4', [3])])!.name).toBe('radix4');
     expect(chooseStrategy([timed('onesweep', [])])).toBeNull();

@@ -32,6 +32,8 @@ export interface StrategyTraits {
 /** One strategy's measured sort times (ms), from strategy-trial.ts. */
 export interface StrategyTiming extends StrategyTraits {
   ms: readonly number[];
+  /** Keys its times were measured at, when fewer than the count they were scaled to (strategy-trial.ts). */
+  timedAt?: number;
 }
 
 /** What `auto` picked and why, in words for the panel. */
@@ -70,12 +72,12 @@ export function formatSortMs(ms: number): string {
  * `splats` and `timing` (how the times were taken) only feed the reason text.
  */
 export function chooseStrategy(timings: readonly StrategyTiming[], splats?: number, timing?: string): AutoChoice | null {
-  const ranked = timings
+  const measured = timings
     .filter(isExact)
-    .map((t, i) => ({ name: t.name, ms: median(t.ms), i }))
+    .map((t, i) => ({ name: t.name, ms: median(t.ms), i, timedAt: t.timedAt }))
     .filter((t) => Number.isFinite(t.ms))
-    .sort((a, b) => a.ms - b.ms || a.i - b.i)
-    .map(({ name, ms }) => ({ name, ms }));
+    .sort((a, b) => a.ms - b.ms || a.i - b.i);
+  const ranked = measured.map(({ name, ms }) => ({ name, ms }));
   if (ranked.length === 0) return null;
   const best = ranked[0];
   const others = ranked
@@ -83,7 +85,10 @@ export function chooseStrategy(timings: readonly StrategyTiming[], splats?: numb
     .map((r) => `${r.name} ${formatSortMs(r.ms)}`)
     .join(', ');
   const count = splats !== undefined ? ` for ${splats.toLocaleString('en-US')} splats` : '';
-  const how = timing ? `, ${timing}` : '';
+  // Times measured on fewer keys (a slow adapter's budget) and scaled to the count: which, from how many.
+  const scaled = measured.filter((t) => t.timedAt !== undefined && (splats === undefined || t.timedAt < splats));
+  const from = scaled.length ? `; timed at fewer keys and scaled: ${scaled.map((t) => `${t.name} ${t.timedAt!.toLocaleString('en-US')}`).join(', ')}` : '';
+  const how = (timing ? `, ${timing}` : '') + from;
   const reason = `${best.name}: fastest exact sort on this GPU (${formatSortMs(best.ms)} ms${others ? `; ${others}` : ''})${count}${how}`;
   return { name: best.name, ms: best.ms, reason, ranked };
 }

@@ -190,12 +190,12 @@ export async function timeStrategies(device: GPUDevice, candidates: readonly Str
 
   const timings: StrategyTiming[] = [];
   let best = Infinity;
-  /** The fewest keys a strategy's times were scaled from (n: none scaled). */
-  let fewest = n;
   try {
     for (const c of candidates) {
       if (opts.cancelled?.()) return null;
       const ms: number[] = [];
+      /** Keys its times were measured at (scaled to n when fewer). */
+      let timedAt = n;
       let sorter: Sorter | null = null;
       device.pushErrorScope('validation');
       try {
@@ -228,7 +228,7 @@ export async function timeStrategies(device: GPUDevice, candidates: readonly Str
           opts.progress?.(`${c.name} 1 (${m.toLocaleString('en-US')} keys)`);
           atM = (await sortBatch(sorter, m, 1))[0]!;
         }
-        fewest = Math.min(fewest, m);
+        timedAt = m;
         const first = scaledMs(atM, m, n);
         ms.push(first);
         // Clearly slower than the best so far: one sort is figure enough.
@@ -255,7 +255,7 @@ export async function timeStrategies(device: GPUDevice, candidates: readonly Str
       }
       const sorted = [...ms].sort((a, b) => a - b);
       if (sorted.length) best = Math.min(best, sorted[sorted.length >> 1]);
-      timings.push({ ...c, ms });
+      timings.push({ ...c, ms, ...(timedAt < n ? { timedAt } : {}) });
     }
   } finally {
     keys.destroy();
@@ -267,7 +267,7 @@ export async function timeStrategies(device: GPUDevice, candidates: readonly Str
     resolve?.destroy();
     readback?.destroy();
   }
-  const how = usedStamps > 0 && usedWall === 0 ? 'GPU timestamps' : 'wall clock of lone sorts';
-  const method = fewest < n ? `${how}, scaled from ${fewest.toLocaleString('en-US')} keys` : how;
+  // Which times were scaled from fewer keys is each timing's own (timedAt; chooseStrategy words it).
+  const method = usedStamps > 0 && usedWall === 0 ? 'GPU timestamps' : 'wall clock of lone sorts';
   return { timings, method };
 }
