@@ -444,11 +444,16 @@ export class SplatRenderer {
     const scene = this.scene;
     const sorter = this.sortStrategy.sorter;
     if (name === this.drawName || !scene || name !== 'tiles' || !sorter) return;
-    await compileTilesAhead(this.device, scene, sorter, this.format, this.lastTargetStorage, {
+    await compileTilesAhead(this.device, scene, sorter, this.format, this.lastTargetStorage, this.tileRasterizerOptions());
+  }
+
+  /** The tiles draw's options: the renderer's, its binding limit, and a test's smaller pair pages (gpu-budget.ts sortPageBytes). */
+  private tileRasterizerOptions(): TileRasterizerOptions {
+    return {
       ...this.tileOptions,
       bindingBytes: this.bindingBytes,
       ...(this.budgetLimits.sortPageBytes ? { pairPageBytes: this.budgetLimits.sortPageBytes } : {}),
-    });
+    };
   }
 
   private checkedDraw(name: string, sort: SortStrategy): DrawName {
@@ -471,11 +476,7 @@ export class SplatRenderer {
   private drawStateFor(scene: GpuScene, target: SortTarget): DrawState {
     const state: DrawState = { draw: this.drawName, strategy: this.sortStrategy, sortState: null, quads: null, tiles: null };
     if (this.drawName === 'tiles') {
-      state.tiles = new TileRasterizer(this.device, this.uniforms.buffer, scene, this.sortStrategy.sorter!, {
-        ...this.tileOptions,
-        bindingBytes: this.bindingBytes,
-        ...(this.budgetLimits.sortPageBytes ? { pairPageBytes: this.budgetLimits.sortPageBytes } : {}),
-      });
+      state.tiles = new TileRasterizer(this.device, this.uniforms.buffer, scene, this.sortStrategy.sorter!, this.tileRasterizerOptions());
       return state;
     }
     state.sortState = this.sortStrategy.create(this.device, target);

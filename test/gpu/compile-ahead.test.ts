@@ -21,21 +21,34 @@ import { referenceRgb, rgbOf, TileHarness, type TileSettings } from '../support/
 
 const ctx = useGpu();
 
+/** Records the labels of the compute pipelines `device` creates, synchronously and async, until restore(). */
+function recordCompiles(device: GPUDevice): { sync: string[]; async: string[]; restore: () => void } {
+  const sync: string[] = [];
+  const async: string[] = [];
+  const createSync = device.createComputePipeline.bind(device);
+  const createAsync = device.createComputePipelineAsync.bind(device);
+  device.createComputePipeline = (d) => {
+    sync.push(d.label ?? '?');
+    return createSync(d);
+  };
+  device.createComputePipelineAsync = (d) => {
+    async.push(d.label ?? '?');
+    return createAsync(d);
+  };
+  return {
+    sync,
+    async,
+    restore: () => {
+      device.createComputePipeline = createSync;
+      device.createComputePipelineAsync = createAsync;
+    },
+  };
+}
+
 describe('compileAhead', () => {
   it('every sorter: compiled on the side first, then made and run with no synchronous compile', async () => {
     const { device } = ctx.gpu;
-    const sync: string[] = [];
-    const async: string[] = [];
-    const createSync = device.createComputePipeline.bind(device);
-    const createAsync = device.createComputePipelineAsync.bind(device);
-    device.createComputePipeline = (d) => {
-      sync.push(d.label ?? '?');
-      return createSync(d);
-    };
-    device.createComputePipelineAsync = (d) => {
-      async.push(d.label ?? '?');
-      return createAsync(d);
-    };
+    const { sync, async, restore } = recordCompiles(device);
     try {
       const factories = listSorters(device);
       expect(factories.length).toBeGreaterThanOrEqual(3);
@@ -54,8 +67,7 @@ describe('compileAhead', () => {
         console.log(`${factory.name}: ${async.length} pipelines compiled ahead`);
       }
     } finally {
-      device.createComputePipeline = createSync;
-      device.createComputePipelineAsync = createAsync;
+      restore();
     }
   });
 
@@ -76,18 +88,7 @@ describe('compileAhead', () => {
 
   it('the tiles draw: compileTilesAhead, then its first frame compiles no compute pipeline on the spot and draws right', async () => {
     const { device } = ctx.gpu;
-    const sync: string[] = [];
-    const async: string[] = [];
-    const createSync = device.createComputePipeline.bind(device);
-    const createAsync = device.createComputePipelineAsync.bind(device);
-    device.createComputePipeline = (d) => {
-      sync.push(d.label ?? '?');
-      return createSync(d);
-    };
-    device.createComputePipelineAsync = (d) => {
-      async.push(d.label ?? '?');
-      return createAsync(d);
-    };
+    const { sync, async, restore } = recordCompiles(device);
     try {
       const cloud = generateDefaultScene(1500);
       const factory = getSorterFactory('radix16');
@@ -111,8 +112,7 @@ describe('compileAhead', () => {
       console.log(`tiles after compileTilesAhead: ${async.length} pipelines compiled ahead, PSNR ${p.toFixed(1)} dB vs the reference`);
       expect(p).toBeGreaterThan(40);
     } finally {
-      device.createComputePipeline = createSync;
-      device.createComputePipelineAsync = createAsync;
+      restore();
     }
   });
 });
