@@ -72,6 +72,8 @@ const compiled = new WeakMap<GPUDevice, Map<string, GPUComputePipeline>>();
 /** Marks what {@link aheadAwarePipeline} hands out during a compileAhead build instead of a pipeline. */
 const PLACEHOLDER = Symbol('compiling ahead');
 
+/** Compiles ahead queued and not done yet, by device and key. */
+const pending = new WeakMap<GPUDevice, Map<string, Promise<void>>>();
 /** The last compile ahead queued on each device (they run one after another). */
 const queueTail = new WeakMap<GPUDevice, Promise<void>>();
 /** The devices a compileAhead runs for, with the compiles it started. */
@@ -116,11 +118,6 @@ export function isSwiftShader(device: GPUDevice): boolean {
   return info?.architecture === 'swiftshader' || /swiftshader/i.test(info?.description ?? '');
 }
 
-/** Whether a {@link compileAhead} build runs for `device` now: what is made meanwhile holds placeholders, not pipelines (cache none of it). */
-export function compilingAhead(device: GPUDevice): boolean {
-  return ahead.has(device);
-}
-
 /**
  * A compute pipeline for `desc`, {@link compileAhead}-aware: the one compiled ahead for
  * the same `key` (label, constants, code) if there is one; during a compileAhead build,
@@ -132,19 +129,27 @@ export function aheadAwarePipeline(device: GPUDevice, desc: GPUComputePipelineDe
   if (ready) return ready;
   const started = ahead.get(device);
   if (started) {
-    // One compile at a time: started together they take every core (Dawn compiles on a
-    // worker pool), and on a 2-core machine the page's frames starve meanwhile.
-    const next = (queueTail.get(device) ?? Promise.resolve()).then(() =>
-      device.createComputePipelineAsync(desc).then(
-        (p) => {
-          let done = compiled.get(device);
-          if (!done) compiled.set(device, (done = new Map()));
-          done.set(key, p);
-        },
-        () => undefined,
-      ),
-    );
-    queueTail.set(device, next);
+    let queued = pending.get(device);
+    if (!queued) pending.set(device, (queued = new Map()));
+    // Asked for again (a kernel set rebuilt in the same build): the compile already queued.
+    let next = queued.get(key);
+    if (!next) {
+      // One compile at a time: started together they take every core (Dawn compiles on a
+      // worker pool), and on a 2-core machine the page's frames starve meanwhile.
+      const mine: Promise<void> = (queueTail.get(device) ?? Promise.resolve()).then(() =>
+        device.createComputePipelineAsync(desc).then(
+          (p) => {
+            let done = compiled.get(device);
+            if (!done) compiled.set(device, (done = new Map()));
+            done.set(key, p);
+          },
+          () => undefined,
+        ),
+      ).finally(() => queued.delete(key));
+      next = mine;
+      queued.set(key, mine);
+      queueTail.set(device, mine);
+    }
     started.push(next);
     return { label: `${desc.label ?? ''} (compiling ahead)`, [PLACEHOLDER]: true } as unknown as GPUComputePipeline;
   }

@@ -11,7 +11,7 @@ import blendSubgroupsWgsl from '../../../shaders/tiles/blend_subgroups.wgsl?raw'
 import fullscreenWgsl from '../../../shaders/fullscreen.wgsl?raw';
 import fallbackWgsl from '../../../shaders/tiles/fallback.wgsl?raw';
 import { SH_WGSL } from '../sh-wgsl';
-import { aheadAwarePipeline, compilingAhead } from '../../../sort/kernel-kit';
+import { aheadAwarePipeline, DeviceCache, lazy } from '../../../sort/kernel-kit';
 import { pagedLayoutEntries, pagedWgsl, type Paging } from '../paging';
 import { drawKindKey, sceneLayoutEntries, sceneWgsl, type DrawKind, type SceneBindings } from '../scene-wgsl';
 
@@ -40,8 +40,8 @@ function recordsWgsl(kind: DrawKind, pass: keyof typeof RECORDS_AT): string {
 
 /** The tile rasteriser's pipelines and bind group layouts, built once per device and DrawKind. */
 export interface TilePipelines {
-  /** The project pass (tileProjectPipeline). */
-  project: { layout: GPUBindGroupLayout; pipeline?: GPUComputePipeline };
+  /** The project pass (tileProjectPipeline: its pipeline made on first use). */
+  project: { layout: GPUBindGroupLayout; pipeline: () => GPUComputePipeline };
   settle: {
     layout: GPUBindGroupLayout;
     pipeline: GPUComputePipeline;
@@ -49,7 +49,7 @@ export interface TilePipelines {
   };
   ranges: { layout: GPUBindGroupLayout; pipeline: GPUComputePipeline };
   /** By output format and variant (the blend writes a storage texture of the target's format). */
-  blend: Map<string, { layout: GPUBindGroupLayout; pipeline: GPUComputePipeline }>;
+  blend: Map<string, { layout: GPUBindGroupLayout; pipeline: () => GPUComputePipeline }>;
   fallback: { layout: GPUBindGroupLayout; pipelines?: { fill: GPURenderPipeline; quads: GPURenderPipeline } };
   present: { layout: GPUBindGroupLayout; byFormat: Map<GPUTextureFormat, GPURenderPipeline> };
 }
@@ -64,7 +64,8 @@ export function canBlendInto(device: GPUDevice, format: GPUTextureFormat): boole
   return format === 'rgba8unorm' || (format === 'bgra8unorm' && device.features.has('bgra8unorm-storage'));
 }
 
-const cache = new WeakMap<GPUDevice, Map<string, TilePipelines>>();
+/** By device and DrawKind; a set made during a compile-ahead build is not kept, and lazy getters keep no placeholder (kernel-kit.ts). */
+const cache = new DeviceCache<TilePipelines>();
 
 type Entry = 'uniform' | 'read-only-storage' | 'storage';
 
@@ -95,11 +96,10 @@ function compute(device: GPUDevice, label: string, layout: GPUBindGroupLayout, c
 }
 
 export function tilePipelines(device: GPUDevice, kind: DrawKind): TilePipelines {
-  let byKind = cache.get(device);
-  if (!byKind) cache.set(device, (byKind = new Map()));
-  const key = drawKindKey(kind);
-  let p = byKind.get(key);
-  if (p) return p;
+  return cache.get(device, drawKindKey(kind), () => makeTilePipelines(device, kind));
+}
+
+function makeTilePipelines(device: GPUDevice, kind: DrawKind): TilePipelines {
   const projectLayout = device.createBindGroupLayout({
     label: 'tiles.project.layout',
     entries: [
@@ -136,27 +136,8 @@ export function tilePipelines(device: GPUDevice, kind: DrawKind): TilePipelines 
     entries: [{ binding: 0, visibility: GPUShaderStage.FRAGMENT, texture: { sampleType: 'float' } }],
   });
   const settleCode = `${tilesCommonWgsl}\n${recordsWgsl(kind, 'settle')}\n${pairsWgsl(kind, 'settle')}\n${settleWgsl}`;
-  p = {
-    project: { layout: projectLayout },
-    settle: {
-      layout: settleLayout,
-      pipeline: compute(device, 'tiles.settle', settleLayout, settleCode, 'settle'),
-      clampFallback: compute(device, 'tiles.settle', settleLayout, settleCode, 'clampFallback'),
-    },
-    ranges: { layout: rangesLayout, pipeline: compute(device, 'tiles.ranges', rangesLayout, `${tilesCommonWgsl}\n${pairsWgsl(kind, 'ranges')}\n${rangesWgsl}`) },
-    blend: new Map(),
-    fallback: { layout: fallbackLayout },
-    present: { layout: presentLayout, byFormat: new Map() },
-  };
-  if (!compilingAhead(device)) byKind.set(key, p);
-  return p;
-}
-
-/** The project pass's pipeline for a scene's precision and paging (its decode, scene-wgsl.ts). */
-export function tileProjectPipeline(device: GPUDevice, kind: DrawKind): GPUComputePipeline {
-  const p = tilePipelines(device, kind).project;
-  if (!p.pipeline) {
-    const code = [
+  const projectCode = () =>
+    [
       SH_WGSL,
       commonWgsl,
       sceneWgsl(kind.scene.precision, kind.scene.paging, PROJECT_SCENE_AT),
@@ -167,11 +148,23 @@ export function tileProjectPipeline(device: GPUDevice, kind: DrawKind): GPUCompu
       projectSplatWgsl,
       projectWgsl,
     ].join('\n');
-    const pipeline = compute(device, `tiles.project(${drawKindKey(kind)})`, p.layout, code);
-    if (compilingAhead(device)) return pipeline;
-    p.pipeline = pipeline;
-  }
-  return p.pipeline;
+  return {
+    project: { layout: projectLayout, pipeline: lazy(() => compute(device, `tiles.project(${drawKindKey(kind)})`, projectLayout, projectCode())) },
+    settle: {
+      layout: settleLayout,
+      pipeline: compute(device, 'tiles.settle', settleLayout, settleCode, 'settle'),
+      clampFallback: compute(device, 'tiles.settle', settleLayout, settleCode, 'clampFallback'),
+    },
+    ranges: { layout: rangesLayout, pipeline: compute(device, 'tiles.ranges', rangesLayout, `${tilesCommonWgsl}\n${pairsWgsl(kind, 'ranges')}\n${rangesWgsl}`) },
+    blend: new Map(),
+    fallback: { layout: fallbackLayout },
+    present: { layout: presentLayout, byFormat: new Map() },
+  };
+}
+
+/** The project pass's pipeline for a scene's precision and paging (its decode, scene-wgsl.ts). */
+export function tileProjectPipeline(device: GPUDevice, kind: DrawKind): GPUComputePipeline {
+  return tilePipelines(device, kind).project.pipeline();
 }
 
 /** The present pipeline (blend image -> target) for a target format. */
@@ -233,10 +226,10 @@ export function blendPipeline(device: GPUDevice, kind: DrawKind, format: GPUText
     const code = `${sg ? 'enable subgroups;\n' : ''}${tilesCommonWgsl}\n${recordsWgsl(kind, 'blend')}\n${pairsWgsl(kind, 'blend')}\n${blendWgsl.replaceAll('OUTPUT_FORMAT', format)}\n${
       sg ? blendSubgroupsWgsl.replace(/^\s*enable\s+subgroups;\s*$/m, '') : blendPlainWgsl
     }`;
-    b = { layout, pipeline: compute(device, `tiles.blend(${format})`, layout, code) };
-    if (!compilingAhead(device)) p.blend.set(key, b);
+    b = { layout, pipeline: lazy(() => compute(device, `tiles.blend(${format})`, layout, code)) };
+    p.blend.set(key, b);
   }
-  return b;
+  return { layout: b.layout, pipeline: b.pipeline() };
 }
 
 /** The format of a fallback frame's image (fallback.wgsl): blended in half floats, clamped once when copied. */
