@@ -1,11 +1,38 @@
 /**
- * The project's import arrows, checked by `npm test` (npm run check:deps).
- * docs/ARCHITECTURE.md draws the same map. The DOM rule (only renderer/viewer
- * touches the DOM) is checked by tsconfig.core.json: everything else is
- * type-checked without the DOM library.
+ * The project's import arrows, checked by `npm test` (test/unit/architecture.test.ts;
+ * `npm run check:arch` alone). docs/ARCHITECTURE.md draws the same map. The DOM rule
+ * (only app/ and renderer/api touch the DOM) is checked by tsconfig.core.json:
+ * everything else is type-checked without the DOM library.
  */
-const PRODUCT = '^(renderer|sort|scenes|shaders)/';
+const PRODUCT = '^(app|renderer|sort|scenes|shaders)/';
 const TEST_FILE = '\\.test\\.ts$';
+
+/**
+ * The rooms of renderer/, bottom first: a room may import the rooms before it in
+ * this list, never one after it. The frame's stages read in the order a frame runs
+ * them (gpu-scene -> project -> order -> draw), under the frame that composes them.
+ */
+const ROOMS = [
+  ['gpu', 'adapters and devices (a leaf)'],
+  ['gpu-scene', "the scene's buffers on the GPU: layout, precision, paging"],
+  ['stage', 'what every stage shares: the Frame block, the stage table, the draw arguments'],
+  ['camera', 'camera maths and the controller'],
+  ['project', 'the project pass'],
+  ['order', 'the sort strategies'],
+  ['draw', 'the draws (quads, tiles) behind one interface'],
+  ['frame', 'SplatRenderer: one frame of the stages; the budget; offscreen'],
+  ['lod', 'streamed LOD'],
+  ['profile', 'profiler, figures, benchmark, auto'],
+  ['api', 'the library'],
+];
+
+const layering = ROOMS.slice(0, -1).map(([room, what], i) => ({
+  name: `renderer-${room}-uses-only-rooms-below`,
+  comment: `renderer/${room} (${what}) may import ${ROOMS.slice(0, i).map(([r]) => r).join(', ') || 'no other room'} of renderer/, never a room above it.`,
+  severity: 'error',
+  from: { path: `^renderer/${room}/`, pathNot: TEST_FILE },
+  to: { path: `^renderer/(${ROOMS.slice(i + 1).map(([r]) => r).join('|')})/` },
+}));
 
 module.exports = {
   forbidden: [
@@ -14,14 +41,14 @@ module.exports = {
       comment: 'sort/ is a key/value sort library: it knows nothing of splats, scenes, the renderer, bench or tests.',
       severity: 'error',
       from: { path: '^sort/', pathNot: TEST_FILE },
-      to: { path: '^(renderer|scenes|bench|test)/|^shaders/(?!sort/)' },
+      to: { path: '^(app|renderer|scenes|bench|test)/|^shaders/(?!sort/)' },
     },
     {
       name: 'scenes-have-no-gpu',
       comment: 'scenes/ parses and generates splat clouds on the CPU: no renderer, sort, shaders or WebGPU.',
       severity: 'error',
       from: { path: '^scenes/', pathNot: TEST_FILE },
-      to: { path: '^(renderer|sort|shaders|bench|test)/|(^|/)node_modules/(webgpu|webgpu-utils)/' },
+      to: { path: '^(app|renderer|sort|shaders|bench|test)/|(^|/)node_modules/(webgpu|webgpu-utils)/' },
     },
     {
       name: 'product-does-not-import-bench-or-test',
@@ -31,25 +58,18 @@ module.exports = {
       to: { path: '^(bench|test)/' },
     },
     {
-      name: 'viewer-is-the-top-of-the-renderer',
-      comment: 'renderer/viewer (the page, index.html) sits on the library; nothing below imports it.',
+      name: 'the-page-is-the-top',
+      comment: 'app/ (the page, index.html) sits on the library; nothing of the product or bench imports it.',
       severity: 'error',
-      from: { path: '^(renderer/(gpu|pipeline|camera|profile|lod|api)|sort|scenes|shaders|bench)/' },
-      to: { path: '^renderer/viewer/' },
-    },
-    {
-      name: 'api-is-above-the-renderer',
-      comment: 'renderer/api (the library: createViewer, Viewer, <splat-view>) uses the rest of renderer/; nothing below imports it.',
-      severity: 'error',
-      from: { path: '^(renderer/(gpu|pipeline|camera|profile|lod)|sort|scenes|shaders)/' },
-      to: { path: '^renderer/api/' },
+      from: { path: '^(renderer|sort|scenes|shaders|bench)/' },
+      to: { path: '^app/' },
     },
     {
       name: 'page-uses-only-the-public-api',
-      comment: "The page (renderer/viewer) is built on the library's public entry, renderer/api/index.ts, and its own UI modules: nothing else of the project (tests excepted).",
+      comment: "The page (app/) is built on the library's public entry, renderer/api/index.ts, and its own UI modules: nothing else of the project (tests excepted).",
       severity: 'error',
-      from: { path: '^renderer/viewer/', pathNot: TEST_FILE },
-      to: { path: '^(renderer/(?!viewer/)|sort/|scenes/|shaders/)', pathNot: '^renderer/api/index\\.ts$' },
+      from: { path: '^app/', pathNot: TEST_FILE },
+      to: { path: '^(renderer/|sort/|scenes/|shaders/)', pathNot: '^renderer/api/index\\.ts$' },
     },
     {
       name: 'gpu-room-is-a-leaf',
@@ -58,6 +78,7 @@ module.exports = {
       from: { path: '^renderer/gpu/', pathNot: TEST_FILE },
       to: { path: '^(renderer/(?!gpu/)|sort|scenes|shaders)' },
     },
+    ...layering.slice(1),
     {
       name: 'playcanvas-is-bench-only',
       comment: 'PlayCanvas is a devDependency for bench/playcanvas-frame.ts (the reference renderer we measure against); the product never uses it.',
@@ -68,15 +89,8 @@ module.exports = {
     {
       name: 'no-cycles',
       severity: 'error',
-      from: { pathNot: '^renderer/api/' },
+      from: {},
       to: { circular: true },
-    },
-    {
-      name: 'no-runtime-cycles-in-the-library',
-      comment: "renderer/api's pieces (frame.ts, scene-open.ts, ...) take the Viewer they work for as a type: those type-only arrows back are the only cycles allowed.",
-      severity: 'error',
-      from: { path: '^renderer/api/' },
-      to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
     },
   ],
   options: {

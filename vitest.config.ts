@@ -25,7 +25,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['scenes/**/*.test.ts', 'sort/**/*.test.ts', 'renderer/**/*.test.ts', 'test/unit/**/*.test.ts'],
+          include: ['scenes/**/*.test.ts', 'sort/**/*.test.ts', 'renderer/**/*.test.ts', 'app/**/*.test.ts', 'test/unit/**/*.test.ts'],
           environment: 'node',
         },
       },

@@ -39,8 +39,8 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { PNG } from 'pngjs';
 import type { Browser, Page } from 'playwright-core';
-import { checkBudget, formatBytes, type BudgetLimits } from '../renderer/pipeline/gpu-budget';
-import type { DrawName } from '../renderer/pipeline/draw-strategies';
+import { checkBudget, formatBytes, type BudgetLimits } from '../renderer/frame/gpu-budget';
+import type { DrawName } from '../renderer/draw/draw-strategies';
 import { keptShDegree, parseShDegree } from '../scenes/load-options';
 import type { ShDegree } from '../scenes/splat-cloud';
 import {

@@ -5,7 +5,7 @@ import { generateDefaultScene, generateSynthetic } from '../scenes/generate';
 import { parseShDegree, withShDegree } from '../scenes/load-options';
 import type { ShDegree, SplatCloud } from '../scenes/splat-cloud';
 import { parseCameraArg, type CameraPose } from '../renderer/camera/camera';
-import { parseDrawShape, type DrawShape } from '../renderer/pipeline/draw-pass';
+import { parseDrawShape, type DrawShape } from '../renderer/draw/quads/quads-draw';
 
 /** Shared command-line helpers of the headless programs. */
 

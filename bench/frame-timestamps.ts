@@ -1,8 +1,8 @@
-import { TIMESTAMPS_PER_FRAME, writtenOnly, type FrameTimestamps as StageSlots } from '../renderer/pipeline/frame-stages';
+import { TIMESTAMPS_PER_FRAME, writtenOnly, type FrameTimestamps as StageSlots } from '../renderer/stage/frame-stages';
 
 /**
  * One frame's timestamp queries for the benchmarks (frame.ts, lod-frame.ts): the
- * query set the frame writes (renderer/pipeline/frame-stages.ts rows), its resolve
+ * query set the frame writes (renderer/stage/frame-stages.ts rows), its resolve
  * into a buffer, and the read-back after the frame is submitted. Null where the
  * device has no 'timestamp-query'.
  */

@@ -13,20 +13,20 @@
  *   npm run bench:frame -- --scene DIR/lod-meta.json [--budget N] [--memory MB] [--strategies radix4] [--draw quads] ...
  *
  * --binding-limit MB: page the scene's arrays and the draws' records as under a
- * per-binding limit of MB megabytes (renderer/pipeline/paging.ts; the page's ?bindlimit),
+ * per-binding limit of MB megabytes (renderer/gpu-scene/paging.ts; the page's ?bindlimit),
  * to measure what paging costs where the adapter would need it.
- * --precision: how the scene is kept on the GPU (renderer/pipeline/scene-precision.ts;
+ * --precision: how the scene is kept on the GPU (renderer/gpu-scene/scene-precision.ts;
  * compact, the default, or full); its resident bytes are printed.
  * Without --camera the frames follow the fixed orbit path (benchmarkPath); with it
  * every frame is drawn from that one pose (the camera is named in the table and the
  * JSON rows). --geometry lists the quads draw's shapes to measure, one row each per
- * strategy (renderer/pipeline/draw-pass.ts parseDrawShape: a geometry, auto's areas,
+ * strategy (renderer/draw/quads/quads-draw.ts parseDrawShape: a geometry, auto's areas,
  * `+cut`); --cut puts PlayCanvas's 2.83-sigma cut on all of them (an image change).
  * For each shape the raster floor (same geometry, trivial fragment shader) is timed
  * and, unless --no-coverage, one extra frame counts its fragments: the pixels the
  * geometry covers and those that pass the fragment test (can change the image).
  * Each frame is submitted and timed alone (a timestamp query at the frame's start and
- * at the end of each stage of renderer/pipeline/frame-stages.ts, as the page's profiler
+ * at the end of each stage of renderer/stage/frame-stages.ts, as the page's profiler
  * writes them), so the stage figures are GPU times without overlap and add up to the
  * total. --timing total puts two timestamps around the whole frame instead and none
  * between its passes (the frame as the page draws it without the profiler: the
@@ -65,22 +65,22 @@
  */
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
-import { DEFAULT_PRECISION, parsePrecision } from '../renderer/pipeline/scene-precision';
+import { DEFAULT_PRECISION, parsePrecision } from '../renderer/gpu-scene/scene-precision';
 import { formatCameraArg, robustBounds, upVector } from '../renderer/camera/camera';
 import { benchmarkPath, DrawnOrderProbe } from '../renderer/profile/benchmark-path';
 import { buildRows, formatTable, toJson, type StrategyRun } from '../renderer/profile/benchmark-report';
 import { frameCamera } from '../renderer/camera/frame-camera';
 import { summarize, withHostStage, type FrameSample } from '../renderer/profile/frame-stats';
 import { stageTimes } from '../renderer/profile/profiler';
-import { DrawArgs } from '../renderer/pipeline/draw-args';
+import { DrawArgs } from '../renderer/stage/draw-args';
 import { FrameTimestamps } from './frame-timestamps';
-import { SplatRenderer } from '../renderer/pipeline/splat-renderer';
-import { bindingLimit } from '../renderer/pipeline/gpu-budget';
-import { listStrategies, strategyByName } from '../renderer/pipeline/strategies';
-import { drawByName, ownStages } from '../renderer/pipeline/draw-strategies';
+import { SplatRenderer } from '../renderer/frame/splat-renderer';
+import { bindingLimit } from '../renderer/frame/gpu-budget';
+import { listStrategies, strategyByName } from '../renderer/order/strategies';
+import { drawByName, ownStages } from '../renderer/draw/draw-strategies';
 import { createNodeGpu, readBuffer } from '../renderer/gpu/node-gpu';
 import { meterGpuMemory, mib } from './gpu-memory';
-import { DEFAULT_GEOMETRY, formatDrawShape, type DrawShape } from '../renderer/pipeline/draw-pass';
+import { DEFAULT_GEOMETRY, formatDrawShape, type DrawShape } from '../renderer/draw/quads/quads-draw';
 import { isLodMetaFile } from './lod-node';
 import { lodFrameBench } from './lod-frame';
 import { budgetArg, cameraFromArg, drawShapesFromArg, nonNegativeList, parseSize, runCli, sceneFromArg, shArg } from './cli';

@@ -9,7 +9,7 @@
  *    what the file declares, and that the stream loader reproduces exactly;
  *    for edits that do not change the content (CRLF, comments, trailing
  *    bytes...), the same cloud as the unedited file; and whose compact GPU
- *    packing (renderer/pipeline/compact-pack.ts packScene, as the loader's worker
+ *    packing (renderer/gpu-scene/compact-pack.ts packScene, as the loader's worker
  *    packs it) has finite ranges, decodes to
  *    finite values and finds nothing non-finite to replace (checkPacking);
  *  - `typed`: a SceneLoadError with a one-line message "FILE: CODE: ...",
@@ -23,8 +23,8 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { decodeCompact, packScene } from '../renderer/pipeline/compact-pack';
-import { sceneLayout } from '../renderer/pipeline/scene-precision';
+import { decodeCompact, packScene } from '../renderer/gpu-scene/compact-pack';
+import { sceneLayout } from '../renderer/gpu-scene/scene-precision';
 import { SceneLoadError } from '../scenes/errors';
 import { generateSynthetic } from '../scenes/generate';
 import { loadScene } from '../scenes/load';

@@ -25,9 +25,9 @@ import { parseArgs } from 'node:util';
 import { fitPose, robustBounds, upVector } from '../renderer/camera/camera';
 import { frameCamera } from '../renderer/camera/frame-camera';
 import { createNodeGpu, readBuffer } from '../renderer/gpu/node-gpu';
-import { DrawArgs } from '../renderer/pipeline/draw-args';
-import { renderOffscreen } from '../renderer/pipeline/offscreen';
-import { SplatRenderer } from '../renderer/pipeline/splat-renderer';
+import { DrawArgs } from '../renderer/stage/draw-args';
+import { renderOffscreen } from '../renderer/frame/offscreen';
+import { SplatRenderer } from '../renderer/frame/splat-renderer';
 import { psnr, rasterizeReference } from '../test/reference/raster';
 import { cameraFromArg, nonNegativeList, parseSize, runCli, sceneFromArg } from './cli';
 

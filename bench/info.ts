@@ -9,7 +9,7 @@
  *     "gpu": { "sceneBytesPerSplat": { "full", "compact" }, "sceneBytes": { "full", "compact" },
  *              "compactPacking": { "dropped", "clamped", "reasons" } } }
  * gpu: what the renderer keeps resident for the scene (its centres, covariances and
- * SH buffers; renderer/pipeline/scene-precision.ts) at each precision, and what
+ * SH buffers; renderer/gpu-scene/scene-precision.ts) at each precision, and what
  * packing it compact (the default) clamps (e.g. scales under its log-scale range).
  * The file is read as a stream (scenes/stream.ts), so a binary splat PLY
  * never sits whole in memory next to its arrays. --sh N loads with SH degree N
@@ -23,8 +23,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { SceneLoadError } from '../scenes/errors';
-import { compactDecodeOf, packCompact, PackTally } from '../renderer/pipeline/compact-pack';
-import { PRECISIONS, sceneBytesPerSplat, sceneLayout, type ScenePrecision } from '../renderer/pipeline/scene-precision';
+import { compactDecodeOf, packCompact, PackTally } from '../renderer/gpu-scene/compact-pack';
+import { PRECISIONS, sceneBytesPerSplat, sceneLayout, type ScenePrecision } from '../renderer/gpu-scene/scene-precision';
 import { describeSanitized } from '../scenes/sanitize';
 import type { SanitizeReport, SplatCloud } from '../scenes/splat-cloud';
 import { loadSceneStream } from '../scenes/stream';

@@ -15,15 +15,15 @@ import fs from 'node:fs';
 import { formatCameraArg, upVector, type CameraPose } from '../renderer/camera/camera';
 import { frameCamera } from '../renderer/camera/frame-camera';
 import { createNodeGpu } from '../renderer/gpu/node-gpu';
-import { bindingLimit, formatBytes } from '../renderer/pipeline/gpu-budget';
+import { bindingLimit, formatBytes } from '../renderer/frame/gpu-budget';
 import { FrameTimestamps } from './frame-timestamps';
-import { SplatRenderer } from '../renderer/pipeline/splat-renderer';
+import { SplatRenderer } from '../renderer/frame/splat-renderer';
 import { benchmarkPath } from '../renderer/profile/benchmark-path';
 import { summarize } from '../renderer/profile/frame-stats';
 import { stageTimes } from '../renderer/profile/profiler';
 import { LodScene } from '../renderer/lod/lod-scene';
 import { lodViewOf } from '../renderer/lod/select';
-import { sceneBytesPerSplat, type ScenePrecision } from '../renderer/pipeline/scene-precision';
+import { sceneBytesPerSplat, type ScenePrecision } from '../renderer/gpu-scene/scene-precision';
 import { openLodMeta } from './lod-node';
 
 export interface LodBenchOptions {

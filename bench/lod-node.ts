@@ -7,12 +7,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { loadLodFile, looksLikeLodMeta, parseLodMeta, type LodMeta } from '../scenes/lod-meta';
 import type { LoadOptions } from '../scenes/load-options';
-import type { FrameCamera } from '../renderer/pipeline/frame-uniforms';
-import type { GpuScene } from '../renderer/pipeline/gpu-scene';
+import type { FrameCamera } from '../renderer/stage/frame-uniforms';
+import type { GpuScene } from '../renderer/gpu-scene/gpu-scene';
 import { LodScene, type LodSceneOptions } from '../renderer/lod/lod-scene';
 import { lodViewOf } from '../renderer/lod/select';
 import type { ChunkLoader } from '../renderer/lod/streamer';
-import { packScene } from '../renderer/pipeline/compact-pack';
+import { packScene } from '../renderer/gpu-scene/compact-pack';
 
 /** Whether the file at `file` is a lod-meta.json (by content). */
 export function isLodMetaFile(file: string): boolean {

@@ -9,7 +9,7 @@
  * --sh N loads the scene with SH degree N at most (the higher bands are dropped while
  * parsing: less memory on the CPU and the GPU) and renders at that degree. A scene
  * whose buffers exceed the adapter's binding limits is refused with one line naming
- * the numbers and the SH degree that fits (renderer/pipeline/gpu-budget.ts).
+ * the numbers and the SH degree that fits (renderer/frame/gpu-budget.ts).
  *
  * Renders one frame through the same renderer as the page, in Node (Dawn), into an
  * offscreen texture and writes a PNG. Without --camera the view is the page's first
@@ -30,7 +30,7 @@
  * A streamed LOD scene (--scene DIR/lod-meta.json, splat-transform's LOD output) is
  * drawn within --budget N splats (default: its finest level's count): the levels
  * chosen for the view are loaded from beside it, and `drawn X of budget N` printed.
- * --precision picks how the scene is kept on the GPU (renderer/pipeline/scene-precision.ts):
+ * --precision picks how the scene is kept on the GPU (renderer/gpu-scene/scene-precision.ts):
  * compact (the default, 72 B a splat at SH3) or full (f32 covariances, f16 SH: 144 B).
  * --psnr-against IMAGE.png prints the PSNR of the image written against another of the
  * same size (e.g. the same view rendered with --precision full).
@@ -41,13 +41,13 @@ import { PNG } from 'pngjs';
 import { defaultForward, fitPose, parseCameraArg, upVector, type UpAxis } from '../renderer/camera/camera';
 import { firstViewPose } from '../renderer/camera/framing';
 import { frameCamera } from '../renderer/camera/frame-camera';
-import { renderOffscreen } from '../renderer/pipeline/offscreen';
-import { SplatRenderer } from '../renderer/pipeline/splat-renderer';
+import { renderOffscreen } from '../renderer/frame/offscreen';
+import { SplatRenderer } from '../renderer/frame/splat-renderer';
 import { createNodeGpu } from '../renderer/gpu/node-gpu';
-import { DEFAULT_GEOMETRY, formatDrawShape } from '../renderer/pipeline/draw-pass';
-import { bindingLimit, formatBytes } from '../renderer/pipeline/gpu-budget';
+import { DEFAULT_GEOMETRY, formatDrawShape } from '../renderer/draw/quads/quads-draw';
+import { bindingLimit, formatBytes } from '../renderer/frame/gpu-budget';
 import { isLodMetaFile, openLodMeta, settledLodScene } from './lod-node';
-import { DEFAULT_PRECISION, parsePrecision } from '../renderer/pipeline/scene-precision';
+import { DEFAULT_PRECISION, parsePrecision } from '../renderer/gpu-scene/scene-precision';
 import { describeSanitized } from '../scenes/sanitize';
 import { budgetArg, drawShapesFromArg, nonNegativeList, parseRgb, parseSize, runCli, sceneFromArg, shArg } from './cli';
 

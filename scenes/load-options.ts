@@ -2,7 +2,7 @@
  * Options every scene loader takes. Today one: the highest SH degree to keep.
  * Dropping the higher bands at parse time saves their memory on the CPU (the
  * loader never allocates them) as well as on the GPU; it is the way out when a
- * scene's SH does not fit the adapter (renderer/pipeline/gpu-budget.ts).
+ * scene's SH does not fit the adapter (renderer/frame/gpu-budget.ts).
  */
 import { shCoeffCount, type ShDegree, type SplatCloud } from './splat-cloud';
 

@@ -2,7 +2,7 @@
  * The real spherical-harmonics basis of 3D Gaussian splatting, degrees 0..3, in
  * the reference order and sign convention (Condon-Shortley phase). Pure: the
  * loaders (DC colour), the generator, the renderer's CPU side and, through a
- * generated `const` prelude (renderer/pipeline/sh-wgsl.ts), the WGSL all read
+ * generated `const` prelude (renderer/project/sh-wgsl.ts), the WGSL all read
  * these numbers. The test oracle (test/reference/forward-model.ts) keeps its own
  * copy on purpose and test/unit/sh.test.ts compares the two.
  *

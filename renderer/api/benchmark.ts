@@ -6,8 +6,8 @@
  */
 import { robustBounds, upVector, type CameraPose } from '../camera/camera';
 import type { frameCamera } from '../camera/frame-camera';
-import { drawByName } from '../pipeline/draw-strategies';
-import { strategyByName } from '../pipeline/strategies';
+import { drawByName } from '../draw/draw-strategies';
+import { strategyByName } from '../order/strategies';
 import { benchmarkPath } from '../profile/benchmark-path';
 import type { BenchmarkRow } from '../profile/benchmark-report';
 import { BenchmarkRun } from '../profile/benchmark-run';

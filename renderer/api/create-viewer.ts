@@ -2,11 +2,11 @@
  * createViewer: a Viewer on a canvas (or headless on a texture of its own),
  * with the host's device or one of its own, built-in controls, and a first scene.
  */
-import type { ScenePrecision } from '../pipeline/scene-precision';
+import type { ScenePrecision } from '../gpu-scene/scene-precision';
 import type { KeyValueStore } from '../profile/auto-picks';
 import { createBrowserDevice } from '../gpu/browser-device';
 import type { DrawSetting } from '../profile/auto-draw';
-import type { BudgetLimits } from '../pipeline/gpu-budget';
+import type { BudgetLimits } from '../frame/gpu-budget';
 import { attachControls } from './input';
 import type { RenderSettings } from './settings';
 import type { SceneInput } from './sources';

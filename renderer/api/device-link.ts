@@ -4,7 +4,7 @@
  * uncaptured errors said, and its loss: a device the viewer made is replaced
  * (recovery.ts), the host's is reported and the viewer stops drawing.
  */
-import { canBlendInto } from '../pipeline/tiles/tile-pipelines';
+import { canBlendInto } from '../draw/tiles/tile-pipelines';
 import { recover } from './recovery';
 import type { Viewer } from './viewer';
 

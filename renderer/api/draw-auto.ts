@@ -3,8 +3,8 @@
  * profile/auto-draw.ts): what the draw setting asks for now, the trial over the
  * viewer's frames, the picks by splat count, and the note that words it.
  */
-import { DRAW_NAMES, type DrawName } from '../pipeline/draw-strategies';
-import { strategyByName } from '../pipeline/strategies';
+import { DRAW_NAMES, type DrawName } from '../draw/draw-strategies';
+import { strategyByName } from '../order/strategies';
 import { AUTO_DRAW, chooseDraw, decideDraw, drawPrior, DrawTrial, type DrawChoice, type DrawPrior, type DrawSource, type TrialFrame } from '../profile/auto-draw';
 import type { AutoPicks } from '../profile/auto-picks';
 import type { Viewer } from './viewer';

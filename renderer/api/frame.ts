@@ -7,7 +7,7 @@
  */
 import type { CameraPose } from '../camera/camera';
 import { frameCamera } from '../camera/frame-camera';
-import { DrawArgs } from '../pipeline/draw-args';
+import { DrawArgs } from '../stage/draw-args';
 import { hexToRgb } from './settings';
 import { advanceBenchmark } from './benchmark';
 import type { Viewer } from './viewer';

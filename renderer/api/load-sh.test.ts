@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkBudget, GpuBudgetError } from '../pipeline/gpu-budget';
+import { checkBudget, GpuBudgetError } from '../frame/gpu-budget';
 import { budgetLimitsFor, budgetLine, loadOptionsFor, readShParam, withShParam } from './load-sh';
 
 describe('the load SH degree in the page', () => {

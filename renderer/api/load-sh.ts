@@ -4,7 +4,7 @@
  * Read from and written to the query (`?sh=N`, so a reload keeps it and a link
  * carries it); pure string functions, the caller reads and writes `location`.
  */
-import type { BudgetLimits, GpuBudgetError } from '../pipeline/gpu-budget';
+import type { BudgetLimits, GpuBudgetError } from '../frame/gpu-budget';
 import { parseShDegree, type LoadOptions } from '../../scenes/load-options';
 import type { ShDegree } from '../../scenes/splat-cloud';
 

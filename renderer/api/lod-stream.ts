@@ -9,9 +9,9 @@
  * load it); lod-source.ts says which sources are streamed.
  */
 import { checkLodChunk, parseLodMeta, type LodMeta } from '../../scenes/lod-meta';
-import type { FrameCamera } from '../pipeline/frame-uniforms';
-import type { GpuScene } from '../pipeline/gpu-scene';
-import type { ScenePrecision } from '../pipeline/scene-precision';
+import type { FrameCamera } from '../stage/frame-uniforms';
+import type { GpuScene } from '../gpu-scene/gpu-scene';
+import type { ScenePrecision } from '../gpu-scene/scene-precision';
 import { LodScene } from '../lod/lod-scene';
 import { lodViewOf } from '../lod/select';
 import type { ChunkLoader } from '../lod/streamer';

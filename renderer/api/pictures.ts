@@ -6,7 +6,7 @@
  */
 import { frameCamera } from '../camera/frame-camera';
 import { pickSplat } from '../camera/pick';
-import { renderOffscreen, type OffscreenImage } from '../pipeline/offscreen';
+import { renderOffscreen, type OffscreenImage } from '../frame/offscreen';
 import { hexToRgb } from './settings';
 import { imageToPng } from './targets';
 import type { Viewer } from './viewer';

@@ -10,9 +10,9 @@
  */
 import { createBrowserDevice } from '../gpu/browser-device';
 import { MAX_RECOVERIES, retryWithBackoff } from '../gpu/device-recovery';
-import { GpuBudgetError } from '../pipeline/gpu-budget';
-import { SplatRenderer, type PreparedScene } from '../pipeline/splat-renderer';
-import { listStrategies } from '../pipeline/strategies';
+import { GpuBudgetError } from '../frame/gpu-budget';
+import { SplatRenderer, type PreparedScene } from '../frame/splat-renderer';
+import { listStrategies } from '../order/strategies';
 import { DrawnOrderProbe } from '../profile/benchmark-path';
 import { softwareAdapterNote, startingStrategy } from '../profile/auto-strategy';
 import { budgetLine } from './load-sh';

@@ -18,7 +18,7 @@ import { loadSceneStream } from '../../scenes/stream';
 import { companionPath, sceneFileUrl } from './scene-files';
 import type { SplatCloud } from '../../scenes/splat-cloud';
 import { announcedSize, cloudTransferables, ProgressGate, type LoadedScene, type LoadProgress, type LoadSource } from './scene-load-protocol';
-import { packScene } from '../pipeline/compact-pack';
+import { packScene } from '../gpu-scene/compact-pack';
 
 /** The bytes of a source, and their number when known. */
 async function open(source: LoadSource & { kind: 'blob' | 'url' }): Promise<{ stream: ReadableStream<Uint8Array>; total?: number }> {

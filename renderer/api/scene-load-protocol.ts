@@ -7,7 +7,7 @@
 import type { LoadOptions } from '../../scenes/load-options';
 import type { LoadProgress } from '../../scenes/stream';
 import type { SplatCloud } from '../../scenes/splat-cloud';
-import type { CompactDecode, PackedScene } from '../pipeline/compact-pack';
+import type { CompactDecode, PackedScene } from '../gpu-scene/compact-pack';
 
 export type { LoadProgress } from '../../scenes/stream';
 

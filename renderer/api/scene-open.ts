@@ -6,8 +6,8 @@
  * cancelled or superseded load leaves the scene on screen and rejects.
  */
 import type { SplatCloud } from '../../scenes/splat-cloud';
-import type { PackedScene } from '../pipeline/compact-pack';
-import { GpuBudgetError } from '../pipeline/gpu-budget';
+import type { PackedScene } from '../gpu-scene/compact-pack';
+import { GpuBudgetError } from '../frame/gpu-budget';
 import { DrawnOrderProbe } from '../profile/benchmark-path';
 import { budgetLine } from './load-sh';
 import { SceneLoadCancelled } from './scene-loader';

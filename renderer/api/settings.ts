@@ -4,7 +4,7 @@
  * through `viewer.setSort()` / `viewer.setDraw()`, which check them.
  */
 import type { UpAxis } from '../camera/camera';
-import type { DrawOrder } from '../pipeline/draw-pass';
+import type { DrawOrder } from '../draw/quads/quads-draw';
 import { AUTO_DRAW, type DrawSetting } from '../profile/auto-draw';
 import { AUTO_STRATEGY } from '../profile/auto-strategy';
 

@@ -3,7 +3,7 @@
  * OffscreenCanvas of a fixed size) through its WebGPU context, or a texture of
  * its own (headless, e.g. Node with the `webgpu` package).
  */
-import type { OffscreenImage } from '../pipeline/offscreen';
+import type { OffscreenImage } from '../frame/offscreen';
 
 export interface RenderTarget {
   readonly format: GPUTextureFormat;

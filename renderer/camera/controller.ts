@@ -1,6 +1,6 @@
 /**
  * Orbit / pan / zoom / fly camera controller: pure state, no DOM. The viewer's
- * `attachControls` (renderer/viewer/input.ts) feeds it from pointer, wheel and
+ * `attachControls` (app/input.ts) feeds it from pointer, wheel and
  * keyboard events.
  *
  * The state is an anchor point, a log-distance and yaw/pitch around a fixed

@@ -1,6 +1,6 @@
 import type { Bounds } from '../../scenes/splat-cloud';
 import { nearFar, projectionMatrix, viewMatrix, type CameraPose } from './camera';
-import type { FrameCamera } from '../pipeline/frame-uniforms';
+import type { FrameCamera } from '../stage/frame-uniforms';
 
 /** The matrices and clip planes one frame uses for a pose, a viewport and a scene. */
 export function frameCamera(pose: CameraPose, width: number, height: number, bounds: Bounds): FrameCamera {

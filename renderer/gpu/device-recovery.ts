@@ -1,5 +1,5 @@
 /**
- * When a lost WebGPU device is replaced (the viewer, renderer/viewer/app.ts): a new
+ * When a lost WebGPU device is replaced (the viewer, app/app.ts): a new
  * one is requested a few times with growing pauses, and losses that come too often
  * stop the page from trying at all, so a device that cannot be made, or that is
  * lost again at once, never turns into a loop. No DOM, no GPU calls of its own.

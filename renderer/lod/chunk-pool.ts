@@ -20,10 +20,10 @@
  * page never holds a chunk's float SH, and packing leaves the frames' upload slices.
  */
 import { computeBounds, shCoeffCount, type Bounds, type ShDegree, type SplatCloud } from '../../scenes/splat-cloud';
-import { PackTally, sameDecode, streamedDecode, type CompactDecode, type PackedScene } from '../pipeline/compact-pack';
+import { PackTally, sameDecode, streamedDecode, type CompactDecode, type PackedScene } from '../gpu-scene/compact-pack';
 import type { LoadedChunk } from './streamer';
-import { GpuScene, packSlice, type PackScratch } from '../pipeline/gpu-scene';
-import { DEFAULT_PRECISION, sceneLayout, type SceneLayout, type ScenePrecision } from '../pipeline/scene-precision';
+import { GpuScene, packSlice, type PackScratch } from '../gpu-scene/gpu-scene';
+import { DEFAULT_PRECISION, sceneLayout, type SceneLayout, type ScenePrecision } from '../gpu-scene/scene-precision';
 
 /** A range of one resident file's splats to draw. */
 export interface PoolRange {

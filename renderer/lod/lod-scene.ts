@@ -8,8 +8,8 @@
  * resident level, or nothing.
  */
 import type { LodMeta } from '../../scenes/lod-meta';
-import type { GpuScene } from '../pipeline/gpu-scene';
-import type { ScenePrecision } from '../pipeline/scene-precision';
+import type { GpuScene } from '../gpu-scene/gpu-scene';
+import type { ScenePrecision } from '../gpu-scene/scene-precision';
 import { ChunkPool, type PoolRange } from './chunk-pool';
 import { drawableLevels, selectLods, type LodLeafCounts, type LodSelection, type LodView } from './select';
 import { LodStreamer, type ChunkLoader } from './streamer';

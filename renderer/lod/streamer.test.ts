@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseLodMeta, type LodMeta } from '../../scenes/lod-meta';
 import type { SplatCloud } from '../../scenes/splat-cloud';
 import { selectLods, type LodLeafCounts } from './select';
-import type { CompactDecode } from '../pipeline/compact-pack';
+import type { CompactDecode } from '../gpu-scene/compact-pack';
 import { LodStreamer, type ChunkStore, type LoadedChunk } from './streamer';
 
 /** n leaves along x (leaf i at x = 10 i), two levels: file i holds leaf i's level 0, file n + i its level 1. */

@@ -9,7 +9,7 @@
  */
 import type { LodMeta } from '../../scenes/lod-meta';
 import type { SplatCloud } from '../../scenes/splat-cloud';
-import type { CompactDecode, PackedScene } from '../pipeline/compact-pack';
+import type { CompactDecode, PackedScene } from '../gpu-scene/compact-pack';
 import type { LodSelection } from './select';
 
 /** A loaded chunk file: its cloud, and its packed arrays where the loader packed it (then the cloud has no SH). */

@@ -20,7 +20,7 @@
  * (60,000 splats, 800x600, 2026-12) the trial measured quads faster (1.6 s a frame
  * vs tiles 4.9 s), and picked it.
  */
-import { DRAW_NAMES, type DrawName } from '../pipeline/draw-strategies';
+import { DRAW_NAMES, type DrawName } from '../draw/draw-strategies';
 import { formatSortMs } from './auto-strategy';
 
 /** The value of the draw setting that means "choose for me". */

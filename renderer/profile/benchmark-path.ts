@@ -1,8 +1,8 @@
 import type { Bounds } from '../../scenes/splat-cloud';
 import { boundsCenter, boundsRadius, fitDistance, orthogonalForward, cross, normalize, type CameraPose, type Vec3 } from '../camera/camera';
 import { outOfOrderFraction } from './benchmark-report';
-import type { FrameCamera } from '../pipeline/frame-uniforms';
-import { DrawArgs } from '../pipeline/draw-args';
+import type { FrameCamera } from '../stage/frame-uniforms';
+import { DrawArgs } from '../stage/draw-args';
 
 /**
  * The fixed, repeatable benchmark camera path: one full orbit around the scene's

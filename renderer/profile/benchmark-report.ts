@@ -6,7 +6,7 @@
  * Figures are medians and nearest-rank p95s (see frame-stats.ts) of the GPU
  * stage times over the run's frames; a stage no frame measured is `null`.
  */
-import { FRAME_STAGES, type StageName } from '../pipeline/frame-stages';
+import { FRAME_STAGES, type StageName } from '../stage/frame-stages';
 import { type FrameSample, summarize } from './frame-stats';
 
 /** A stage column of the report: the table's `report` stages and the GPU total. */

@@ -4,13 +4,13 @@
  * and once every frame's timings and every probe are in, the run yields its report
  * rows. With `rasterFloor`, the path is first flown once more, with the first
  * strategy drawing the raster-floor variant (same quads, trivial fragment shader):
- * its median draw time is every row's `rasterFloorMs`, as in bench:frame. No DOM and no GPU: the viewer (renderer/viewer/app.ts) draws the frames,
+ * its median draw time is every row's `rasterFloorMs`, as in bench:frame. No DOM and no GPU: the viewer (app/app.ts) draws the frames,
  * switches the renderer's strategy to {@link BenchmarkRun.strategy}, and shows and
  * downloads the rows.
  */
 import type { CameraPose } from '../camera/camera';
 import { buildRows, type BenchmarkMeta, type BenchmarkRow } from './benchmark-report';
-import { ownStages, type DrawInfo } from '../pipeline/draw-strategies';
+import { ownStages, type DrawInfo } from '../draw/draw-strategies';
 import { summarize, withHostStage, type FrameSample } from './frame-stats';
 
 /** The drawn order is probed on every 10th path frame, from the 5th. */

@@ -11,7 +11,7 @@
  *   ceil(P / 100 * n) (1-based) in the ascending order. It is always a value
  *   that was observed, and for n < 20 the p95 is the maximum.
  */
-import { STAGE_NAMES, type StageName } from '../pipeline/frame-stages';
+import { STAGE_NAMES, type StageName } from '../stage/frame-stages';
 
 /**
  * One frame's timings in milliseconds. `cpuMs` and `frameMs` come from the CPU

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { STAGE_NAMES, TIMESTAMPS_PER_FRAME } from '../pipeline/frame-stages';
+import { STAGE_NAMES, TIMESTAMPS_PER_FRAME } from '../stage/frame-stages';
 import type { FrameSample } from './frame-stats';
 import { type FrameMeta, GpuProfiler, ProfilerRing, stageTimes } from './profiler';
 

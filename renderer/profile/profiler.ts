@@ -18,9 +18,9 @@
  */
 import type { FrameSample } from './frame-stats';
 import { FrameStats } from './frame-stats';
-import { STAGE_NAMES, TIMESTAMPS_PER_FRAME, writtenOnly, type FrameTimestamps, type StageName } from '../pipeline/frame-stages';
+import { STAGE_NAMES, TIMESTAMPS_PER_FRAME, writtenOnly, type FrameTimestamps, type StageName } from '../stage/frame-stages';
 
-export { TIMESTAMPS_PER_FRAME } from '../pipeline/frame-stages';
+export { TIMESTAMPS_PER_FRAME } from '../stage/frame-stages';
 
 /** Where a slot is in its life. */
 export type SlotState = 'free' | 'recording' | 'encoded' | 'mapping';

@@ -23,7 +23,7 @@ import {
   type LoadRecord,
   type PageLog,
 } from '../../bench/browser';
-import { STAGE_NAMES } from '../../renderer/pipeline/frame-stages';
+import { STAGE_NAMES } from '../../renderer/stage/frame-stages';
 import { psnr } from '../reference/raster';
 import { haveSharedScenes, sharedScene } from '../support/shared-scenes';
 

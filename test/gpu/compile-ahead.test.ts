@@ -10,8 +10,8 @@
 import { describe, expect, it } from 'vitest';
 import { fitPose, robustBounds, upVector } from '../../renderer/camera/camera';
 import { createNodeGpu } from '../../renderer/gpu/node-gpu';
-import { GpuScene } from '../../renderer/pipeline/gpu-scene';
-import { compileTilesAhead } from '../../renderer/pipeline/tiles/tile-rasterizer';
+import { GpuScene } from '../../renderer/gpu-scene/gpu-scene';
+import { compileTilesAhead } from '../../renderer/draw/tiles/tile-rasterizer';
 import { generateDefaultScene } from '../../scenes/generate';
 import { getSorterFactory, listSorters } from '../../sort/registry';
 import { psnr } from '../reference/raster';

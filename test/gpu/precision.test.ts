@@ -1,5 +1,5 @@
 /**
- * The compact resident format (renderer/pipeline/compact-pack.ts, shaders/scene_compact.wgsl)
+ * The compact resident format (renderer/gpu-scene/compact-pack.ts, shaders/gpu-scene/scene_compact.wgsl)
  * against the full one on the GPU: real WGSL on lavapipe, both draws, every shared
  * real scene, and every sort strategy. Issue 17's bar: >= 45 dB between the compact
  * and the full picture. Small images: lavapipe is slow (1920x1080 is checked with
@@ -9,11 +9,11 @@ import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { fitPose, robustBounds, upVector, type CameraPose } from '../../renderer/camera/camera';
 import { frameCamera } from '../../renderer/camera/frame-camera';
-import { renderOffscreen } from '../../renderer/pipeline/offscreen';
-import type { ScenePrecision } from '../../renderer/pipeline/scene-precision';
-import { sceneBytesPerSplat } from '../../renderer/pipeline/scene-precision';
-import { SplatRenderer } from '../../renderer/pipeline/splat-renderer';
-import { listStrategies, strategyByName } from '../../renderer/pipeline/strategies';
+import { renderOffscreen } from '../../renderer/frame/offscreen';
+import type { ScenePrecision } from '../../renderer/gpu-scene/scene-precision';
+import { sceneBytesPerSplat } from '../../renderer/gpu-scene/scene-precision';
+import { SplatRenderer } from '../../renderer/frame/splat-renderer';
+import { listStrategies, strategyByName } from '../../renderer/order/strategies';
 import { generateDefaultScene } from '../../scenes/generate';
 import { loadScene } from '../../scenes/load';
 import type { SplatCloud } from '../../scenes/splat-cloud';

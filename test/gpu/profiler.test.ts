@@ -9,9 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNodeGpu, type NodeGpu } from '../../renderer/gpu/node-gpu';
 import type { FrameSample } from '../../renderer/profile/frame-stats';
 import { type FrameMeta, GpuProfiler, TIMESTAMPS_PER_FRAME } from '../../renderer/profile/profiler';
-import type { FrameTimestamps } from '../../renderer/pipeline/splat-renderer';
+import type { FrameTimestamps } from '../../renderer/frame/splat-renderer';
 import { withValidation } from '../support/gpu';
-import { stageWrites, type StageName } from '../../renderer/pipeline/frame-stages';
+import { stageWrites, type StageName } from '../../renderer/stage/frame-stages';
 
 /** The quad draw's stages, written at their rows of the stage table. */
 const QUAD_STAGES: readonly StageName[] = ['project', 'sort', 'draw'];

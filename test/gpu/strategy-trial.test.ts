@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { chooseStrategy, isExact } from '../../renderer/profile/auto-strategy';
 import { timeStrategies } from '../../renderer/profile/strategy-trial';
 import { BUDGET_SHARE } from '../../renderer/profile/trial-pacing';
-import { listStrategies } from '../../renderer/pipeline/strategies';
+import { listStrategies } from '../../renderer/order/strategies';
 import { createNodeGpu } from '../../renderer/gpu/node-gpu';
 import { useGpu, withValidation } from '../support/gpu';
 

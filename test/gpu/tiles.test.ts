@@ -1,5 +1,5 @@
 /**
- * The compute tile rasteriser (renderer/pipeline/tiles) in isolation, against the
+ * The compute tile rasteriser (renderer/draw/tiles) in isolation, against the
  * CPU reference rasteriser of the forward model (test/reference/raster.ts).
  *
  * Bound: 40 dB PSNR against the reference. The tile path blends in f32 and rounds

@@ -8,9 +8,9 @@
 import { describe, expect, it } from 'vitest';
 import { fitPose, robustBounds, upVector } from '../../renderer/camera/camera';
 import { frameCamera } from '../../renderer/camera/frame-camera';
-import { renderOffscreen } from '../../renderer/pipeline/offscreen';
-import { SplatRenderer } from '../../renderer/pipeline/splat-renderer';
-import { GpuScene } from '../../renderer/pipeline/gpu-scene';
+import { renderOffscreen } from '../../renderer/frame/offscreen';
+import { SplatRenderer } from '../../renderer/frame/splat-renderer';
+import { GpuScene } from '../../renderer/gpu-scene/gpu-scene';
 import { generateDefaultScene, generateSynthetic } from '../../scenes/generate';
 import { useGpu, withValidation } from '../support/gpu';
 import { trackAllocations } from '../support/tile-render';

@@ -7,7 +7,7 @@
  * destroy() giving back every buffer the viewer made.
  */
 import { meterGpuMemory } from '../../bench/gpu-memory';
-import { sceneBytesPerSplat } from '../../renderer/pipeline/scene-precision';
+import { sceneBytesPerSplat } from '../../renderer/gpu-scene/scene-precision';
 import { describe, expect, it } from 'vitest';
 import { createViewer, SceneLoadCancelled, SceneLoadError, STAGE_NAMES, type Viewer } from '../../renderer/api/index';
 import { generateDefaultScene } from '../../scenes/generate';

@@ -5,10 +5,10 @@
  */
 import { frameCamera } from '../../renderer/camera/frame-camera';
 import type { CameraPose } from '../../renderer/camera/camera';
-import { FrameUniforms } from '../../renderer/pipeline/frame-uniforms';
-import { GpuScene } from '../../renderer/pipeline/gpu-scene';
-import { TileRasterizer, type TileRasterizerOptions } from '../../renderer/pipeline/tiles/tile-rasterizer';
-import { canBlendInto } from '../../renderer/pipeline/tiles/tile-pipelines';
+import { FrameUniforms } from '../../renderer/stage/frame-uniforms';
+import { GpuScene } from '../../renderer/gpu-scene/gpu-scene';
+import { TileRasterizer, type TileRasterizerOptions } from '../../renderer/draw/tiles/tile-rasterizer';
+import { canBlendInto } from '../../renderer/draw/tiles/tile-pipelines';
 import type { SorterFactory } from '../../sort/types';
 import type { SplatCloud } from '../../scenes/splat-cloud';
 import { rasterizeReference } from '../reference/raster';

@@ -1,5 +1,5 @@
 /**
- * The compact resident format (renderer/pipeline/compact-pack.ts) against the full
+ * The compact resident format (renderer/gpu-scene/compact-pack.ts) against the full
  * one on the CPU reference (test/reference/raster.ts): every shared real scene is
  * packed, decoded as the shaders decode it (decodeCompact) and rendered by the
  * forward model beside the original cloud, on the scene's fitted view. Issue 17's
@@ -10,8 +10,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fitPose, robustBounds, upVector } from '../../renderer/camera/camera';
 import { frameCamera } from '../../renderer/camera/frame-camera';
-import { compactDecodeOf, decodeCompact, packCompact, PackTally } from '../../renderer/pipeline/compact-pack';
-import { sceneLayout } from '../../renderer/pipeline/scene-precision';
+import { compactDecodeOf, decodeCompact, packCompact, PackTally } from '../../renderer/gpu-scene/compact-pack';
+import { sceneLayout } from '../../renderer/gpu-scene/scene-precision';
 import { loadScene } from '../../scenes/load';
 import { psnr, rasterizeReference, toPng } from '../reference/raster';
 import { haveSharedScenes, SHARED_SCENES, sharedScene } from '../support/shared-scenes';

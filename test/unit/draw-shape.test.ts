@@ -1,7 +1,7 @@
 /** Draw shapes as text (bench:frame --geometry, render --geometry/--cut): parsing, printing, errors. */
 import { describe, expect, it } from 'vitest';
 import { drawShapesFromArg } from '../../bench/cli';
-import { DRAW_GEOMETRIES, formatDrawShape, parseDrawShape, triangleVertices, VERTICES_PER_SPLAT } from '../../renderer/pipeline/draw-pass';
+import { DRAW_GEOMETRIES, formatDrawShape, parseDrawShape, triangleVertices, VERTICES_PER_SPLAT } from '../../renderer/draw/quads/quads-draw';
 
 describe('draw shapes', () => {
   it('parses a geometry, auto\'s area, the cut and the primitive mode', () => {

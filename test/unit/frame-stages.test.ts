@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { FRAME_STAGES, STAGE_NAMES, stageWrites, TIMESTAMPS_PER_FRAME, writtenOnly } from '../../renderer/pipeline/frame-stages';
+import { FRAME_STAGES, STAGE_NAMES, stageWrites, TIMESTAMPS_PER_FRAME, writtenOnly } from '../../renderer/stage/frame-stages';
 import { SAMPLE_FIELDS } from '../../renderer/profile/frame-stats';
 import { CSV_COLUMNS, REPORT_STAGES } from '../../renderer/profile/benchmark-report';
 import { stageTimes } from '../../renderer/profile/profiler';
-import { GRAPH_STAGES, STAGE_COLOURS } from '../../renderer/viewer/frame-graph';
+import { GRAPH_STAGES, STAGE_COLOURS } from '../../app/frame-graph';
 
 describe('the frame-stage table', () => {
   it('is what the statistics, the report, the graph and the profiler read', () => {

@@ -6,10 +6,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { SH_C0, SH_C1, SH_C2, SH_C3, shBasisInto } from '../../scenes/sh';
-import { SH_WGSL } from '../../renderer/pipeline/sh-wgsl';
-import { packCovariance } from '../../renderer/pipeline/covariance';
-import { GpuScene } from '../../renderer/pipeline/gpu-scene';
-import { cpuDepthKey } from '../../renderer/pipeline/cpu-depth-sort';
+import { SH_WGSL } from '../../renderer/project/sh-wgsl';
+import { packCovariance } from '../../renderer/gpu-scene/covariance';
+import { GpuScene } from '../../renderer/gpu-scene/gpu-scene';
+import { cpuDepthKey } from '../../renderer/order/cpu-depth-sort';
 import { generateSynthetic } from '../../scenes/generate';
 import * as oracle from '../reference/forward-model';
 

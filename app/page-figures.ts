@@ -1,0 +1,93 @@
+/**
+ * The page's figures: the HUD and the panel's read-only numbers from the
+ * viewer's live figures ("-" for what this epoch has not measured yet), the
+ * graph's note and visibility, and the tiles draw's pair-cap warning.
+ */
+import { AUTO_DRAW, AUTO_STRATEGY, type Viewer } from '../renderer/api/index';
+import { formatMs, type FrameGraph } from './frame-graph';
+import type { ViewerPanel } from './gui';
+import { hudText, sanitizedLine } from './hud';
+
+export interface FigureViews {
+  hud: HTMLElement;
+  panel: ViewerPanel;
+  graph: FrameGraph;
+  /** The HUD's loading line (the page's loading bar), or null. */
+  loading(): string | null;
+  /** Shows or clears the pair-cap warning. */
+  capWarning(text: string | null): void;
+}
+
+export function updateFigures(v: Viewer, views: FigureViews): void {
+  const { panel, graph } = views;
+  const live = v.live;
+  const scene = v.scene;
+  const s = panel.stats;
+  const sum = live.figures.stats.summary();
+  const med = (x: { median: number } | null) => x?.median ?? null;
+  // A strategy that sorts on the host: its sort stage is the worker's time.
+  const hostSortMs = live.hostSortMs;
+  const sortMs = hostSortMs !== null ? hostSortMs : med(sum.sort);
+  const fps = live.figures.fps.rate(performance.now());
+  const fmt = (x: number | null) => formatMs(x);
+  const tiles = v.draw === 'tiles';
+  const pairs = live.tileStatus;
+  // The tiles draw counts its own visible splats (splats touching a tile).
+  const visible = tiles ? (pairs?.last?.visible ?? null) : live.figures.visible;
+  s.splats = scene ? scene.splats.toLocaleString('en-US') : '-';
+  const mem = v.sceneMemory;
+  s.gpuMemory = mem ? `${(mem.bytes / 2 ** 20).toFixed(1)} MiB (${mem.bytesPerSplat.toFixed(0)} B a splat, ${mem.precision})` : '-';
+  // Arrays paged over several buffers (an adapter whose one binding cannot hold them), e.g. "SH 3, covariances 2".
+  const paged = mem ? Object.entries(mem.pages).filter(([, n]) => n > 1).map(([name, n]) => `${name === 'sh' ? 'SH' : name} ${n}`) : [];
+  s.pages = !mem ? '-' : paged.length ? paged.join(', ') : 'none';
+  s.visible = visible === null ? '-' : visible.toLocaleString('en-US');
+  s.fps = fps === null ? '-' : fps < 1 ? fps.toFixed(2) : fps.toFixed(1);
+  s.cpuMs = fmt(med(sum.cpuMs));
+  s.project = fmt(med(sum.project));
+  s.sort = fmt(sortMs);
+  s.gpuTotal = fmt(med(sum.total));
+  s.draw = tiles ? '-' : fmt(med(sum.draw));
+  s.blend = tiles ? fmt(med(sum.blend)) : '-';
+  s.tilePairs = !pairs
+    ? '-'
+    : `${(pairs.last?.needed ?? 0).toLocaleString('en-US')} / ${pairs.capacity.toLocaleString('en-US')}${pairs.capped ? ' CAPPED (drawn as quads)' : pairs.last?.fallback ? ' (fallback)' : pairs.grows || pairs.shrinks ? ` (grew ${pairs.grows}x, shrank ${pairs.shrinks}x)` : ''}`;
+  views.capWarning(
+    pairs?.capped
+      ? `tiles: this view needs ${(pairs.last?.needed ?? 0).toLocaleString('en-US')} (tile, depth) pairs, more than this device holds (${pairs.maxCapacity.toLocaleString('en-US')}): it is drawn whole by the tiles draw's fallback (depth-sorted quads), slower, until the view needs fewer`
+      : null,
+  );
+  const reason = live.timingReason;
+  s.timing = reason ?? (hostSortMs !== null ? 'sort = CPU worker ms' : 'GPU timestamps, median');
+  graph.setNote(reason ?? undefined);
+  graph.setVisible(panel.settings.graph);
+  views.hud.textContent = hudText({
+    notice: live.softwareNote,
+    loading: views.loading() ?? v.loading,
+    scene: scene?.name ?? null,
+    splats: scene?.splats ?? null,
+    sanitized: sanitizedLine(v.sanitized),
+    visible,
+    fps,
+    // The draw in use now (the draw's auto switches it during its trial and after).
+    drawName:
+      `${v.draw}${v.settings.draw === AUTO_DRAW ? ' (auto)' : ''}` +
+      (v.draw === 'quads' ? ` ${live.drawOrder}${v.settings.drawOrder === 'auto' ? ' (auto)' : ''}` : ''),
+    strategy: v.strategy,
+    auto: v.settings.sorter === AUTO_STRATEGY,
+    stages: tiles
+      ? [
+          { name: 'project', ms: med(sum.project) },
+          { name: 'sort', ms: sortMs },
+          { name: 'blend', ms: med(sum.blend) },
+        ]
+      : [
+          { name: 'project', ms: med(sum.project) },
+          { name: 'sort', ms: sortMs },
+          { name: 'draw', ms: med(sum.draw) },
+        ],
+    total: med(sum.total),
+    gpuNote: reason ? (live.timestampsSupported ? 'unavailable (timestamps read 0 on this adapter)' : 'unavailable (no timestamp-query)') : null,
+  });
+  panel.setStrategyNote(v.strategyNote);
+  panel.setDrawNote(v.drawNote);
+}

@@ -1,0 +1,546 @@
+import { compileAhead } from '../../../sort/kernel-kit';
+import { maxSortPages, PagedSorter, sortPageCapacity } from '../../../sort/paged-sort';
+import type { SorterFactory } from '../../../sort/types';
+import { sortBufferUsage } from '../../../sort/types';
+import { COUNTER_BYTES, CounterReadback } from './counter-readback';
+import { PairBudget, type PairStatus } from './pair-budget';
+import { TileParams, tileLayout, type TileLayout } from './tile-params';
+import { blendPipeline, canBlendInto, FALLBACK_FORMAT, fallbackPipelines, PAIRS_AT, presentPipeline, PROJECT_SCENE_AT, RECORDS_AT, tilePipelines, tileProjectPipeline } from './tile-pipelines';
+import { stageIndices, type StageWrites } from '../../stage/frame-stages';
+import type { GpuScene } from '../../gpu-scene/gpu-scene';
+import type { DrawKind } from '../../gpu-scene/scene-wgsl';
+import { MAX_PAGES, PagedBuffer, pagingFor, sortPagingFor, type Paging } from '../../gpu-scene/paging';
+
+/** The tile path's stages, in order (rows of pipeline/frame-stages.ts). */
+export const TILE_STAGES = ['project', 'sort', 'blend'] as const;
+export type TileStage = (typeof TILE_STAGES)[number];
+
+/**
+ * The timestamp writes of the pass that ends `stage` (frame-stages.ts stageWrites:
+ * its end, and the frame's start on the first), or undefined: the stage is not timed.
+ * Called once per stage, in order.
+ */
+export type TileTiming = (stage: TileStage) => StageWrites | undefined;
+
+/** The scene as the GPU holds it (renderer/gpu-scene/gpu-scene.ts): its count, layout, pages. */
+export type TileSceneBuffers = Pick<GpuScene, 'count' | 'precision' | 'paging' | 'bindEntries'>;
+
+/** Bytes of a splat's record (tiles_common.wgsl: two vec4u). */
+export const TILE_RECORD_BYTES = 32;
+
+export interface TileRasterizerOptions {
+  /**
+   * Pairs a frame may use at first; default max(4,096, 2 x splats) (sorters cost by
+   * capacity on slow adapters; the buffers grow after a frame that needs more, and
+   * shrink back towards this after a long spell of needing far fewer).
+   */
+  initialPairs?: number;
+  /** Most pairs the buffers may ever hold; default what the device binds (and the sorter accepts). */
+  maxPairs?: number;
+  /** Read-backs in a row needing under a quarter of the capacity before it shrinks (default pair-budget.ts SHRINK_AFTER). */
+  shrinkAfter?: number;
+  /** The most bytes one binding holds: the records and the pairs are paged under it (paging.ts); default the device's limit. */
+  bindingBytes?: number;
+  /** The most bytes a page of the pairs' keys or values holds, when lower than bindingBytes (tests: gpu-budget.ts sortPageBytes). */
+  pairPageBytes?: number;
+}
+
+export interface TileFrame {
+  /** Output size in pixels (the target's size). */
+  width: number;
+  height: number;
+  /** Bits of quantised depth in the (tile, depth) key: the frame's key-bits setting (clamped to what 32 bits leave). */
+  depthBits: number;
+  background: readonly [number, number, number];
+  /**
+   * The target texture has STORAGE_BINDING usage and canBlendInto its format: the
+   * blend writes it directly (no image, no full-screen copy). Default false.
+   */
+  targetStorage?: boolean;
+}
+
+/** Byte offsets of the indirect arguments in the control buffer (tiles_common.wgsl `control`). */
+const CONTROL = { fallbackDraw: 32, fallbackFill: 48, bytes: 64 } as const;
+
+
+const WG = 256;
+const MAX_GROUPS = 65535;
+
+function grid(total: number): [number, number] {
+  const n = Math.max(1, total);
+  const x = Math.min(n, MAX_GROUPS);
+  return [x, Math.ceil(n / x)];
+}
+
+interface BindGroups {
+  project: GPUBindGroup;
+  settle: GPUBindGroup;
+  ranges: GPUBindGroup;
+  fallback: GPUBindGroup;
+  /** By the blend's output: 'image' or the target's view. */
+  blend: Map<GPUTextureView | 'image', GPUBindGroup>;
+  /** The image onto the target (null when the blend writes the target itself). */
+  present: GPUBindGroup | null;
+}
+
+/** What a tiles draw of `scene` is sized for at first (no GPU memory made): its constructor's and compileTilesAhead's. */
+function tileSizing(device: GPUDevice, scene: TileSceneBuffers, options: TileRasterizerOptions): { pairPageBytes: number; records: Paging; maxPairs: number; initialPairs: number } {
+  const n = Math.max(1, scene.count);
+  const maxBytes = Math.min(device.limits.maxStorageBufferBindingSize, device.limits.maxBufferSize);
+  const bindingBytes = Math.min(options.bindingBytes ?? maxBytes, maxBytes);
+  const pairPageBytes = Math.min(bindingBytes, options.pairPageBytes ?? Infinity);
+  const records = pagingFor(n, TILE_RECORD_BYTES, bindingBytes);
+  // The pairs in as many pages as the passes can bind: the project pass binds the
+  // scene's and the records' pages, the pairs' keys' and values' pages and a counter;
+  // the sort's merge every key page and two more (sort/paged-sort.ts).
+  const scenePages = scene.paging.centers.pages + scene.paging.covs.pages + scene.paging.sh.pages;
+  const stage = device.limits.maxStorageBuffersPerShaderStage;
+  const pairPages = Math.max(1, Math.min(Math.floor((stage - scenePages - records.pages - 1) / 2), maxSortPages(device), MAX_PAGES));
+  const deviceMax = pairPages === 1 ? Math.floor(pairPageBytes / 4) : sortPageCapacity(pairPageBytes) * pairPages;
+  const maxPairs = Math.max(1, Math.min(options.maxPairs ?? deviceMax, deviceMax));
+  const initialPairs = Math.max(1, Math.min(Math.floor(options.initialPairs ?? Math.max(4096, 2 * scene.count)), maxPairs));
+  return { pairPageBytes, records, maxPairs, initialPairs };
+}
+
+/**
+ * Compiles on the side (createComputePipelineAsync: sort/kernel-kit.ts compileAhead) the
+ * compute pipelines a tiles draw of `scene` builds for its first frames into a target of
+ * `targetFormat` (`targetStorage`: the target can be a storage texture), and its sorter's
+ * for the pairs; resolves when they are compiled, and the draw then takes them. Made on
+ * the spot, they hold up the queue: on SwiftShader the project and blend kernels compile
+ * 1.1-1.3 s each, and the page's frames wait (auto's draw trial switching to tiles).
+ */
+export async function compileTilesAhead(
+  device: GPUDevice,
+  scene: TileSceneBuffers,
+  factory: SorterFactory,
+  targetFormat: GPUTextureFormat,
+  targetStorage: boolean,
+  options: TileRasterizerOptions = {},
+): Promise<void> {
+  const sizing = tileSizing(device, scene, options);
+  // As allocatePairs sizes the pairs (a fallback frame sorts a key per splat in them).
+  const slots = Math.max(sizing.initialPairs, scene.count, 1);
+  const pairs = sortPagingFor(slots, sizing.pairPageBytes);
+  const kind: DrawKind = { scene: { precision: scene.precision, paging: scene.paging }, records: sizing.records, pairs };
+  const outFormat: GPUTextureFormat = targetStorage && canBlendInto(device, targetFormat) ? targetFormat : 'rgba8unorm';
+  await Promise.all([
+    compileAhead(device, () => {
+      tilePipelines(device, kind);
+      tileProjectPipeline(device, kind);
+      blendPipeline(device, kind, outFormat);
+    }),
+    factory.compileAhead(device, Math.min(slots, pairs.pageSplats)),
+  ]);
+}
+
+/**
+ * The compute tile rasteriser: the draw as compute work.
+ *
+ *   project     per splat: cull, EWA conic, SH colour, quantised depth, the screen
+ *               tiles its 1/255 footprint touches; then, in the same kernel, one
+ *               (tile << depthBits | depth, splat id) pair per touched tile,
+ *               appended with a GPU-side count (shaders/draw/tiles/project.wgsl)
+ *   tile keys   settle: when the pairs exceed the capacity the GPU makes this a
+ *               fallback frame: one depth key per visible splat instead
+ *               (shaders/draw/tiles/settle.wgsl)
+ *   sort        the pairs (or the fallback's keys) with any GpuSorter of sort/,
+ *               the count read on the GPU
+ *   ranges      each tile's run of pairs, and the count of tiles that have one
+ *               (shaders/draw/tiles/ranges.wgsl)
+ *   blend       a fallback frame's quads drawn into a half-float image
+ *               (shaders/draw/tiles/fallback.wgsl; no instances in a normal frame), then
+ *               one workgroup per tile writing each of its pixels once: per pixel
+ *               front to back in workgroup memory, early stop at T < 1e-4
+ *               (shaders/draw/tiles/blend*.wgsl), the background where the tile has no
+ *               pairs, or the fallback's picture in a fallback frame; into the
+ *               target itself where it can be a storage texture (canBlendInto),
+ *               else into an rgba8unorm image drawn onto it (shaders/draw/fullscreen.wgsl)
+ *
+ * What each pass after the pair pass does is decided on the GPU (settle writes the
+ * counts the later passes read), so an overflowing frame is still drawn whole, in
+ * that frame, with no CPU wait; the dispatches are direct (an indirect one costs Dawn
+ * a validation dispatch), sized for the capacity, their surplus leaving at once. The
+ * frame uniforms (shaders/stage/splat_common.wgsl `Frame`) are the caller's, written
+ * before encode(). Nothing is read back inside a frame: the
+ * pair count comes back a few frames late (CounterReadback) and the buffers grow or
+ * shrink for later frames (PairBudget); `status` says whether a frame was a fallback.
+ */
+export class TileRasterizer {
+  private readonly params: TileParams;
+  /** Per splat, what the blend needs (TILE_RECORD_BYTES, paged). */
+  private readonly records: PagedBuffer;
+  /** What the pipelines are built for (the scene's and the records' paging). */
+  private kind: DrawKind;
+  /** [needed, sorted, wrapped, visible, fallback, active tiles, -, -] (tiles_common.wgsl). */
+  private readonly counters: GPUBuffer;
+  /** What settle.wgsl writes for the later passes: the ranges' count, the fallback's indirect draws (CONTROL). */
+  private readonly control: GPUBuffer;
+  private readonly readback: CounterReadback;
+  private readonly budget: PairBudget;
+  /** The pairs' keys and splat ids, in pages past one binding (paging.ts sortPagingFor; PagedSorter merges them). */
+  private keys: PagedBuffer | null = null;
+  private values: PagedBuffer | null = null;
+  private sorter: PagedSorter | null = null;
+  /** Bytes a page of the pairs holds. */
+  private readonly pairPageBytes: number;
+  /** Entries the key/value buffers hold: max(pair capacity, splats) (a fallback frame sorts a key per splat). */
+  private slots = 0;
+  private ranges: GPUBuffer | null = null;
+  private image: GPUTexture | null = null;
+  /** A fallback frame's picture (fallback.wgsl), FALLBACK_FORMAT, the frame's size. */
+  private fallbackImage: GPUTexture | null = null;
+  private fallbackView: GPUTextureView | null = null;
+  private imageView: GPUTextureView | null = null;
+  private layoutKey = '';
+  private bindGroups: BindGroups | null = null;
+  private pendingCapacity: number | null = null;
+
+  constructor(
+    readonly device: GPUDevice,
+    private readonly frameUniforms: GPUBuffer,
+    private readonly scene: TileSceneBuffers,
+    private factory: SorterFactory,
+    options: TileRasterizerOptions = {},
+  ) {
+    const sizing = tileSizing(device, scene, options);
+    this.pairPageBytes = sizing.pairPageBytes;
+    this.params = new TileParams(device);
+    const storage = GPUBufferUsage.STORAGE;
+    this.records = new PagedBuffer(device, 'TileRasterizer.records', sizing.records, storage);
+    this.budget = new PairBudget(sizing.initialPairs, sizing.maxPairs, options.shrinkAfter);
+    // The pairs' paging joins it in allocatePairs (below), before any pipeline is made.
+    this.kind = { scene: { precision: scene.precision, paging: scene.paging }, records: this.records.paging };
+    this.counters = device.createBuffer({
+      label: 'TileRasterizer.counters',
+      size: COUNTER_BYTES,
+      usage: storage | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST,
+    });
+    this.control = device.createBuffer({ label: 'TileRasterizer.control', size: CONTROL.bytes, usage: storage | GPUBufferUsage.INDIRECT });
+    this.readback = new CounterReadback(device, (w) => this.onCounters(w));
+    this.allocatePairs(this.budget.capacity);
+  }
+
+  /** Pair-buffer state: capacity, the latest frame's count, overflow and cap warnings. */
+  get status(): PairStatus {
+    return this.budget.status;
+  }
+
+  /** The sorter in use. */
+  get sorterName(): string {
+    return this.factory.name;
+  }
+
+  /** Switches the sort strategy; the old sorter's memory is freed. */
+  setSorter(factory: SorterFactory): void {
+    if (factory === this.factory) return;
+    this.factory = factory;
+    this.allocatePairs(this.budget.capacity);
+  }
+
+  /**
+   * A sorter for `capacity` pairs in pages, or for fewer where this sorter cannot hold
+   * that many on this device (bitonic pads to a power of two): halved until it fits.
+   */
+  private createSorter(capacity: number): { sorter: PagedSorter; capacity: number } {
+    let c = Math.max(1, capacity);
+    for (;;) {
+      try {
+        return { sorter: new PagedSorter(this.device, this.factory, c, sortPagingFor(c, this.pairPageBytes).pageSplats), capacity: c };
+      } catch (err) {
+        if (!(err instanceof RangeError) || c <= 1) throw err;
+        c = Math.floor(c / 2);
+      }
+    }
+  }
+
+  private allocatePairs(wanted: number): void {
+    // A fallback frame sorts one key per visible splat in the same buffers.
+    const slotsWanted = Math.max(wanted, this.scene.count, 1);
+    const { sorter, capacity: slots } = this.createSorter(slotsWanted);
+    // The sorter's own limit caps the budget (a view that needs more is flagged `capped`).
+    if (slots < wanted) this.budget.limit(slots);
+    const usage = sortBufferUsage();
+    this.sorter?.destroy();
+    this.keys?.destroy();
+    this.values?.destroy();
+    this.sorter = sorter;
+    this.slots = slots;
+    const paging = sortPagingFor(slots, this.pairPageBytes);
+    this.keys = new PagedBuffer(this.device, 'TileRasterizer.keys', paging, usage);
+    this.values = new PagedBuffer(this.device, 'TileRasterizer.values', paging, usage);
+    // Pipelines for the pairs' pages (the same ones while the page count stays).
+    this.kind = { ...this.kind, pairs: paging };
+    this.bindGroups = null;
+  }
+
+  private onCounters(w: Uint32Array): void {
+    const change = this.budget.observe({
+      needed: w[0],
+      kept: w[1],
+      wrapped: w[2] !== 0,
+      visible: w[3],
+      fallback: w[4] !== 0,
+      activeTiles: w[5],
+      capacity: w[6],
+    });
+    if (change !== null) this.pendingCapacity = change;
+  }
+
+  private ensureTargets(frame: TileFrame): TileLayout {
+    const layout = tileLayout(frame.width, frame.height, frame.depthBits);
+    const key = `${frame.width}x${frame.height}`;
+    if (key !== this.layoutKey) {
+      this.image?.destroy();
+      this.ranges?.destroy();
+      this.fallbackImage?.destroy();
+      this.fallbackImage = this.device.createTexture({
+        label: 'TileRasterizer.fallbackImage',
+        size: { width: frame.width, height: frame.height },
+        format: FALLBACK_FORMAT,
+        usage: GPUTextureUsage.RENDER_ATTACHMENT | GPUTextureUsage.TEXTURE_BINDING,
+      });
+      this.fallbackView = this.fallbackImage.createView();
+      // The image is made when a target cannot be written directly (ensureImage).
+      this.image = null;
+      this.imageView = null;
+      const tileCount = layout.tilesX * layout.tilesY;
+      this.ranges = this.device.createBuffer({
+        label: 'TileRasterizer.ranges',
+        size: tileCount * 8,
+        usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST,
+      });
+      this.layoutKey = key;
+      this.bindGroups = null;
+    }
+    return layout;
+  }
+
+  /** The rgba8unorm image the blend writes when the target cannot be a storage texture. */
+  private ensureImage(frame: TileFrame): GPUTextureView {
+    if (!this.imageView) {
+      this.image = this.device.createTexture({
+        label: 'TileRasterizer.image',
+        size: { width: frame.width, height: frame.height },
+        format: 'rgba8unorm',
+        usage: GPUTextureUsage.STORAGE_BINDING | GPUTextureUsage.TEXTURE_BINDING,
+      });
+      this.imageView = this.image.createView();
+      this.bindGroups = null;
+    }
+    return this.imageView;
+  }
+
+  private ensureBindGroups(): BindGroups {
+    if (this.bindGroups) return this.bindGroups;
+    const p = tilePipelines(this.device, this.kind);
+    // Buffers at bindings 0, 1, ...; a paged array's pages where it stands.
+    const bg = (label: string, layout: GPUBindGroupLayout, buffers: (GPUBuffer | PagedBuffer)[]) =>
+      this.device.createBindGroup({
+        label,
+        layout,
+        entries: buffers.flatMap((buffer, binding) => (buffer instanceof PagedBuffer ? buffer.entries(binding) : [{ binding, resource: { buffer } }])),
+      });
+    const keys = this.keys!, values = this.values!, ranges = this.ranges!;
+    this.bindGroups = {
+      project: this.device.createBindGroup({
+        label: 'TileRasterizer.project',
+        layout: p.project.layout,
+        entries: [
+          { binding: 0, resource: { buffer: this.frameUniforms } },
+          { binding: 1, resource: { buffer: this.params.buffer } },
+          ...this.scene.bindEntries(PROJECT_SCENE_AT),
+          ...this.records.entries(RECORDS_AT.project),
+          ...keys.entries(PAIRS_AT.project.keys),
+          ...values.entries(PAIRS_AT.project.values),
+          { binding: 9, resource: { buffer: this.counters } },
+        ],
+      }),
+      settle: bg('TileRasterizer.settle', p.settle.layout, [this.params.buffer, this.records, keys, values, this.counters, this.control]),
+      ranges: bg('TileRasterizer.ranges', p.ranges.layout, [this.params.buffer, keys, this.counters, ranges, this.control]),
+      fallback: bg('TileRasterizer.fallback', p.fallback.layout, [this.params.buffer, values, this.records, this.counters]),
+      blend: new Map(),
+      present: this.imageView
+        ? this.device.createBindGroup({ label: 'TileRasterizer.present', layout: p.present.layout, entries: [{ binding: 0, resource: this.imageView }] })
+        : null,
+    };
+    return this.bindGroups;
+  }
+
+  /** The blend's bind group writing `output` (a view of a `format` texture); kept while the buffers stay. */
+  private blendGroup(groups: BindGroups, key: GPUTextureView | 'image', output: GPUTextureView, format: GPUTextureFormat): GPUBindGroup {
+    let g = groups.blend.get(key);
+    if (!g) {
+      const { layout } = blendPipeline(this.device, this.kind, format);
+      const buffers = [this.params.buffer, this.ranges!];
+      g = this.device.createBindGroup({
+        label: 'TileRasterizer.blend',
+        layout,
+        entries: [
+          ...buffers.map((buffer, binding) => ({ binding, resource: { buffer } })),
+          ...this.values!.entries(PAIRS_AT.blend.values),
+          ...this.records.entries(RECORDS_AT.blend),
+          { binding: 4, resource: this.fallbackView! },
+          { binding: 5, resource: { buffer: this.counters } },
+          { binding: 6, resource: output },
+        ],
+      });
+      // A target view is the canvas's texture of this frame only: keep one at most.
+      if (key !== 'image') for (const k of groups.blend.keys()) if (k !== 'image') groups.blend.delete(k);
+      groups.blend.set(key, g);
+    }
+    return g;
+  }
+
+  /**
+   * Records one frame: the stages above, then the image drawn onto `target` (a view
+   * of a `targetFormat` texture of frame.width x frame.height). The frame uniforms
+   * must hold this frame's camera.
+   */
+  encode(encoder: GPUCommandEncoder, target: GPUTextureView, targetFormat: GPUTextureFormat, frame: TileFrame, timing?: TileTiming): void {
+    if (this.pendingCapacity !== null) {
+      this.allocatePairs(this.pendingCapacity);
+      this.pendingCapacity = null;
+    }
+    const layout = this.ensureTargets(frame);
+    const direct = frame.targetStorage === true && canBlendInto(this.device, targetFormat);
+    if (!direct) this.ensureImage(frame);
+    const groups = this.ensureBindGroups();
+    const capacity = this.budget.capacity;
+    this.params.write(layout, {
+      capacity,
+      slots: this.slots,
+      splatCount: this.scene.count,
+      width: frame.width,
+      height: frame.height,
+      background: frame.background,
+    });
+    const p = tilePipelines(this.device, this.kind);
+    // Three timed stages, each ending with one timestamp (frame-stages.ts: every
+    // timestamp costs a few microseconds, most of a small scene's frame): project
+    // with settle, the sort, and ranges with the blend.
+    const tsw = (stage: TileStage) => timing?.(stage);
+
+    encoder.clearBuffer(this.counters);
+    encoder.clearBuffer(this.ranges!);
+    const splatGroups = grid(Math.ceil(this.scene.count / WG));
+
+    // Projection and pairs in one kernel; then settle picks the frame's kind and
+    // appends a fallback frame's keys.
+    let pass = encoder.beginComputePass({ label: 'tiles.project', timestampWrites: tsw('project') });
+    pass.setPipeline(tileProjectPipeline(this.device, this.kind));
+    pass.setBindGroup(0, groups.project);
+    pass.dispatchWorkgroups(splatGroups[0], splatGroups[1]);
+    pass.setBindGroup(0, groups.settle);
+    pass.setPipeline(p.settle.pipeline);
+    pass.dispatchWorkgroups(splatGroups[0], splatGroups[1]);
+    if (this.slots < this.scene.count) {
+      // Only where a sorter could not hold a key per splat (the buffers hold them all otherwise).
+      pass.setPipeline(p.settle.clampFallback);
+      pass.dispatchWorkgroups(1);
+    }
+    pass.end();
+
+    const sortTs = tsw('sort');
+    this.sorter!.encode(
+      encoder,
+      { keys: this.keys!.buffers, values: this.values!.buffers, count: this.counters, countOffset: 4, keyBits: layout.keyBits },
+      stageIndices(sortTs),
+    );
+
+    // A fallback frame's picture (its draws have no visible instance in a normal
+    // frame, and 'load' reads nothing back on a desktop GPU).
+    const fb = fallbackPipelines(this.device, this.kind);
+    const rp = encoder.beginRenderPass({
+      label: 'tiles.fallback',
+      colorAttachments: [{ view: this.fallbackView!, loadOp: 'load', storeOp: 'store' }],
+    });
+    rp.setBindGroup(0, groups.fallback);
+    // Indirect (instanceCount 0 in a normal frame): Dawn validates them with a hidden
+    // dispatch (~7 us on an H100), but direct draws of a quad per splat, dropped in the
+    // vertex shader, cost more even at 6,831 splats (0.018 ms; 3.5 ms at 1M).
+    rp.setPipeline(fb.fill);
+    rp.drawIndirect(this.control, CONTROL.fallbackFill);
+    rp.setPipeline(fb.quads);
+    rp.drawIndirect(this.control, CONTROL.fallbackDraw);
+    rp.end();
+
+    // The tiles' runs of sorted pairs, then every pixel of the output once: the tiles'
+    // blend, the background where a tile has no pairs, or the fallback's picture in a
+    // fallback frame.
+    const blendTs = tsw('blend');
+    const outFormat: GPUTextureFormat = direct ? targetFormat : 'rgba8unorm';
+    const output = direct ? target : this.imageView!;
+    pass = encoder.beginComputePass({ label: 'tiles.blend', timestampWrites: direct ? blendTs : undefined });
+    pass.setBindGroup(0, groups.ranges);
+    pass.setPipeline(p.ranges.pipeline);
+    const rangeGroups = grid(Math.ceil(capacity / WG));
+    pass.dispatchWorkgroups(rangeGroups[0], rangeGroups[1]);
+    pass.setPipeline(blendPipeline(this.device, this.kind, outFormat).pipeline);
+    pass.setBindGroup(0, this.blendGroup(groups, direct ? target : 'image', output, outFormat));
+    pass.dispatchWorkgroups(layout.tilesX, layout.tilesY);
+    pass.end();
+    if (!direct) {
+      const present = presentPipeline(this.device, this.kind, targetFormat);
+      const pp = encoder.beginRenderPass({
+        label: 'tiles.present',
+        colorAttachments: [{ view: target, loadOp: 'clear', clearValue: { r: 0, g: 0, b: 0, a: 1 }, storeOp: 'store' }],
+        timestampWrites: blendTs,
+      });
+      pp.setPipeline(present.pipeline);
+      pp.setBindGroup(0, groups.present!);
+      pp.draw(3);
+      pp.end();
+    }
+    // The counters' read-back after the picture (nothing waits for it).
+    this.readback.capture(encoder, this.counters);
+  }
+
+  /** Call after submitting the frame's commands: starts the read-back of its pair count. */
+  submitted(): void {
+    this.readback.submitted();
+  }
+
+  /**
+   * Waits for the pair counts of the submitted frames and applies what they ask
+   * (growth or shrinking for the next frame). For one-shot renders and tests; frames
+   * never wait. Every frame is complete (an overflowing one is a fallback frame);
+   * returns true when the last one was a fallback frame and the buffers have grown
+   * since, i.e. drawing it again gives the tiles' own picture.
+   */
+  async settle(): Promise<boolean> {
+    await this.readback.settle();
+    const s = this.budget.status;
+    return s.overflowed && !s.capped;
+  }
+
+  /** Entries the key/value buffers hold (max(pair capacity, splats)). */
+  get sortSlots(): number {
+    return this.slots;
+  }
+
+  /** GPU buffers for tests: pair keys/values, counters, tile ranges. */
+  get debugBuffers(): { keys: readonly GPUBuffer[]; values: readonly GPUBuffer[]; counters: GPUBuffer; ranges: GPUBuffer | null } {
+    return { keys: this.keys!.buffers, values: this.values!.buffers, counters: this.counters, ranges: this.ranges };
+  }
+
+  destroy(): void {
+    this.readback.destroy();
+    this.sorter?.destroy();
+    this.keys?.destroy();
+    this.values?.destroy();
+    this.ranges?.destroy();
+    this.image?.destroy();
+    this.fallbackImage?.destroy();
+    this.records.destroy();
+    this.counters.destroy();
+    this.control.destroy();
+    this.params.destroy();
+    this.sorter = null;
+    this.keys = this.values = this.ranges = null;
+    this.image = null;
+    this.imageView = null;
+    this.fallbackImage = null;
+    this.fallbackView = null;
+  }
+}
