@@ -18,15 +18,14 @@
  *
  * Pure arithmetic on numbers: unit-tested without a GPU.
  */
-import { RECORD_BYTES } from '../draw/quads/quads-draw';
-import { shCoeffCount, type ShDegree } from '../../scenes/splat-cloud';
-import type { DrawName } from '../draw/draw-strategies';
+import type { ShDegree } from '../../scenes/splat-cloud';
+import { drawKindByName, type DrawName } from '../draw/draw-strategies';
 import { formatBytes } from '../gpu-scene/gpu-memory';
 import { bindingLimit, pagingFor, sortPagingFor } from '../gpu-scene/paging';
 import { DEFAULT_PRECISION, sceneLayout, type ScenePrecision } from '../gpu-scene/scene-precision';
-import { TILE_RECORD_BYTES } from '../draw/tiles/tile-rasterizer';
 
 export { bindingLimit, formatBytes };
+export { shWordsPerSplat } from '../gpu-scene/scene-precision';
 export { allocateOrThrow, GpuMemoryError } from '../gpu-scene/gpu-memory';
 
 /** The device limits the check reads (a GPUSupportedLimits has them). */
@@ -47,9 +46,6 @@ export interface BudgetLimits {
 /** WebGPU's default maxStorageBuffersPerShaderStage. */
 export const DEFAULT_STAGE_BUFFERS = 8;
 
-/** Storage buffers of a project pass besides the pages it binds: keys, values, a counter. */
-export const PROJECT_OWN_BUFFERS = 3;
-
 /** One count-sized array: its label, size and paging. */
 export interface BufferNeed {
   /** What it holds, for the message ('SH', 'covariances', ...). */
@@ -64,19 +60,14 @@ export interface BufferNeed {
   pages: number;
 }
 
-/** u32 words a splat's SH takes as f16 pairs (GpuScene.shStride of a full scene). */
-export function shWordsPerSplat(degree: number): number {
-  return Math.ceil((shCoeffCount(degree) * 3) / 2);
-}
-
 /**
  * The arrays sized by the splat count, for `count` splats of SH `degree` under
  * the `draw` strategy, with their pages under `bindingBytes` (default: none):
  * - the scene (GpuScene), by its precision (scene-precision.ts sceneLayout): full:
  *   centers 16 B, covariances 32 B, SH (f16 pairs); compact: centers 16 B,
  *   covariances 8 B, SH (opacity and 8-bit bands) a splat; paged;
- * - the draw's per-splat records: quads RECORD_BYTES (draw-pass.ts), tiles
- *   TILE_RECORD_BYTES (tile-rasterizer.ts); paged;
+ * - the draw's per-splat records (its DrawKind's budget.records: quads 48 B,
+ *   tiles 32 B); paged;
  * - the sort's (key, id) pair: keys and values 4 B a splat each (SplatRenderer), paged
  *   (sortPagingFor), and the GPU sorter's scratch copies of both, 4 B a splat each
  *   (sort/sorter-base.ts; bitonic pads to a power of two and checks that itself): one
@@ -102,11 +93,12 @@ export function sceneBuffers(
     pages: paged && n * splatBytes > bindingBytes ? pagingFor(n, splatBytes, bindingBytes).pages : 1,
   });
   const layout = sceneLayout(degree, precision);
+  const records = drawKindByName(draw).budget.records;
   return [
     need('SH', layout.shStride * 4, true),
     need('covariances', layout.covBytes, true),
     need('centers', layout.centerBytes, true),
-    need(draw === 'tiles' ? 'tile records' : 'draw records', draw === 'tiles' ? TILE_RECORD_BYTES : RECORD_BYTES, true),
+    need(records.name, records.bytes, true),
     ...sortBuffers(n, Math.min(bindingBytes, sortPageBytes)),
   ];
 }
@@ -129,11 +121,9 @@ function sortBuffers(n: number, bindingBytes: number): BufferNeed[] {
 
 /**
  * Storage buffers the fullest shader stage of `draw` binds for these arrays: the
- * tiles draw's project pass binds every page of the scene and of the records, and
- * its keys, values and counters; the quads draw's project pass the scene's pages, the
- * sort's keys' and values' pages and its counter, its prepare pass the scene's and the
- * records' pages, the order's pages and its control buffer (draw-pass.ts); a paged
- * sort's merge every key page and two more (sort/paged-sort.ts).
+ * draw's own stages' (its DrawKind's budget.stageBuffers: tiles/tiles.ts,
+ * quads/quads.ts), or a paged sort's merge, which binds every key page and two more
+ * (sort/paged-sort.ts).
  */
 export function stageBuffers(buffers: readonly BufferNeed[], draw: DrawName = 'tiles'): number {
   const pages = (b: BufferNeed | undefined) => b?.pages ?? 0;
@@ -141,8 +131,7 @@ export function stageBuffers(buffers: readonly BufferNeed[], draw: DrawName = 't
   const records = pages(buffers.find((b) => b.name.endsWith('records')));
   const sort = Math.max(1, pages(buffers.find((b) => b.name === 'sort keys')));
   const merge = sort > 1 ? sort + 2 : 0;
-  if (draw === 'tiles') return Math.max(scene + records + PROJECT_OWN_BUFFERS, merge);
-  return Math.max(scene + 2 * sort + 1, scene + records + sort + 1, merge);
+  return Math.max(drawKindByName(draw).budget.stageBuffers({ scene, records, sort }), merge);
 }
 
 

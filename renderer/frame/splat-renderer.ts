@@ -1,9 +1,7 @@
 import { sortBufferUsage } from '../../sort/types';
 import type { SanitizeReport, ShDegree, SplatCloud } from '../../scenes/splat-cloud';
 import { DrawArgs } from '../stage/draw-args';
-import { estimateLayers } from '../draw/quads/depth-complexity';
-import { COVERAGE_BYTES, DEFAULT_GEOMETRY, DEFAULT_LIST, DrawPass, drawsFrontToBack, VERTICES_PER_SPLAT, type DrawOrder, type DrawShape } from '../draw/quads/quads-draw';
-import { stageIndices, stageWrites, type FrameTimestamps } from '../stage/frame-stages';
+import type { FrameTimestamps } from '../stage/frame-stages';
 import { FrameUniforms, type FrameCamera, type FrameSettings } from '../stage/frame-uniforms';
 import { allocateOrThrow, assertSceneFits, bindingLimit, type BudgetLimits } from './gpu-budget';
 import { GpuScene } from '../gpu-scene/gpu-scene';
@@ -12,64 +10,15 @@ import { DEFAULT_PRECISION, type ScenePrecision } from '../gpu-scene/scene-preci
 import type { ScenePaging } from '../gpu-scene/scene-wgsl';
 import { ProjectPass } from '../project/project-pass';
 import { PagedBuffer, sortPagingFor } from '../gpu-scene/paging';
-import { strategyByName, type SortState, type SortStrategy, type SortTarget, type StrategyInfo } from '../order/strategies';
-import { drawByName, type DrawName } from '../draw/draw-strategies';
-import { compileTilesAhead, TileRasterizer, type TileRasterizerOptions } from '../draw/tiles/tile-rasterizer';
+import { strategyByName, type SortStrategy, type SortTarget, type StrategyInfo } from '../order/strategies';
+import { drawKindByName, refusalOf, type Draw, type DrawContext, type DrawKind, type DrawName, type DrawnOrder, type EncodeOptions } from '../draw/draw-strategies';
+import type { TileRasterizerOptions } from '../draw/tiles/tile-rasterizer';
 import type { PairStatus } from '../draw/tiles/pair-budget';
 
 export type { FrameCamera, FrameSettings } from '../stage/frame-uniforms';
 export type { FrameTimestamps } from '../stage/frame-stages';
-export type { DrawName } from '../draw/draw-strategies';
-
-/**
- * 'auto' draws front to back from this many layers over the mean pixel
- * (depth-complexity.ts). On the H200 (docs/PERFORMANCE.md) front to back is slower
- * at biker's ~11 layers and 0.75x / 0.6x of back to front at the replicated 1M / 6M
- * files' ~94 / ~560 layers.
- */
-export const F2B_MIN_LAYERS = 32;
-
-/**
- * The geometry and extent a frame's settings ask for (defaults: DEFAULT_GEOMETRY, the
- * model's 3 sigma); an explicit draw order is set here, 'auto' is left to the renderer.
- */
-export function drawShape(settings: FrameSettings): DrawShape {
-  const order = settings.drawOrder ?? 'auto';
-  return {
-    ...(order !== 'auto' ? { frontToBack: order === 'front-to-back' } : {}),
-    ...(settings.f2bChunks !== undefined ? { chunks: settings.f2bChunks } : {}),
-    geometry: settings.geometry ?? DEFAULT_GEOMETRY,
-    sigmaCut: settings.sigmaCut ?? false,
-    ...(settings.autoArea !== undefined ? { autoArea: settings.autoArea } : {}),
-    ...(settings.listDraw !== undefined ? { list: settings.listDraw } : {}),
-  };
-}
-
-export interface EncodeOptions {
-  background: readonly [number, number, number];
-  /**
-   * Re-project and re-sort this frame (default true). False reuses the last order
-   * and count: right when neither the camera nor the scene changed.
-   */
-  sort?: boolean;
-  /** Draw the raster-floor variant (same geometry, trivial fragment shader). */
-  rasterFloor?: boolean;
-  /**
-   * The target texture has STORAGE_BINDING usage: the tiles draw writes it directly
-   * where its format allows (tiles/tile-pipelines.ts canBlendInto), with no image
-   * copied onto it. Default false.
-   */
-  targetStorage?: boolean;
-}
-
-/** The state of the active draw for a scene: the sort strategy's and the quads draw's, or the tiles draw's. */
-interface DrawState {
-  draw: DrawName;
-  strategy: SortStrategy;
-  sortState: SortState | null;
-  quads: DrawPass | null;
-  tiles: TileRasterizer | null;
-}
+export type { DrawName, EncodeOptions } from '../draw/draw-strategies';
+export { drawShape, F2B_MIN_LAYERS } from '../draw/quads/draw-order';
 
 /**
  * A scene set up on the GPU and not drawn yet (SplatRenderer.prepareScene): its
@@ -88,7 +37,8 @@ class Prepared implements PreparedScene {
     readonly keys: PagedBuffer,
     readonly values: PagedBuffer,
     readonly target: SortTarget,
-    public state: DrawState,
+    /** The active draw's state for it (made with the draw and sort strategy of its day). */
+    public state: Draw,
   ) {}
 
   get cloud(): SplatCloud {
@@ -96,29 +46,20 @@ class Prepared implements PreparedScene {
   }
 
   destroy(): void {
-    destroyDrawState(this.state);
+    this.state.destroy();
     this.scene.destroy();
     this.keys.destroy();
     this.values.destroy();
   }
 }
 
-function destroyDrawState(state: DrawState): void {
-  state.sortState?.destroy();
-  state.quads?.destroy();
-  state.tiles?.destroy();
-}
-
 /**
- * One frame of the pipeline, by the draw strategy (draw-strategies.ts):
- *   quads: ordering (the sort strategy: project + GPU sort, or the CPU worker's
- *          order) -> draw (prepare records, then one polygon per splat back to
- *          front, drawIndirect; draw-pass.ts, its geometry and cut from the settings)
- *   tiles: the compute tile rasteriser (tiles/tile-rasterizer.ts) with the sort
- *          strategy's GPU sorter
- * Owns the scene's GPU buffers, the (key, id) buffers and the draw arguments;
- * the strategy (strategies.ts) fills the ids and the count. Only the active draw's
- * state is alive: switching frees the other's.
+ * One frame of the pipeline: the frame uniforms, then the draw strategy's frame
+ * (draw/draw.ts; draw-strategies.ts lists them), which orders the splats with the
+ * sort strategy (order/strategies.ts) or hands its own keys to the strategy's GPU
+ * sorter. Owns the scene's GPU buffers, the (key, id) buffers and the draw
+ * arguments, which a sort strategy fills, and the active draw's state for the scene:
+ * only that draw's state is alive, switching frees it.
  */
 export class SplatRenderer {
   private readonly uniforms: FrameUniforms;
@@ -127,19 +68,16 @@ export class SplatRenderer {
   private values: PagedBuffer | null = null;
   /** drawIndirect arguments (struct DrawArgs of shaders/stage/splat_common.wgsl). */
   private readonly drawArgs: GPUBuffer;
-  /** The quads draw's prepare + draw passes (with their per-splat records); null under tiles. */
-  private quads: DrawPass | null = null;
-  /** Vertices a splat of the shape drawn last (DrawArgs.vertexCount). */
-  private vertexCount = VERTICES_PER_SPLAT[DEFAULT_GEOMETRY];
   private target: SortTarget | null = null;
-  private sortState: SortState | null = null;
   private sortStrategy: SortStrategy;
-  private drawName: DrawName = 'quads';
+  /** The draw strategy. */
+  private drawKind: DrawKind<DrawName>;
+  /** Its state for the scene on screen; null without a scene. */
+  private active: Draw | null = null;
+  /** What every draw this renderer makes is lent. */
+  private readonly drawContext: DrawContext;
   /** Whether the last frame's target could be a storage texture (the tiles blend writes it directly then). */
   private lastTargetStorage = false;
-  private tiles: TileRasterizer | null = null;
-  private orderDrawn: Exclude<DrawOrder, 'auto'> = 'back-to-front';
-  private layers: { cloud: SplatCloud; key: string; value: number } | null = null;
   /** The limits the scene budget is checked against (gpu-budget.ts). */
   private readonly budgetLimits: BudgetLimits;
 
@@ -148,7 +86,7 @@ export class SplatRenderer {
     readonly format: GPUTextureFormat,
     strategy: string,
     draw: string = 'quads',
-    private readonly tileOptions: TileRasterizerOptions = {},
+    tileOptions: TileRasterizerOptions = {},
     /** The limits the scene budget is checked against: the device's, or lower ones (tests, a smaller adapter's). */
     budgetLimits: BudgetLimits = device.limits,
   ) {
@@ -161,12 +99,14 @@ export class SplatRenderer {
     };
     this.uniforms = new FrameUniforms(device);
     this.sortStrategy = strategyByName(strategy);
-    this.drawName = this.checkedDraw(draw, this.sortStrategy);
+    this.drawKind = this.checkedDraw(draw, this.sortStrategy);
     this.drawArgs = device.createBuffer({
       label: 'SplatRenderer.drawArgs',
       size: DrawArgs.size,
       usage: GPUBufferUsage.INDIRECT | GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC,
     });
+    const sortPageBytes = this.budgetLimits.sortPageBytes;
+    this.drawContext = { device, format, frame: this.uniforms.buffer, bindingBytes: this.bindingBytes, tileOptions, ...(sortPageBytes ? { sortPageBytes } : {}) };
   }
 
   /**
@@ -217,17 +157,17 @@ export class SplatRenderer {
 
   /** The draw strategy. */
   get draw(): DrawName {
-    return this.drawName;
+    return this.drawKind.info.name;
   }
 
   /** The tiles draw's pair buffers (capacity, last count, overflow / cap warnings); null for quads or no scene. */
   get tileStatus(): PairStatus | null {
-    return this.tiles?.status ?? null;
+    return this.active?.tileStatus ?? null;
   }
 
-  /** The last sort's wall time in ms when the strategy sorts on the host (null for a GPU sort, or no scene). */
+  /** The last sort's wall time in ms when the strategy sorts on the host (null for a GPU sort, the tiles draw, or no scene). */
   get hostSortMs(): number | null {
-    return this.sortState ? this.sortState.hostSortMs : null;
+    return this.active?.hostSortMs ?? null;
   }
 
   /**
@@ -237,7 +177,7 @@ export class SplatRenderer {
    * @throws GpuBudgetError when it would not
    */
   assertFits(scene: string, count: number, degree: ShDegree): void {
-    assertSceneFits(scene, count, degree, this.drawName, this.budgetLimits, this.precision);
+    assertSceneFits(scene, count, degree, this.draw, this.budgetLimits, this.precision);
   }
 
   /**
@@ -246,10 +186,10 @@ export class SplatRenderer {
    *   buffer of the scene would exceed a binding limit (gpu-budget.ts)
    */
   setScene(cloud: SplatCloud): void {
-    assertSceneFits(cloud.source.name, cloud.count, cloud.shDegree, this.drawName, this.budgetLimits, this.precision);
+    assertSceneFits(cloud.source.name, cloud.count, cloud.shDegree, this.draw, this.budgetLimits, this.precision);
     const scene = new GpuScene(this.device, cloud, bindingLimit(this.budgetLimits).bytes, { precision: this.precision });
     const { keys, values, target } = this.sortTargetFor(scene);
-    this.adoptScene(new Prepared(scene, keys, values, target, this.drawStateFor(scene, target)));
+    this.adoptScene(new Prepared(scene, keys, values, target, this.drawFor(scene, target)));
   }
 
   /** The most bytes one binding holds under this renderer's limits (what GpuScene and the draws page their arrays under). */
@@ -275,9 +215,9 @@ export class SplatRenderer {
    * @throws GpuBudgetError, taking nothing, as setGpuScene
    */
   prepareGpuScene(scene: GpuScene): PreparedScene {
-    assertSceneFits(scene.cloud.source.name, scene.count, scene.cloud.shDegree, this.drawName, this.budgetLimits, scene.precision);
+    assertSceneFits(scene.cloud.source.name, scene.count, scene.cloud.shDegree, this.draw, this.budgetLimits, scene.precision);
     const { keys, values, target } = this.sortTargetFor(scene);
-    return new Prepared(scene, keys, values, target, this.drawStateFor(scene, target));
+    return new Prepared(scene, keys, values, target, this.drawFor(scene, target));
   }
 
   /**
@@ -295,7 +235,7 @@ export class SplatRenderer {
    *   device runs out of memory making the scene's or the draw's buffers (all of them freed)
    */
   async prepareScene(cloud: SplatCloud, pause: () => Promise<void>, progress?: (uploaded: number) => void, signal?: AbortSignal, packed?: PackedScene | null): Promise<PreparedScene> {
-    const budget = assertSceneFits(cloud.source.name, cloud.count, cloud.shDegree, this.drawName, this.budgetLimits, packed ? 'compact' : this.precision);
+    const budget = assertSceneFits(cloud.source.name, cloud.count, cloud.shDegree, this.draw, this.budgetLimits, packed ? 'compact' : this.precision);
     const scene = await GpuScene.create(this.device, cloud, bindingLimit(this.budgetLimits).bytes, pause, {
       precision: packed ? 'compact' : this.precision,
       ...(packed ? { packed } : {}),
@@ -311,7 +251,7 @@ export class SplatRenderer {
       signal?.throwIfAborted();
       const target = sort.target;
       // The draw's buffers (records, pairs, the sorter's): the device may run out of memory here too.
-      const state = await allocateOrThrow(this.device, () => this.drawStateFor(scene, target), destroyDrawState, {
+      const state = await allocateOrThrow(this.device, () => this.drawFor(scene, target), (draw) => draw.destroy(), {
         scene: cloud.source.name,
         count: cloud.count,
         what: 'the sort and draw buffers',
@@ -337,26 +277,24 @@ export class SplatRenderer {
   adoptScene(prepared: PreparedScene): void {
     if (!(prepared instanceof Prepared)) throw new TypeError('adoptScene takes a scene from this renderer\'s prepareScene');
     const { scene, state } = prepared;
-    if (state.draw !== this.drawName || state.strategy !== this.sortStrategy) {
-      destroyDrawState(state);
+    if (state.kind !== this.drawKind || state.sort !== this.sortStrategy) {
+      state.destroy();
       try {
-        assertSceneFits(scene.cloud.source.name, scene.count, scene.cloud.shDegree, this.drawName, this.budgetLimits, scene.precision);
+        assertSceneFits(scene.cloud.source.name, scene.count, scene.cloud.shDegree, this.draw, this.budgetLimits, scene.precision);
       } catch (e) {
         prepared.scene.destroy();
         prepared.keys.destroy();
         prepared.values.destroy();
         throw e;
       }
-      prepared.state = this.drawStateFor(scene, prepared.target);
+      prepared.state = this.drawFor(scene, prepared.target);
     }
     this.releaseScene();
     this.scene = scene;
     this.keys = prepared.keys;
     this.values = prepared.values;
     this.target = prepared.target;
-    this.sortState = prepared.state.sortState;
-    this.quads = prepared.state.quads;
-    this.tiles = prepared.state.tiles;
+    this.active = prepared.state;
     // Nothing is sorted for the new scene yet: a frame that skips the sort draws nothing.
     this.target.writeCount(0);
   }
@@ -378,128 +316,67 @@ export class SplatRenderer {
       values,
       drawArgs,
       project,
-      writeCount: (count) => device.queue.writeBuffer(drawArgs, 0, DrawArgs.pack({ vertexCount: this.vertexCount, instanceCount: count })),
+      // The count only: the vertex count is the draw's (quads writes it every frame).
+      writeCount: (count) => device.queue.writeBuffer(drawArgs, DrawArgs.countOffset, new Uint32Array([count])),
     };
     return { keys, values, target };
   }
 
   /** The order the last frame was drawn in ('auto' resolved), and the depth complexity 'auto' saw. */
-  get drawOrder(): { order: Exclude<DrawOrder, 'auto'>; layers: number | null } {
-    return { order: this.orderDrawn, layers: this.layers?.value ?? null };
-  }
-
-  /**
-   * 'auto': front to back when the view's estimated depth complexity reaches
-   * F2B_MIN_LAYERS. The estimate (a 4096-splat sample on the CPU) is kept while the
-   * camera, the viewport and the splat scale stay the same.
-   */
-  private resolveOrder(camera: FrameCamera, splatScale: number): Exclude<DrawOrder, 'auto'> {
-    const cloud = this.scene?.cloud;
-    if (!cloud) return 'back-to-front';
-    const key = `${Array.from(camera.view).join(',')}|${camera.width}x${camera.height}|${camera.fovyDeg}|${splatScale}`;
-    if (this.layers?.cloud !== cloud || this.layers.key !== key) {
-      this.layers = { cloud, key, value: estimateLayers(cloud, camera, splatScale) };
-    }
-    return this.layers.value >= F2B_MIN_LAYERS ? 'front-to-back' : 'back-to-front';
+  get drawOrder(): DrawnOrder {
+    return this.active?.drawOrder ?? { order: 'back-to-front', layers: null };
   }
 
   /** Switches the sort strategy live; the old strategy's memory is freed, the scene stays. */
   setStrategy(name: string): void {
     if (name === this.strategy) return;
     const next = strategyByName(name); // throws for an unknown name, changing nothing
-    this.checkedDraw(this.drawName, next); // throws for a host sort under the tiles draw
+    this.checkedDraw(this.draw, next); // throws for a sort strategy the draw cannot use
     this.sortStrategy = next;
-    if (this.tiles) {
-      this.tiles.setSorter(next.sorter!);
-    } else {
-      // The quads draw's records stay: only the ordering changes hands.
-      this.sortState?.destroy();
-      this.sortState = this.target ? next.create(this.device, this.target) : null;
-    }
+    this.active?.setStrategy(next);
   }
 
   /**
    * Switches the draw strategy live (`quads` | `tiles`); the old draw's memory is
    * freed, the scene and the sort strategy stay. Throws, changing nothing, for an
-   * unknown name, for `tiles` under a host sort strategy, or (GpuBudgetError) when
-   * the scene's buffers under the new draw exceed a binding limit.
+   * unknown name, for a draw the sort strategy cannot serve (draw-strategies.ts
+   * drawRefusal), or (GpuBudgetError) when the scene's buffers under the new draw
+   * exceed a binding limit.
    */
   setDraw(name: string): void {
-    const draw = this.checkedDraw(name, this.sortStrategy);
-    if (draw === this.drawName) return;
+    const kind = this.checkedDraw(name, this.sortStrategy);
+    if (kind === this.drawKind) return;
     const cloud = this.cloud;
-    if (cloud) assertSceneFits(cloud.source.name, cloud.count, cloud.shDegree, draw, this.budgetLimits, this.scene?.precision ?? this.precision);
-    this.drawName = draw;
-    this.destroyDrawState();
-    this.createDrawState();
+    if (cloud) assertSceneFits(cloud.source.name, cloud.count, cloud.shDegree, kind.info.name, this.budgetLimits, this.scene?.precision ?? this.precision);
+    this.drawKind = kind;
+    this.active?.destroy();
+    this.active = this.scene && this.target ? this.drawFor(this.scene, this.target) : null;
   }
 
   /**
    * Compiles on the side what switching to draw `name` would compile on the spot (the
    * tiles draw's compute pipelines, for this scene, sort and the last frame's target):
    * the switch then holds up no frame. Resolves at once for the draw in use, without a
-   * scene, for tiles under a host sort, and for quads (render pipelines: quick to make).
+   * scene, and where the draw has nothing slow to compile (quads: render pipelines,
+   * quick to make; tiles under a host sort).
    */
   async compileDrawAhead(name: DrawName): Promise<void> {
-    const scene = this.scene;
-    const sorter = this.sortStrategy.sorter;
-    if (name === this.drawName || !scene || name !== 'tiles' || !sorter) return;
-    await compileTilesAhead(this.device, scene, sorter, this.format, this.lastTargetStorage, this.tileRasterizerOptions());
+    const kind = drawKindByName(name);
+    if (kind === this.drawKind || !this.scene) return;
+    await kind.compileAhead(this.drawContext, this.scene, this.sortStrategy, this.lastTargetStorage);
   }
 
-  /** The tiles draw's options: the renderer's, its binding limit, and a test's smaller pair pages (gpu-budget.ts sortPageBytes). */
-  private tileRasterizerOptions(): TileRasterizerOptions {
-    return {
-      ...this.tileOptions,
-      bindingBytes: this.bindingBytes,
-      ...(this.budgetLimits.sortPageBytes ? { pairPageBytes: this.budgetLimits.sortPageBytes } : {}),
-    };
-  }
-
-  private checkedDraw(name: string, sort: SortStrategy): DrawName {
-    const info = drawByName(name);
-    if (info.needsGpuSorter && !sort.sorter) {
-      throw new Error(`draw '${info.name}' sorts its (tile, depth) pairs on the GPU: sort strategy '${sort.info.name}' sorts on the host`);
-    }
-    return info.name;
-  }
-
-  private createDrawState(): void {
-    if (!this.scene || !this.target) return;
-    const state = this.drawStateFor(this.scene, this.target);
-    this.sortState = state.sortState;
-    this.quads = state.quads;
-    this.tiles = state.tiles;
+  /** The draw called `name`, if it can use sort strategy `sort`; throws (drawRefusal's line) if not. */
+  private checkedDraw(name: string, sort: SortStrategy): DrawKind<DrawName> {
+    const kind = drawKindByName(name);
+    const refusal = refusalOf(kind, sort);
+    if (refusal) throw new Error(refusal);
+    return kind;
   }
 
   /** The active draw's state (this renderer's draw and sort strategy) for a scene. */
-  private drawStateFor(scene: GpuScene, target: SortTarget): DrawState {
-    const state: DrawState = { draw: this.drawName, strategy: this.sortStrategy, sortState: null, quads: null, tiles: null };
-    if (this.drawName === 'tiles') {
-      state.tiles = new TileRasterizer(this.device, this.uniforms.buffer, scene, this.sortStrategy.sorter!, this.tileRasterizerOptions());
-      return state;
-    }
-    state.sortState = this.sortStrategy.create(this.device, target);
-    state.quads = new DrawPass(
-      this.device,
-      this.format,
-      {
-        frame: this.uniforms.buffer,
-        scene,
-        bindingBytes: this.bindingBytes,
-        order: target.values,
-        drawArgs: this.drawArgs,
-      },
-      scene.count,
-    );
-    return state;
-  }
-
-  private destroyDrawState(): void {
-    destroyDrawState({ draw: this.drawName, strategy: this.sortStrategy, sortState: this.sortState, quads: this.quads, tiles: this.tiles });
-    this.sortState = null;
-    this.quads = null;
-    this.tiles = null;
+  private drawFor(scene: GpuScene, target: SortTarget): Draw {
+    return this.drawKind.create(this.drawContext, scene, target, this.sortStrategy);
   }
 
   /** Records one frame into `encoder`, drawing into `target` (of this renderer's format). */
@@ -512,7 +389,8 @@ export class SplatRenderer {
     coverage?: GPUBuffer,
   ): void {
     const scene = this.scene;
-    if (!scene || !((this.sortState && this.quads) || this.tiles)) {
+    const draw = this.active;
+    if (!scene || !draw) {
       const bg = settings.background;
       const pass = encoder.beginRenderPass({
         label: 'SplatRenderer.clear',
@@ -523,83 +401,23 @@ export class SplatRenderer {
     }
     this.uniforms.write(camera, settings, scene);
     this.lastTargetStorage = settings.targetStorage ?? false;
-    if (this.tiles) {
-      // The tile path always redraws (its image depends on every setting); the
-      // key-bits setting caps the depth bits of its (tile, depth) keys.
-      this.tiles.encode(
-        encoder,
-        target,
-        this.format,
-        {
-          width: camera.width,
-          height: camera.height,
-          depthBits: settings.keyBits,
-          background: settings.background,
-          targetStorage: settings.targetStorage ?? false,
-        },
-        (stage) => stageWrites(timestamps, stage),
-      );
-      return;
-    }
-    const shape = drawShape(settings);
-    // Front to back draws strips only: a triangle list stays back to front.
-    shape.frontToBack ??= !(shape.list ?? DEFAULT_LIST) && this.resolveOrder(camera, settings.splatScale) === 'front-to-back';
-    this.orderDrawn = drawsFrontToBack(shape, 'splat') ? 'front-to-back' : 'back-to-front';
-    this.vertexCount = VERTICES_PER_SPLAT[shape.geometry];
-    this.sortState!.encode(encoder, { camera, keyBits: settings.keyBits, sortNow: settings.sort !== false, timestamps });
-    // The vertex count follows the shape every frame, also when the order is reused
-    // (after the strategy's own writes: the queue applies them in order).
-    this.device.queue.writeBuffer(this.drawArgs, DrawArgs.vertexCountOffset, new Uint32Array([this.vertexCount]));
-    const writes = stageWrites(timestamps, 'draw');
-    this.quads!.encode(
-      encoder,
-      target,
-      camera,
-      settings.background,
-      shape,
-      coverage ? 'count' : settings.rasterFloor ? 'floor' : 'splat',
-      stageIndices(writes),
-      coverage,
-    );
+    draw.encode(encoder, { target, camera, settings, ...(timestamps ? { timestamps } : {}), ...(coverage ? { coverage } : {}) });
   }
 
   /**
    * Renders one frame with the floor's geometry and counts its fragments (slow: an
    * atomic per fragment; a measurement for bench:frame, not a frame to time):
    * `covered`, the pixels the geometry covers, and `contributing`, those where the
-   * splat's alpha passes the fragment test (the pixels that can change).
+   * splat's alpha passes the fragment test (the pixels that can change). The quads
+   * draw's only: rejects under another.
    */
   async measureCoverage(
     target: GPUTextureView,
     camera: FrameCamera,
     settings: FrameSettings & EncodeOptions,
   ): Promise<{ covered: number; contributing: number }> {
-    if (!this.scene) return { covered: 0, contributing: 0 };
-    if (this.tiles) throw new Error("measureCoverage counts the quads draw's fragments: the draw strategy is 'tiles'");
-    const device = this.device;
-    const coverage = device.createBuffer({
-      label: 'SplatRenderer.coverage',
-      size: COVERAGE_BYTES,
-      usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST,
-    });
-    const readback = device.createBuffer({ label: 'SplatRenderer.coverageReadback', size: COVERAGE_BYTES, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ });
-    const encoder = device.createCommandEncoder({ label: 'SplatRenderer.measureCoverage' });
-    this.encodeFrame(encoder, target, camera, settings, undefined, coverage);
-    encoder.copyBufferToBuffer(coverage, 0, readback, 0, COVERAGE_BYTES);
-    device.queue.submit([encoder.finish()]);
-    await this.settle();
-    await readback.mapAsync(GPUMapMode.READ);
-    const counts = new Uint32Array(readback.getMappedRange().slice(0));
-    readback.unmap();
-    readback.destroy();
-    coverage.destroy();
-    let covered = 0;
-    let contributing = 0;
-    for (let i = 0; i < counts.length; i += 2) {
-      covered += counts[i];
-      contributing += counts[i + 1];
-    }
-    return { covered, contributing };
+    if (!this.scene || !this.active) return { covered: 0, contributing: 0 };
+    return this.active.measureCoverage((encoder, coverage) => this.encodeFrame(encoder, target, camera, settings, undefined, coverage));
   }
 
   /**
@@ -607,7 +425,7 @@ export class SplatRenderer {
    * read-back of what the frame counted (the tiles draw's pairs; a few frames late).
    */
   submitted(): void {
-    this.tiles?.submitted();
+    this.active?.submitted();
   }
 
   /**
@@ -619,9 +437,7 @@ export class SplatRenderer {
    * (one-shot renders; a live view just draws its next frame).
    */
   async settle(): Promise<boolean> {
-    const orderWaiting = (await this.sortState?.settle()) ?? false;
-    const grown = (await this.tiles?.settle()) ?? false;
-    return orderWaiting || grown;
+    return (await this.active?.settle()) ?? false;
   }
 
   /** GPU buffers for tests and profiling: sorted (key, id) pairs (their pages) and the draw arguments. */
@@ -630,7 +446,8 @@ export class SplatRenderer {
   }
 
   private releaseScene(): void {
-    this.destroyDrawState();
+    this.active?.destroy();
+    this.active = null;
     this.scene?.destroy();
     this.keys?.destroy();
     this.values?.destroy();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { generateSynthetic } from '../../scenes/generate';
-import { shWordsPerSplat } from '../frame/gpu-budget';
+import { shWordsPerSplat } from './scene-precision';
 import { GpuScene } from './gpu-scene';
 
 describe('GpuScene.pack in slices (the chunked upload)', () => {

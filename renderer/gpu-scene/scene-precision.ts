@@ -18,6 +18,11 @@ export function parsePrecision(value: string, what: string): ScenePrecision {
   throw new Error(`${what} ${value}: expected one of ${PRECISIONS.join(', ')}`);
 }
 
+/** u32 words a splat's SH takes as f16 pairs (GpuScene.shStride of a full scene). */
+export function shWordsPerSplat(degree: number): number {
+  return Math.ceil((shCoeffCount(degree) * 3) / 2);
+}
+
 /** Bytes a splat takes in each of the scene's buffers (GpuScene), by precision and SH degree. */
 export interface SceneLayout {
   /** `centers`: 16 in both. */

@@ -1,17 +1,16 @@
-import { compileAhead } from '../../../sort/kernel-kit';
-import { maxSortPages, PagedSorter, sortPageCapacity } from '../../../sort/paged-sort';
-import type { SorterFactory } from '../../../sort/types';
-import { sortBufferUsage } from '../../../sort/types';
 import { COUNTER_BYTES, CounterReadback } from './counter-readback';
 import { PairBudget, type PairStatus } from './pair-budget';
 import { TileParams, tileLayout, type TileLayout } from './tile-params';
 import { blendPipeline, canBlendInto, FALLBACK_FORMAT, fallbackPipelines, PAIRS_AT, presentPipeline, PROJECT_SCENE_AT, RECORDS_AT, tilePipelines, tileProjectPipeline } from './tile-pipelines';
+import { TilePairs, tileSizing, type TileRasterizerOptions, type TileSceneBuffers } from './tile-pairs';
+import type { SorterFactory } from '../../../sort/types';
 import { stageIndices, type StageWrites } from '../../stage/frame-stages';
-import type { GpuScene } from '../../gpu-scene/gpu-scene';
 import type { DrawKind } from '../../gpu-scene/scene-wgsl';
-import { MAX_PAGES, PagedBuffer, pagingFor, sortPagingFor, type Paging } from '../../gpu-scene/paging';
+import { PagedBuffer } from '../../gpu-scene/paging';
 
-/** The tile path's stages, in order (rows of pipeline/frame-stages.ts). */
+export { compileTilesAhead, TILE_RECORD_BYTES, type TileRasterizerOptions, type TileSceneBuffers } from './tile-pairs';
+
+/** The tile path's stages, in order (rows of stage/frame-stages.ts). */
 export const TILE_STAGES = ['project', 'sort', 'blend'] as const;
 export type TileStage = (typeof TILE_STAGES)[number];
 
@@ -21,29 +20,6 @@ export type TileStage = (typeof TILE_STAGES)[number];
  * Called once per stage, in order.
  */
 export type TileTiming = (stage: TileStage) => StageWrites | undefined;
-
-/** The scene as the GPU holds it (renderer/gpu-scene/gpu-scene.ts): its count, layout, pages. */
-export type TileSceneBuffers = Pick<GpuScene, 'count' | 'precision' | 'paging' | 'bindEntries'>;
-
-/** Bytes of a splat's record (tiles_common.wgsl: two vec4u). */
-export const TILE_RECORD_BYTES = 32;
-
-export interface TileRasterizerOptions {
-  /**
-   * Pairs a frame may use at first; default max(4,096, 2 x splats) (sorters cost by
-   * capacity on slow adapters; the buffers grow after a frame that needs more, and
-   * shrink back towards this after a long spell of needing far fewer).
-   */
-  initialPairs?: number;
-  /** Most pairs the buffers may ever hold; default what the device binds (and the sorter accepts). */
-  maxPairs?: number;
-  /** Read-backs in a row needing under a quarter of the capacity before it shrinks (default pair-budget.ts SHRINK_AFTER). */
-  shrinkAfter?: number;
-  /** The most bytes one binding holds: the records and the pairs are paged under it (paging.ts); default the device's limit. */
-  bindingBytes?: number;
-  /** The most bytes a page of the pairs' keys or values holds, when lower than bindingBytes (tests: gpu-budget.ts sortPageBytes). */
-  pairPageBytes?: number;
-}
 
 export interface TileFrame {
   /** Output size in pixels (the target's size). */
@@ -81,57 +57,6 @@ interface BindGroups {
   blend: Map<GPUTextureView | 'image', GPUBindGroup>;
   /** The image onto the target (null when the blend writes the target itself). */
   present: GPUBindGroup | null;
-}
-
-/** What a tiles draw of `scene` is sized for at first (no GPU memory made): its constructor's and compileTilesAhead's. */
-function tileSizing(device: GPUDevice, scene: TileSceneBuffers, options: TileRasterizerOptions): { pairPageBytes: number; records: Paging; maxPairs: number; initialPairs: number } {
-  const n = Math.max(1, scene.count);
-  const maxBytes = Math.min(device.limits.maxStorageBufferBindingSize, device.limits.maxBufferSize);
-  const bindingBytes = Math.min(options.bindingBytes ?? maxBytes, maxBytes);
-  const pairPageBytes = Math.min(bindingBytes, options.pairPageBytes ?? Infinity);
-  const records = pagingFor(n, TILE_RECORD_BYTES, bindingBytes);
-  // The pairs in as many pages as the passes can bind: the project pass binds the
-  // scene's and the records' pages, the pairs' keys' and values' pages and a counter;
-  // the sort's merge every key page and two more (sort/paged-sort.ts).
-  const scenePages = scene.paging.centers.pages + scene.paging.covs.pages + scene.paging.sh.pages;
-  const stage = device.limits.maxStorageBuffersPerShaderStage;
-  const pairPages = Math.max(1, Math.min(Math.floor((stage - scenePages - records.pages - 1) / 2), maxSortPages(device), MAX_PAGES));
-  const deviceMax = pairPages === 1 ? Math.floor(pairPageBytes / 4) : sortPageCapacity(pairPageBytes) * pairPages;
-  const maxPairs = Math.max(1, Math.min(options.maxPairs ?? deviceMax, deviceMax));
-  const initialPairs = Math.max(1, Math.min(Math.floor(options.initialPairs ?? Math.max(4096, 2 * scene.count)), maxPairs));
-  return { pairPageBytes, records, maxPairs, initialPairs };
-}
-
-/**
- * Compiles on the side (createComputePipelineAsync: sort/kernel-kit.ts compileAhead) the
- * compute pipelines a tiles draw of `scene` builds for its first frames into a target of
- * `targetFormat` (`targetStorage`: the target can be a storage texture), and its sorter's
- * for the pairs; resolves when they are compiled, and the draw then takes them. Made on
- * the spot, they hold up the queue: on SwiftShader the project and blend kernels compile
- * 1.1-1.3 s each, and the page's frames wait (auto's draw trial switching to tiles).
- */
-export async function compileTilesAhead(
-  device: GPUDevice,
-  scene: TileSceneBuffers,
-  factory: SorterFactory,
-  targetFormat: GPUTextureFormat,
-  targetStorage: boolean,
-  options: TileRasterizerOptions = {},
-): Promise<void> {
-  const sizing = tileSizing(device, scene, options);
-  // As allocatePairs sizes the pairs (a fallback frame sorts a key per splat in them).
-  const slots = Math.max(sizing.initialPairs, scene.count, 1);
-  const pairs = sortPagingFor(slots, sizing.pairPageBytes);
-  const kind: DrawKind = { scene: { precision: scene.precision, paging: scene.paging }, records: sizing.records, pairs };
-  const outFormat: GPUTextureFormat = targetStorage && canBlendInto(device, targetFormat) ? targetFormat : 'rgba8unorm';
-  await Promise.all([
-    compileAhead(device, () => {
-      tilePipelines(device, kind);
-      tileProjectPipeline(device, kind);
-      blendPipeline(device, kind, outFormat);
-    }),
-    factory.compileAhead(device, Math.min(slots, pairs.pageSplats)),
-  ]);
 }
 
 /**
@@ -178,14 +103,8 @@ export class TileRasterizer {
   private readonly control: GPUBuffer;
   private readonly readback: CounterReadback;
   private readonly budget: PairBudget;
-  /** The pairs' keys and splat ids, in pages past one binding (paging.ts sortPagingFor; PagedSorter merges them). */
-  private keys: PagedBuffer | null = null;
-  private values: PagedBuffer | null = null;
-  private sorter: PagedSorter | null = null;
-  /** Bytes a page of the pairs holds. */
-  private readonly pairPageBytes: number;
-  /** Entries the key/value buffers hold: max(pair capacity, splats) (a fallback frame sorts a key per splat). */
-  private slots = 0;
+  /** The pairs' keys and splat ids and their sorter (tile-pairs.ts). */
+  private readonly pairs: TilePairs;
   private ranges: GPUBuffer | null = null;
   private image: GPUTexture | null = null;
   /** A fallback frame's picture (fallback.wgsl), FALLBACK_FORMAT, the frame's size. */
@@ -200,11 +119,11 @@ export class TileRasterizer {
     readonly device: GPUDevice,
     private readonly frameUniforms: GPUBuffer,
     private readonly scene: TileSceneBuffers,
-    private factory: SorterFactory,
+    factory: SorterFactory,
     options: TileRasterizerOptions = {},
   ) {
     const sizing = tileSizing(device, scene, options);
-    this.pairPageBytes = sizing.pairPageBytes;
+    this.pairs = new TilePairs(device, factory, sizing.pairPageBytes);
     this.params = new TileParams(device);
     const storage = GPUBufferUsage.STORAGE;
     this.records = new PagedBuffer(device, 'TileRasterizer.records', sizing.records, storage);
@@ -228,47 +147,20 @@ export class TileRasterizer {
 
   /** The sorter in use. */
   get sorterName(): string {
-    return this.factory.name;
+    return this.pairs.sorterName;
   }
 
   /** Switches the sort strategy; the old sorter's memory is freed. */
   setSorter(factory: SorterFactory): void {
-    if (factory === this.factory) return;
-    this.factory = factory;
+    if (!this.pairs.setFactory(factory)) return;
     this.allocatePairs(this.budget.capacity);
-  }
-
-  /**
-   * A sorter for `capacity` pairs in pages, or for fewer where this sorter cannot hold
-   * that many on this device (bitonic pads to a power of two): halved until it fits.
-   */
-  private createSorter(capacity: number): { sorter: PagedSorter; capacity: number } {
-    let c = Math.max(1, capacity);
-    for (;;) {
-      try {
-        return { sorter: new PagedSorter(this.device, this.factory, c, sortPagingFor(c, this.pairPageBytes).pageSplats), capacity: c };
-      } catch (err) {
-        if (!(err instanceof RangeError) || c <= 1) throw err;
-        c = Math.floor(c / 2);
-      }
-    }
   }
 
   private allocatePairs(wanted: number): void {
     // A fallback frame sorts one key per visible splat in the same buffers.
-    const slotsWanted = Math.max(wanted, this.scene.count, 1);
-    const { sorter, capacity: slots } = this.createSorter(slotsWanted);
+    const { slots, paging } = this.pairs.allocate(wanted, this.scene.count);
     // The sorter's own limit caps the budget (a view that needs more is flagged `capped`).
     if (slots < wanted) this.budget.limit(slots);
-    const usage = sortBufferUsage();
-    this.sorter?.destroy();
-    this.keys?.destroy();
-    this.values?.destroy();
-    this.sorter = sorter;
-    this.slots = slots;
-    const paging = sortPagingFor(slots, this.pairPageBytes);
-    this.keys = new PagedBuffer(this.device, 'TileRasterizer.keys', paging, usage);
-    this.values = new PagedBuffer(this.device, 'TileRasterizer.values', paging, usage);
     // Pipelines for the pairs' pages (the same ones while the page count stays).
     this.kind = { ...this.kind, pairs: paging };
     this.bindGroups = null;
@@ -341,7 +233,7 @@ export class TileRasterizer {
         layout,
         entries: buffers.flatMap((buffer, binding) => (buffer instanceof PagedBuffer ? buffer.entries(binding) : [{ binding, resource: { buffer } }])),
       });
-    const keys = this.keys!, values = this.values!, ranges = this.ranges!;
+    const keys = this.pairs.keys!, values = this.pairs.values!, ranges = this.ranges!;
     this.bindGroups = {
       project: this.device.createBindGroup({
         label: 'TileRasterizer.project',
@@ -378,7 +270,7 @@ export class TileRasterizer {
         layout,
         entries: [
           ...buffers.map((buffer, binding) => ({ binding, resource: { buffer } })),
-          ...this.values!.entries(PAIRS_AT.blend.values),
+          ...this.pairs.values!.entries(PAIRS_AT.blend.values),
           ...this.records.entries(RECORDS_AT.blend),
           { binding: 4, resource: this.fallbackView! },
           { binding: 5, resource: { buffer: this.counters } },
@@ -409,7 +301,7 @@ export class TileRasterizer {
     const capacity = this.budget.capacity;
     this.params.write(layout, {
       capacity,
-      slots: this.slots,
+      slots: this.pairs.slots,
       splatCount: this.scene.count,
       width: frame.width,
       height: frame.height,
@@ -434,7 +326,7 @@ export class TileRasterizer {
     pass.setBindGroup(0, groups.settle);
     pass.setPipeline(p.settle.pipeline);
     pass.dispatchWorkgroups(splatGroups[0], splatGroups[1]);
-    if (this.slots < this.scene.count) {
+    if (this.pairs.slots < this.scene.count) {
       // Only where a sorter could not hold a key per splat (the buffers hold them all otherwise).
       pass.setPipeline(p.settle.clampFallback);
       pass.dispatchWorkgroups(1);
@@ -442,9 +334,9 @@ export class TileRasterizer {
     pass.end();
 
     const sortTs = tsw('sort');
-    this.sorter!.encode(
+    this.pairs.sorter!.encode(
       encoder,
-      { keys: this.keys!.buffers, values: this.values!.buffers, count: this.counters, countOffset: 4, keyBits: layout.keyBits },
+      { keys: this.pairs.keys!.buffers, values: this.pairs.values!.buffers, count: this.counters, countOffset: 4, keyBits: layout.keyBits },
       stageIndices(sortTs),
     );
 
@@ -516,19 +408,17 @@ export class TileRasterizer {
 
   /** Entries the key/value buffers hold (max(pair capacity, splats)). */
   get sortSlots(): number {
-    return this.slots;
+    return this.pairs.slots;
   }
 
   /** GPU buffers for tests: pair keys/values, counters, tile ranges. */
   get debugBuffers(): { keys: readonly GPUBuffer[]; values: readonly GPUBuffer[]; counters: GPUBuffer; ranges: GPUBuffer | null } {
-    return { keys: this.keys!.buffers, values: this.values!.buffers, counters: this.counters, ranges: this.ranges };
+    return { keys: this.pairs.keys!.buffers, values: this.pairs.values!.buffers, counters: this.counters, ranges: this.ranges };
   }
 
   destroy(): void {
     this.readback.destroy();
-    this.sorter?.destroy();
-    this.keys?.destroy();
-    this.values?.destroy();
+    this.pairs.destroy();
     this.ranges?.destroy();
     this.image?.destroy();
     this.fallbackImage?.destroy();
@@ -536,8 +426,7 @@ export class TileRasterizer {
     this.counters.destroy();
     this.control.destroy();
     this.params.destroy();
-    this.sorter = null;
-    this.keys = this.values = this.ranges = null;
+    this.ranges = null;
     this.image = null;
     this.imageView = null;
     this.fallbackImage = null;
