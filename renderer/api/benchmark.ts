@@ -5,16 +5,35 @@
  * made (profile/benchmark-report.ts).
  */
 import { robustBounds, upVector, type CameraPose } from '../camera/camera';
+import type { CameraController } from '../camera/controller';
 import type { frameCamera } from '../camera/frame-camera';
-import { drawByName } from '../draw/draw-strategies';
-import { strategyByName } from '../order/strategies';
-import { benchmarkPath } from '../profile/benchmark-path';
+import { drawByName, drawServedBy } from '../draw/draw-strategies';
+import type { SplatRenderer } from '../frame/splat-renderer';
+import { benchmarkPath, type DrawnOrderProbe } from '../profile/benchmark-path';
 import type { BenchmarkRow } from '../profile/benchmark-report';
 import { BenchmarkRun } from '../profile/benchmark-run';
-import type { Viewer } from './viewer';
+import type { RenderSettings } from './settings';
+import type { RenderTarget } from './targets';
+
+/** What a benchmark needs of its viewer. */
+export interface BenchmarkHooks {
+  settings: RenderSettings;
+  target: RenderTarget;
+  controller: CameraController;
+  renderer(): SplatRenderer;
+  /** The drawn order's probe of the scene on screen. */
+  probe(): DrawnOrderProbe | null;
+  /** The visible splats last counted, or null. */
+  visible(): number | null;
+  adapterLine(): string;
+  /** A benchmark starts: a draw trial stops. */
+  starting(): void;
+  /** The next frame draws (and sorts). */
+  redraw(): void;
+}
 
 /** A benchmark in progress and what to restore after it. */
-export interface Benchmark {
+interface Flight {
   run: BenchmarkRun;
   restore: { strategy: string; pose: CameraPose };
   /** The target in device pixels when the run started, "1280x800". */
@@ -23,55 +42,97 @@ export interface Benchmark {
   reject: (e: unknown) => void;
 }
 
-export function startBenchmark(v: Viewer, all: string[]): Promise<BenchmarkRow[]> {
-  if (v.bench) return Promise.reject(new Error('benchmark: one is running already'));
-  // A draw trial stops (back to the draw auto starts with, or its pick) and runs again after the benchmark.
-  if (v.drawAuto.trial) v.drawAuto.apply();
-  // The tiles draw benchmarks the GPU sorters only (a host sort cannot serve it).
-  const strategies = v.renderer.draw === 'tiles' ? all.filter((n) => strategyByName(n).sorter) : all;
-  const cloud = v.renderer.cloud;
-  if (!cloud) return Promise.reject(new Error('benchmark: no scene is open'));
-  if (strategies.length === 0) return Promise.reject(new Error('benchmark: no strategy to fly'));
-  const { width, height } = v.target;
-  const path = benchmarkPath(robustBounds(cloud.positions), upVector(v.settings.upAxis), v.settings.fovyDeg, width / height, v.settings.benchFrames);
-  return new Promise((resolve, reject) => {
-    // The raster floor (the draw of the same quads with a trivial fragment shader) is flown first.
-    const run = new BenchmarkRun({ strategies, path, warmup: 5, rasterFloor: true, onComplete: (r) => finishBenchmark(v, r) });
-    v.bench = { run, restore: { strategy: v.renderer.strategy, pose: v.controller.pose }, resolution: `${width}x${height}`, resolve, reject };
-    v.renderer.setStrategy(run.strategy!);
-  });
-}
+export class Benchmarks {
+  /** The last benchmark's rows. */
+  lastRows: BenchmarkRow[] | null = null;
+  private flight: Flight | null = null;
 
-export function advanceBenchmark(v: Viewer, run: BenchmarkRun, frameId: number, probed: boolean, camera: ReturnType<typeof frameCamera>): void {
-  const cloud = v.renderer.cloud;
-  const probe = probed && v.probe && cloud ? v.probe.outOfOrder(cloud.positions, camera) : undefined;
-  run.submitted(frameId, v.renderer.hostSortMs, probe);
-  const next = run.strategy;
-  if (next !== undefined && next !== v.renderer.strategy) v.renderer.setStrategy(next);
-}
+  constructor(private readonly hooks: BenchmarkHooks) {}
 
-function finishBenchmark(v: Viewer, run: BenchmarkRun): void {
-  const bench = v.bench;
-  if (!bench || bench.run !== run) return;
-  v.bench = null;
-  const cloud = v.renderer.cloud!;
-  // Every row says where and how it was measured, so a downloaded file stands alone.
-  const meta = { keyBits: v.settings.keyBits, resolution: bench.resolution, adapter: v.adapterLine(), date: new Date().toISOString() };
-  const visible = v.renderer.tileStatus?.last?.visible ?? v.figures.visible ?? cloud.count;
-  const rows = run.rows({ name: cloud.source.name, splats: cloud.count, visible }, drawByName(v.renderer.draw), meta);
-  v.lastBenchmark = rows;
-  v.renderer.setStrategy(bench.restore.strategy);
-  v.controller.setPose(bench.restore.pose);
-  v.dirty = true;
-  bench.resolve(rows);
-}
+  /** The benchmark flying, or null. */
+  get run(): BenchmarkRun | null {
+    return this.flight?.run ?? null;
+  }
 
-/** Ends a benchmark in flight (device lost, new scene): its camera and strategy restored; its promise rejects. */
-export function abortBenchmark(v: Viewer): void {
-  const bench = v.bench;
-  if (!bench) return;
-  v.bench = null;
-  v.renderer.setStrategy(bench.restore.strategy);
-  v.controller.setPose(bench.restore.pose);
-  bench.reject(new Error('benchmark: stopped (the device was lost or the scene changed)'));
+  /** Of `strategies`, those a benchmark flies with the draw in use (the tiles draw: GPU sorters only). */
+  benchmarkable(strategies: string[]): string[] {
+    const draw = this.hooks.renderer().draw;
+    return strategies.filter((n) => drawServedBy(draw, n));
+  }
+
+  /** Flies the path with each of `all` the draw in use can take; resolves with the rows (also kept as lastRows). */
+  start(all: string[]): Promise<BenchmarkRow[]> {
+    const { hooks } = this;
+    if (this.flight) return Promise.reject(new Error('benchmark: one is running already'));
+    // A draw trial stops (back to the draw auto starts with, or its pick) and runs again after the benchmark.
+    hooks.starting();
+    const renderer = hooks.renderer();
+    let strategies: string[];
+    try {
+      strategies = this.benchmarkable(all);
+    } catch (e) {
+      return Promise.reject(e instanceof Error ? e : new Error(String(e)));
+    }
+    const cloud = renderer.cloud;
+    if (!cloud) return Promise.reject(new Error('benchmark: no scene is open'));
+    if (strategies.length === 0) return Promise.reject(new Error('benchmark: no strategy to fly'));
+    const { width, height } = hooks.target;
+    const { settings } = hooks;
+    const path = benchmarkPath(robustBounds(cloud.positions), upVector(settings.upAxis), settings.fovyDeg, width / height, settings.benchFrames);
+    return new Promise((resolve, reject) => {
+      // The raster floor (the draw of the same quads with a trivial fragment shader) is flown first.
+      const run = new BenchmarkRun({ strategies, path, warmup: 5, rasterFloor: true, onComplete: (r) => this.finish(r) });
+      this.flight = { run, restore: { strategy: renderer.strategy, pose: hooks.controller.pose }, resolution: `${width}x${height}`, resolve, reject };
+      renderer.setStrategy(run.strategy!);
+    });
+  }
+
+  /** Frame `frameId` of the flight was submitted: its drawn order checked when `probed`; the next strategy set when due. */
+  advance(run: BenchmarkRun, frameId: number, probed: boolean, camera: ReturnType<typeof frameCamera>): void {
+    const renderer = this.hooks.renderer();
+    const cloud = renderer.cloud;
+    const probe = this.hooks.probe();
+    const outOfOrder = probed && probe && cloud ? probe.outOfOrder(cloud.positions, camera) : undefined;
+    run.submitted(frameId, renderer.hostSortMs, outOfOrder);
+    const next = run.strategy;
+    if (next !== undefined && next !== renderer.strategy) renderer.setStrategy(next);
+  }
+
+  private finish(run: BenchmarkRun): void {
+    const flight = this.flight;
+    if (!flight || flight.run !== run) return;
+    this.flight = null;
+    const { hooks } = this;
+    const renderer = hooks.renderer();
+    const cloud = renderer.cloud!;
+    // Every row says where and how it was measured, so a downloaded file stands alone.
+    const meta = { keyBits: hooks.settings.keyBits, resolution: flight.resolution, adapter: hooks.adapterLine(), date: new Date().toISOString() };
+    const visible = renderer.tileStatus?.last?.visible ?? hooks.visible() ?? cloud.count;
+    const rows = run.rows({ name: cloud.source.name, splats: cloud.count, visible }, drawByName(renderer.draw), meta);
+    this.lastRows = rows;
+    renderer.setStrategy(flight.restore.strategy);
+    hooks.controller.setPose(flight.restore.pose);
+    hooks.redraw();
+    flight.resolve(rows);
+  }
+
+  /** Ends a flight (device lost): its camera and strategy restored; its promise rejects. */
+  abort(): void {
+    const flight = this.flight;
+    if (!flight) return;
+    this.flight = null;
+    this.hooks.renderer().setStrategy(flight.restore.strategy);
+    this.hooks.controller.setPose(flight.restore.pose);
+    flight.reject(new Error('benchmark: stopped (the device was lost or the scene changed)'));
+  }
+
+  /** Another scene opens: a flight stops where it is; its promise rejects. */
+  sceneChanged(): void {
+    this.flight?.reject(new Error('benchmark: stopped, another scene opened'));
+    this.flight = null;
+  }
+
+  destroy(): void {
+    this.flight = null;
+  }
 }

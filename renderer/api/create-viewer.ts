@@ -7,7 +7,6 @@ import type { KeyValueStore } from '../profile/auto-picks';
 import { createBrowserDevice } from '../gpu/browser-device';
 import type { DrawSetting } from '../profile/auto-draw';
 import type { BudgetLimits } from '../frame/gpu-budget';
-import { attachControls } from './input';
 import type { RenderSettings } from './settings';
 import type { SceneInput } from './sources';
 import { CanvasTarget, TextureTarget, type CanvasLike, type RenderTarget } from './targets';
@@ -81,6 +80,7 @@ export async function createViewer(canvas: CanvasLike | TextureSize, options: Vi
   if (options.background !== undefined) settings.background = options.background;
   if (options.shDegree !== undefined) settings.shDegree = options.shDegree;
   if (options.camera?.fovy !== undefined) settings.fovyDeg = options.camera.fovy;
+  const controls = options.controls === false ? undefined : typeof options.controls === 'object' ? options.controls : {};
   const viewer = new Viewer({
     device,
     target,
@@ -91,20 +91,9 @@ export async function createViewer(canvas: CanvasLike | TextureSize, options: Vi
     sortSource: options.sortSource ?? 'choice',
     ...(options.precision ? { precision: options.precision } : {}),
     ...(options.autoPicksStore ? { autoPicksStore: options.autoPicksStore } : {}),
+    ...(controls ? { controls } : {}),
   });
   if (options.lodBudget !== undefined) viewer.setLodBudget(options.lodBudget);
-  const element = target.element;
-  if (element && options.controls !== false) {
-    const c = typeof options.controls === 'object' ? options.controls : {};
-    if (!c.keyTarget && element.tabIndex < 0) element.tabIndex = 0;
-    const detach = attachControls(element, viewer.controller, {
-      keyTarget: c.keyTarget ?? element,
-      pick: (x, y) => viewer.pick(x, y),
-      ...(c.onKey ? { onKey: c.onKey } : {}),
-      onInput: () => void (viewer.dirty = true),
-    });
-    viewer.listeners.push(detach);
-  }
   const camera = options.camera;
   const scene = options.scene;
   if (scene === undefined) {

@@ -3,11 +3,29 @@
  * profile/auto-draw.ts): what the draw setting asks for now, the trial over the
  * viewer's frames, the picks by splat count, and the note that words it.
  */
-import { DRAW_NAMES, type DrawName } from '../draw/draw-strategies';
-import { strategyByName } from '../order/strategies';
+import { DRAW_NAMES, drawServedBy, type DrawName } from '../draw/draw-strategies';
+import type { SplatRenderer } from '../frame/splat-renderer';
 import { AUTO_DRAW, chooseDraw, decideDraw, drawPrior, DrawTrial, type DrawChoice, type DrawPrior, type DrawSource, type TrialFrame } from '../profile/auto-draw';
 import type { AutoPicks } from '../profile/auto-picks';
-import type { Viewer } from './viewer';
+import type { RenderSettings } from './settings';
+
+/** What the draw's auto needs of its viewer. */
+export interface DrawAutoHooks {
+  settings: RenderSettings;
+  renderer(): SplatRenderer;
+  /** The adapter is a software one (drawPrior). */
+  software(): boolean;
+  /** Applies a change of the renderer; false (and a message) when it refused. */
+  tryChange(change: () => void): boolean;
+  /** The draw changed: figures start over, their stage medians too. */
+  drawChanged(): void;
+  /** The note changed. */
+  noted(): void;
+  /** Frames submitted whose GPU work has not completed. */
+  inFlight(): number;
+  /** The next frame does the whole frame's work (the sort too). */
+  redraw(): void;
+}
 
 export class DrawAuto {
   /** The trial over the frames in progress, or null. */
@@ -16,13 +34,13 @@ export class DrawAuto {
   wanted = false;
   /** The trial's draws compiling on the side before it starts (start). */
   preparing = false;
-  /** Bumped by apply(): a compile ahead that finishes after it starts no trial. */
+  /** Bumped by apply() and destroy(): a compile ahead that finishes after it starts no trial. */
   private token = 0;
   /** The line that says the draw's auto pick and why, or the chosen draw. */
   note = '';
 
   constructor(
-    private readonly v: Viewer,
+    private readonly hooks: DrawAutoHooks,
     /** Where the draw setting came from (the note words it). */
     public source: DrawSource,
     /** The picks by adapter and scene size (profile/auto-picks.ts; kept in the host's store, if given): no new trial for a size measured already. */
@@ -31,7 +49,7 @@ export class DrawAuto {
 
   /** Auto's start for a scene of `count` splats not measured yet (drawPrior): the nearest measured size's pick, or the software prior. */
   prior(count?: number): DrawPrior | null {
-    return drawPrior(count === undefined ? undefined : this.picks.nearest(count), this.v.softwareNote !== null);
+    return drawPrior(count === undefined ? undefined : this.picks.nearest(count), this.hooks.software());
   }
 
   /**
@@ -40,13 +58,15 @@ export class DrawAuto {
    * sort), and a trial once the scene is on screen. Stops a trial in flight.
    */
   apply(): boolean {
-    const v = this.v;
+    const { settings } = this.hooks;
+    const renderer = this.hooks.renderer();
     this.trial = null;
     this.preparing = false;
     this.token++;
-    const count = v.renderer.cloud?.count;
-    const host = !strategyByName(v.renderer.strategy).sorter;
-    const d = decideDraw(v.settings.draw, this.source, { name: v.renderer.strategy, host }, count === undefined ? null : (this.picks.get(count) ?? null), this.prior(count));
+    const count = renderer.cloud?.count;
+    // A sort the tiles draw cannot take (a host sort) draws quads (decideDraw).
+    const host = !drawServedBy('tiles', renderer.strategy);
+    const d = decideDraw(settings.draw, this.source, { name: renderer.strategy, host }, count === undefined ? null : (this.picks.get(count) ?? null), this.prior(count));
     this.wanted = d.measure;
     if (this.use(d.draw)) {
       this.say(d.note);
@@ -54,25 +74,24 @@ export class DrawAuto {
     }
     // Auto's start did not fit (e.g. the tiles draw's buffers over a binding limit): the other draw, unmeasured.
     this.wanted = false;
-    if (v.settings.draw === AUTO_DRAW) this.say(`auto: ${v.renderer.draw}, as ${d.draw} cannot draw this scene here`);
-    return v.settings.draw === AUTO_DRAW;
+    if (settings.draw === AUTO_DRAW) this.say(`auto: ${this.hooks.renderer().draw}, as ${d.draw} cannot draw this scene here`);
+    return settings.draw === AUTO_DRAW;
   }
 
   /** Switches the renderer's draw; false (and a message) when the renderer refused it. */
   use(name: DrawName): boolean {
-    const v = this.v;
-    if (v.renderer.draw === name) return true;
-    return v.tryChange(() => {
-      v.renderer.setDraw(name);
+    const renderer = this.hooks.renderer();
+    if (renderer.draw === name) return true;
+    return this.hooks.tryChange(() => {
+      renderer.setDraw(name);
       // The window's medians would mix the two draws' stages.
-      v.profiler.stats.clear();
-      v.changed(true);
+      this.hooks.drawChanged();
     });
   }
 
   say(text: string): void {
     this.note = text;
-    this.v.emit('change', { clearGraph: false });
+    this.hooks.noted();
   }
 
   /**
@@ -92,14 +111,14 @@ export class DrawAuto {
       return null;
     }
     // A timed frame runs alone on the queue: its wall clock is its own.
-    if (f.timed && this.v.gpuInFlight > 0) return 'skip';
+    if (f.timed && this.hooks.inFlight() > 0) return 'skip';
     if (!this.use(f.draw)) {
       this.apply();
       this.wanted = false;
       return null;
     }
     // The whole frame's work (the sort too), whatever the sort mode.
-    this.v.dirty = true;
+    this.hooks.redraw();
     return f;
   }
 
@@ -110,17 +129,17 @@ export class DrawAuto {
    */
   start(count: number): void {
     this.wanted = false;
-    const v = this.v;
+    const renderer = this.hooks.renderer();
     const token = ++this.token;
-    const trial = new DrawTrial(DRAW_NAMES, v.renderer.draw);
-    this.say(`auto: drawing with ${v.renderer.draw}; measuring ${trial.draws.join(', ')} at ${count.toLocaleString('en-US')} splats in this view…`);
+    const trial = new DrawTrial(DRAW_NAMES, renderer.draw);
+    this.say(`auto: drawing with ${renderer.draw}; measuring ${trial.draws.join(', ')} at ${count.toLocaleString('en-US')} splats in this view…`);
     this.preparing = true;
-    const others = DRAW_NAMES.filter((d) => d !== v.renderer.draw);
-    void Promise.all(others.map((d) => v.renderer.compileDrawAhead(d)))
+    const others = DRAW_NAMES.filter((d) => d !== renderer.draw);
+    void Promise.all(others.map((d) => renderer.compileDrawAhead(d)))
       .catch((e) => console.warn(`auto: the draws' pipelines could not be compiled ahead: ${e instanceof Error ? e.message : String(e)}`))
       .then(() => {
         // Something changed meanwhile (a scene, the setting: apply()): that measures anew.
-        if (token !== this.token || v.destroyed) return;
+        if (token !== this.token) return;
         this.preparing = false;
         this.trial = { trial, count, finishedAt: null };
       });
@@ -135,10 +154,17 @@ export class DrawAuto {
     if (!choice) {
       this.apply();
       this.wanted = false;
-      this.say(`auto: could not time the draws here; drawing with ${this.v.renderer.draw}`);
+      this.say(`auto: could not time the draws here; drawing with ${this.hooks.renderer().draw}`);
       return;
     }
     this.picks.set(t.count, choice);
     this.apply();
+  }
+
+  /** No trial any more, nor one whose draws compile now. */
+  destroy(): void {
+    this.token++;
+    this.trial = null;
+    this.preparing = false;
   }
 }

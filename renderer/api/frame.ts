@@ -1,16 +1,27 @@
 /**
- * One frame of a viewer: auto's trials started when due, the pacing (at most
- * MAX_FRAMES_IN_FLIGHT frames queued on the GPU), the camera (or the benchmark's
- * pose), the renderer's encode with the profiler's timestamps, the submit, and
- * what follows it (a screenshot of the canvas, the completion's figures, the
- * `frame` event).
+ * A viewer's frame loop: one frame an animation frame, with auto's trials started
+ * when due, the pacing (at most MAX_FRAMES_IN_FLIGHT frames queued on the GPU),
+ * the camera (or the benchmark's pose), the renderer's encode with the profiler's
+ * timestamps, the submit, and what follows it (a screenshot of the canvas, the
+ * completion's figures, the `frame` event). It owns what the frames measure: the
+ * live figures, the profiler, the visible count read back, the queue's clock.
  */
 import type { CameraPose } from '../camera/camera';
+import type { CameraController } from '../camera/controller';
 import { frameCamera } from '../camera/frame-camera';
+import type { SplatRenderer } from '../frame/splat-renderer';
+import type { DrawTrial, TrialFrame } from '../profile/auto-draw';
+import type { DrawnOrderProbe } from '../profile/benchmark-path';
+import type { BenchmarkRun } from '../profile/benchmark-run';
+import type { FrameSample } from '../profile/frame-stats';
+import { LiveFigures } from '../profile/live-figures';
+import { GpuProfiler } from '../profile/profiler';
+import { QueueClock } from '../profile/queue-clock';
 import { DrawArgs } from '../stage/draw-args';
-import { hexToRgb } from './settings';
-import { advanceBenchmark } from './benchmark';
-import type { Viewer } from './viewer';
+import type { LodStreamView } from './lod-stream';
+import { hexToRgb, type RenderSettings } from './settings';
+import type { RenderTarget } from './targets';
+import type { Voice } from './voice';
 
 /** Frames the CPU may run ahead of the GPU. */
 const MAX_FRAMES_IN_FLIGHT = 2;
@@ -27,137 +38,337 @@ const MAX_FRAMES_IN_FLIGHT = 2;
  */
 const TRIAL_FRAMES_IN_FLIGHT = 1;
 
-export function encodeFrame(v: Viewer, now: number): void {
-  // No frames on a lost device (recover draws on the new one).
-  if (v.gpuLost) return;
-  const cloud0 = v.renderer.cloud;
-  if (v.auto.wanted && cloud0 && v.figures.fps.count > 0 && !v.bench) {
-    // The new scene is on screen (a frame of it completed): measure now, off its first frame's path.
-    // Rejects when the device is lost mid-measurement (recover measures again).
-    v.auto.measure(v.sceneId, cloud0.count, v.settings.keyBits, v.renderer.strategy).catch((e) => console.warn('auto: the sort trial stopped:', e));
-  }
-  // The draw's auto, after the sort's (it times frames sorted by the strategy auto picks).
-  if (v.drawAuto.wanted && cloud0 && v.figures.fps.count > 0 && !v.bench && !v.auto.wanted && !v.auto.busy && !v.drawAuto.trial && !v.drawAuto.preparing) {
-    v.drawAuto.start(cloud0.count);
-  }
-  // Frame pacing: a GPU slower than the display (a software adapter, a huge scene)
-  // must not collect a queue of frames, which would grow latency without bound.
-  // While auto times a sort, it runs alone.
-  const inFlight = v.auto.busy || v.drawAuto.trial || v.drawAuto.preparing ? TRIAL_FRAMES_IN_FLIGHT : MAX_FRAMES_IN_FLIGHT;
-  if (v.gpuInFlight >= inFlight || v.auto.holding) return;
-  const trial = v.drawAuto.trial;
-  const trialFrame = v.bench ? null : v.drawAuto.frame(now);
-  if (trialFrame === 'skip') return;
-  // Time between frames actually drawn (FPS, damping), not between animation callbacks.
-  const frameSeconds = v.lastTime ? (now - v.lastTime) / 1000 : 1 / 60;
-  const dt = Math.min(0.1, frameSeconds);
-  v.lastTime = now;
-  const t0 = performance.now();
-  v.resize();
-  const cloud = v.renderer.cloud;
-  const { width, height } = v.target;
-  let pose: CameraPose;
-  let moved: boolean;
-  let probeThisFrame = false;
-  let rasterFloor = false;
-  const bench = v.bench;
-  if (bench) {
-    const next = bench.run.nextFrame();
-    pose = next.pose;
-    moved = true;
-    probeThisFrame = next.probe;
-    rasterFloor = next.rasterFloor;
-  } else {
-    v.controller.fovyDeg = v.settings.fovyDeg;
-    moved = v.controller.update(dt);
-    pose = v.controller.pose;
-  }
-  // A strategy whose order lags the camera is asked every frame until it catches up.
-  const sortNow = v.settings.sortMode === 'every frame' || moved || v.dirty || v.renderer.strategyInfo.lagsCamera;
-  v.dirty = false;
+/** The device the frames are drawn with (device-link.ts). */
+export interface FrameDevice {
+  readonly device: GPUDevice;
+  /** No frames on a lost device. */
+  readonly lost: boolean;
+  /** The tiles draw writes the canvas directly. */
+  readonly canvasStorage: boolean;
+}
 
-  const device = v.gpu;
-  const encoder = device.createCommandEncoder({ label: 'Viewer.frame' });
-  const timestamps = v.profiler.begin();
-  const bounds = v.lodStream?.meta.bound ?? cloud?.bounds ?? { min: [-1, -1, -1], max: [1, 1, 1] };
-  const camera = frameCamera(pose, width, height, bounds);
-  // A streamed LOD scene: this view's selection, loads and (when the drawn set changed) a new scene, without waiting.
-  const lodScene = v.lodStream?.frame(camera);
-  if (lodScene) v.renderer.setGpuScene(lodScene);
-  v.lastCamera = camera;
-  const s = v.settings;
-  v.renderer.encodeFrame(
-    encoder,
-    v.target.view(),
-    camera,
-    {
-      shDegree: s.shDegree,
-      splatScale: s.splatScale,
-      cull: s.cull,
-      sigmaCut: s.sigmaCut,
-      minContribution: s.minContribution,
-      antialias: s.antialias,
-      drawOrder: s.drawOrder,
-      keyBits: s.keyBits,
-      background: hexToRgb(s.background),
-      sort: sortNow,
-      rasterFloor,
-      targetStorage: v.canvasStorage,
-    },
-    timestamps,
-  );
-  v.profiler.end(encoder);
-  const debug = v.renderer.debugBuffers;
-  // The tiles draw counts its own visible splats (tileStatus); drawArgs is the quads'.
-  const readCount = !v.countPending && now - v.lastCountRead > 250 && debug && v.renderer.draw === 'quads';
-  if (readCount && debug) encoder.copyBufferToBuffer(debug.drawArgs, 0, v.countReadback, 0, DrawArgs.size);
-  if (probeThisFrame && debug && v.probe) v.probe.capture(encoder, debug);
-  const submitAt = performance.now();
-  device.queue.submit([encoder.finish()]);
-  v.renderer.submitted();
-  if (v.shotWaiters.length > 0 && cloud) {
-    // Same task as the submit: the canvas texture is still readable.
-    const waiters = v.shotWaiters.splice(0);
-    const png = v.target.toPng() ?? Promise.reject(new Error('screenshot: no canvas'));
-    void png.then(
-      (b) => waiters.forEach((w) => w.resolve(b)),
-      (e) => waiters.forEach((w) => w.reject(e)),
+/** The scene the frames draw (scene-holder.ts). */
+export interface FrameScene {
+  readonly renderer: SplatRenderer;
+  readonly lodStream: LodStreamView | null;
+  readonly probe: DrawnOrderProbe | null;
+  frameSubmitted(frameId: number): void;
+  frameCompleted(frameId: number, done: number): void;
+}
+
+/** Auto's part in the frames (choices.ts). */
+export interface FrameAuto {
+  /** A frame of the scene (`count` splats) completed and no benchmark flies: measurements start when due. */
+  due(count: number): void;
+  /** Auto measures: one frame in flight. */
+  readonly measuring: boolean;
+  /** A trial sort runs alone on the queue: no frame now. */
+  readonly holding: boolean;
+  /** The draws' trial in flight, or null. */
+  readonly trial: DrawTrial | null;
+  /** The draw trial's part of a frame: its draw, 'skip' (no frame now), or null. */
+  trialFrame(now: number): TrialFrame | 'skip' | null;
+}
+
+/** The benchmark's part in the frames (benchmark.ts). */
+export interface FrameBench {
+  /** The benchmark flying, or null. */
+  readonly run: BenchmarkRun | null;
+  /** Frame `frameId` of the flight was submitted (`probed`: its drawn order captured). */
+  advance(run: BenchmarkRun, frameId: number, probed: boolean, camera: ReturnType<typeof frameCamera>): void;
+}
+
+/** What the frame loop draws with and for. */
+export interface FrameParts {
+  target: RenderTarget;
+  settings: RenderSettings;
+  voice: Voice;
+  link: FrameDevice;
+  scene: FrameScene;
+  controller: CameraController;
+  auto: FrameAuto;
+  bench: FrameBench;
+  /** A frame of the scene was just submitted: screenshots of the canvas are taken now, in the same task (pictures.ts). */
+  submitted(): void;
+  /** Schedules the next frame (default requestAnimationFrame, or a 16 ms timer without one). */
+  schedule?: (cb: (now: number) => void) => void;
+}
+
+/** The live figures of what is on screen now (Viewer.live). */
+export interface LiveView {
+  figures: LiveFigures;
+  /** A host sort's own time (ms), or null for a GPU sort. */
+  hostSortMs: number | null;
+  /** The tiles draw's pair buffer, or null. */
+  tileStatus: SplatRenderer['tileStatus'];
+  /** The quads draw's order in use. */
+  drawOrder: string;
+  /** Why GPU stage times are missing, or null. */
+  timingReason: string | null;
+  timestampsSupported: boolean;
+  /** A line about a software adapter, or null. */
+  softwareNote: string | null;
+}
+
+export class FrameLoop {
+  /** Schedules the next frame (read at each frame: a test may replace it). */
+  schedule: (cb: (now: number) => void) => void;
+  /** The next frame sorts (something changed the work or the picture). */
+  dirty = true;
+  /** Frames submitted whose GPU work has not completed. */
+  inFlight = 0;
+  /** Frames submitted so far. */
+  framesRendered = 0;
+  /** Frames whose GPU work completed. */
+  framesCompleted = 0;
+  /** The figures of what is on screen now (profile/live-figures.ts). */
+  readonly figures = new LiveFigures();
+  /** The queue's frames and trial sorts: the frame's own time, which no auto trial sort exceeds (queue-clock.ts). */
+  readonly queueClock = new QueueClock();
+  /** The last completed and profiled frame's figures, or null before one. */
+  lastSample: FrameSample | null = null;
+  /** The camera of the last frame drawn (picking). */
+  lastCamera: ReturnType<typeof frameCamera> | null = null;
+  profiler!: GpuProfiler;
+  private countReadback!: GPUBuffer;
+  private countPending = false;
+  private lastCountRead = 0;
+  private submittedFrames = 0;
+  private lastTime = 0;
+  private waiters: (() => void)[] = [];
+  private stopped = false;
+
+  constructor(private readonly parts: FrameParts) {
+    this.schedule =
+      parts.schedule ?? (typeof requestAnimationFrame === 'function' ? (cb) => void requestAnimationFrame(cb) : (cb) => void setTimeout(() => cb(performance.now()), 16));
+    this.makeHelpers(parts.link.device);
+  }
+
+  /** Draws from the next animation frame on. */
+  start(): void {
+    this.schedule((t) => this.tick(t));
+  }
+
+  /**
+   * Something changed the work or the picture: redraw, and figures start over
+   * (`clearGraph`: a new scene or strategy, whose times are of other work).
+   */
+  changed(clearGraph = false): void {
+    this.dirty = true;
+    this.figures.change();
+    this.queueClock.forgetFrames();
+    this.parts.voice.change(clearGraph);
+  }
+
+  /** Follows the target's size; other pixels, other draw times: the figures start over. */
+  resize(): void {
+    if (!this.parts.target.resize()) return;
+    this.changed(false);
+  }
+
+  /** Resolves when the next frame's GPU work completes (or after 2 s, should none come). */
+  nextFrameDone(): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, 2000);
+      this.waiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  /** The live figures and what qualifies them (Viewer.live). */
+  live(softwareNote: string | null): LiveView {
+    const renderer = this.parts.scene.renderer;
+    return {
+      figures: this.figures,
+      hostSortMs: renderer.hostSortMs,
+      tileStatus: renderer.tileStatus,
+      drawOrder: renderer.drawOrder.order,
+      timingReason: this.profiler.reason ?? null,
+      timestampsSupported: this.profiler.supported,
+      softwareNote,
+    };
+  }
+
+  /** The frames go on on a new `device` (the old one was lost): its profiler and read-back, the counts from zero. */
+  deviceChanged(device: GPUDevice): void {
+    this.profiler.destroy();
+    this.countReadback.destroy();
+    this.makeHelpers(device);
+    this.inFlight = 0;
+    this.queueClock.reset();
+    this.countPending = false;
+    this.releaseWaiters();
+  }
+
+  destroy(): void {
+    this.stopped = true;
+    this.releaseWaiters();
+    this.profiler.destroy();
+    this.countReadback.destroy();
+  }
+
+  /** The profiler and the visible-count read-back of `device`. */
+  private makeHelpers(device: GPUDevice): void {
+    this.profiler = new GpuProfiler(device, { onFrame: (sample, meta) => this.profiled(sample, meta.frame) });
+    this.countReadback = device.createBuffer({ label: 'Viewer.countReadback', size: DrawArgs.size, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ });
+  }
+
+  private releaseWaiters(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) w();
+  }
+
+  private profiled(sample: FrameSample, frameId: number): void {
+    const current = this.figures.current(frameId);
+    this.figures.reported(frameId, sample);
+    this.lastSample = sample;
+    this.parts.auto.trial?.reported(frameId, sample.total);
+    this.parts.bench.run?.profiled(frameId, sample);
+    this.parts.voice.emit('sample', { frameId, sample, current });
+  }
+
+  /** Reads the visible count a frame or two late, never stalling the frame loop. */
+  private readVisibleCount(now: number, frameId: number): void {
+    this.countPending = true;
+    this.lastCountRead = now;
+    // This buffer, not the field: a lost device's is replaced by deviceChanged.
+    const readback = this.countReadback;
+    readback
+      .mapAsync(GPUMapMode.READ)
+      .then(() => {
+        const v = DrawArgs.count(readback.getMappedRange());
+        readback.unmap();
+        this.figures.counted(frameId, v);
+      })
+      .catch(() => undefined)
+      .finally(() => {
+        this.countPending = false;
+      });
+  }
+
+  private tick(now: number): void {
+    if (this.stopped) return;
+    this.schedule((t) => this.tick(t));
+    this.encode(now);
+  }
+
+  private encode(now: number): void {
+    const { target, settings: s, link, scene, controller, auto, bench } = this.parts;
+    // No frames on a lost device (recovery draws on the new one).
+    if (link.lost) return;
+    const cloud0 = scene.renderer.cloud;
+    // The new scene is on screen (a frame of it completed): auto measures now, off its first frame's path.
+    if (cloud0 && this.figures.fps.count > 0 && !bench.run) auto.due(cloud0.count);
+    // Frame pacing: a GPU slower than the display (a software adapter, a huge scene)
+    // must not collect a queue of frames, which would grow latency without bound.
+    // While auto times a sort, it runs alone.
+    const inFlight = auto.measuring ? TRIAL_FRAMES_IN_FLIGHT : MAX_FRAMES_IN_FLIGHT;
+    if (this.inFlight >= inFlight || auto.holding) return;
+    const trial = auto.trial;
+    const trialFrame = bench.run ? null : auto.trialFrame(now);
+    if (trialFrame === 'skip') return;
+    // Time between frames actually drawn (FPS, damping), not between animation callbacks.
+    const frameSeconds = this.lastTime ? (now - this.lastTime) / 1000 : 1 / 60;
+    const dt = Math.min(0.1, frameSeconds);
+    this.lastTime = now;
+    const t0 = performance.now();
+    this.resize();
+    const renderer = scene.renderer;
+    const cloud = renderer.cloud;
+    const { width, height } = target;
+    let pose: CameraPose;
+    let moved: boolean;
+    let probeThisFrame = false;
+    let rasterFloor = false;
+    const run = bench.run;
+    if (run) {
+      const next = run.nextFrame();
+      pose = next.pose;
+      moved = true;
+      probeThisFrame = next.probe;
+      rasterFloor = next.rasterFloor;
+    } else {
+      controller.fovyDeg = s.fovyDeg;
+      moved = controller.update(dt);
+      pose = controller.pose;
+    }
+    // A strategy whose order lags the camera is asked every frame until it catches up.
+    const sortNow = s.sortMode === 'every frame' || moved || this.dirty || renderer.strategyInfo.lagsCamera;
+    this.dirty = false;
+
+    const device = link.device;
+    const encoder = device.createCommandEncoder({ label: 'Viewer.frame' });
+    const timestamps = this.profiler.begin();
+    const bounds = scene.lodStream?.meta.bound ?? cloud?.bounds ?? { min: [-1, -1, -1], max: [1, 1, 1] };
+    const camera = frameCamera(pose, width, height, bounds);
+    // A streamed LOD scene: this view's selection, loads and (when the drawn set changed) a new scene, without waiting.
+    const lodScene = scene.lodStream?.frame(camera);
+    if (lodScene) renderer.setGpuScene(lodScene);
+    this.lastCamera = camera;
+    renderer.encodeFrame(
+      encoder,
+      target.view(),
+      camera,
+      {
+        shDegree: s.shDegree,
+        splatScale: s.splatScale,
+        cull: s.cull,
+        sigmaCut: s.sigmaCut,
+        minContribution: s.minContribution,
+        antialias: s.antialias,
+        drawOrder: s.drawOrder,
+        keyBits: s.keyBits,
+        background: hexToRgb(s.background),
+        sort: sortNow,
+        rasterFloor,
+        targetStorage: link.canvasStorage,
+      },
+      timestamps,
     );
+    this.profiler.end(encoder);
+    const debug = renderer.debugBuffers;
+    // The tiles draw counts its own visible splats (tileStatus); drawArgs is the quads'.
+    const readCount = !this.countPending && now - this.lastCountRead > 250 && debug && renderer.draw === 'quads';
+    if (readCount && debug) encoder.copyBufferToBuffer(debug.drawArgs, 0, this.countReadback, 0, DrawArgs.size);
+    if (probeThisFrame && debug && scene.probe) scene.probe.capture(encoder, debug);
+    const submitAt = performance.now();
+    device.queue.submit([encoder.finish()]);
+    renderer.submitted();
+    // Same task as the submit: the canvas texture is still readable.
+    if (cloud) this.parts.submitted();
+    const frameId = this.submittedFrames++;
+    this.figures.submitted(frameId);
+    if (trialFrame && trial) trial.submitted(trialFrame, frameId);
+    if (cloud) scene.frameSubmitted(frameId);
+    this.inFlight++;
+    void device.queue.onSubmittedWorkDone().then(
+      () => {
+        // A frame of a lost device (recovery starts the count over on the new one).
+        if (device !== link.device || this.stopped) return;
+        this.inFlight--;
+        this.framesCompleted++;
+        const done = performance.now();
+        // Its own time kept for auto's budget if it is of the work on screen now (else only its place in the queue).
+        if (this.figures.current(frameId)) this.queueClock.frameCompleted(submitAt, done);
+        else this.queueClock.completed(submitAt, done);
+        if (trialFrame?.timed && trial) trial.completed(frameId, done - submitAt);
+        scene.frameCompleted(frameId, done);
+        this.figures.completed(frameId, done);
+        this.releaseWaiters();
+        // Frames of a scene only (before the first, the target is only cleared).
+        if (cloud) this.parts.voice.emit('frame', { frameId, stats: this.lastSample });
+      },
+      () => {
+        if (device === link.device) this.inFlight--;
+      },
+    );
+    const cpuMs = performance.now() - t0;
+    this.profiler.submitted({ cpuMs, frameMs: frameSeconds * 1000 });
+    this.framesRendered++;
+    if (readCount) this.readVisibleCount(now, frameId);
+    if (run) bench.advance(run, frameId, probeThisFrame, camera);
   }
-  const frameId = v.submittedFrames++;
-  v.figures.submitted(frameId);
-  if (trialFrame && trial) trial.trial.submitted(trialFrame, frameId);
-  if (cloud && v.sceneFirstFrameAt === null) {
-    v.sceneFirstFrameAt = performance.now();
-    v.sceneFirstFrameId = frameId;
-  }
-  v.gpuInFlight++;
-  void device.queue.onSubmittedWorkDone().then(
-    () => {
-      // A frame of a lost device (recover starts the count over on the new one).
-      if (device !== v.gpu || v.destroyed) return;
-      v.gpuInFlight--;
-      v.framesCompleted++;
-      const done = performance.now();
-      // Its own time kept for auto's budget if it is of the work on screen now (else only its place in the queue).
-      if (v.figures.current(frameId)) v.queueClock.frameCompleted(submitAt, done);
-      else v.queueClock.completed(submitAt, done);
-      if (trialFrame?.timed && trial) trial.trial.completed(frameId, done - submitAt);
-      if (frameId === v.sceneFirstFrameId) v.sceneFirstFrameDoneAt = done;
-      v.figures.completed(frameId, done);
-      const waiters = v.frameWaiters;
-      v.frameWaiters = [];
-      for (const w of waiters) w();
-      // Frames of a scene only (before the first, the target is only cleared).
-      if (cloud) v.emit('frame', { frameId, stats: v.stats });
-    },
-    () => {
-      if (device === v.gpu) v.gpuInFlight--;
-    },
-  );
-  const cpuMs = performance.now() - t0;
-  v.profiler.submitted({ cpuMs, frameMs: frameSeconds * 1000 });
-  v.framesRendered++;
-  if (readCount) v.readVisibleCount(now, frameId);
-  if (bench) advanceBenchmark(v, bench.run, frameId, probeThisFrame, camera);
 }

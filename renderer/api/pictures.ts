@@ -1,50 +1,94 @@
 /**
  * Pictures of a viewer's view: the splat under the pointer (camera/pick.ts, on
  * the CPU), a PNG of the canvas as drawn (taken in the task of the next frame's
- * submit, frame.ts), and offscreen renders at a multiple of the target's
- * resolution (pipeline/offscreen.ts: the same pipeline into a texture of its own).
+ * submit: frame.ts calls `submitted`), and offscreen renders at a multiple of the
+ * target's resolution (frame/offscreen.ts: the same pipeline into a texture of its own).
  */
+import type { CameraPose } from '../camera/camera';
 import { frameCamera } from '../camera/frame-camera';
 import { pickSplat } from '../camera/pick';
 import { renderOffscreen, type OffscreenImage } from '../frame/offscreen';
-import { hexToRgb } from './settings';
-import { imageToPng } from './targets';
-import type { Viewer } from './viewer';
+import type { SplatRenderer } from '../frame/splat-renderer';
+import { hexToRgb, type RenderSettings } from './settings';
+import { imageToPng, type RenderTarget } from './targets';
 
-export function pick(v: Viewer, x: number, y: number): readonly number[] | null {
-  const cloud = v.cloud;
-  const cam = v.lastCamera;
-  if (!cloud || !cam) return null;
-  const sx = cam.width / Math.max(1, v.target.cssWidth);
-  const sy = cam.height / Math.max(1, v.target.cssHeight);
-  return pickSplat(cloud, cam, x * sx, y * sy, v.settings.splatScale)?.point ?? null;
+/** What pictures need of their viewer. */
+export interface PicturesHooks {
+  settings: RenderSettings;
+  target: RenderTarget;
+  device(): GPUDevice;
+  renderer(): SplatRenderer;
+  /** The pose on screen now. */
+  pose(): CameraPose;
+  /** The camera of the last frame drawn, or null before one. */
+  lastCamera(): ReturnType<typeof frameCamera> | null;
+  /** The next frame draws (and sorts). */
+  redraw(): void;
 }
 
-export async function screenshot(v: Viewer, scale: number): Promise<Blob> {
-  if (scale === 1 && v.target.element) {
-    v.dirty = true;
-    return new Promise((resolve, reject) => v.shotWaiters.push({ resolve, reject }));
+export class Pictures {
+  private shotWaiters: { resolve: (b: Blob) => void; reject: (e: unknown) => void }[] = [];
+
+  constructor(private readonly hooks: PicturesHooks) {}
+
+  /** The world point of the splat under CSS pixel (x, y) of the target, or null. */
+  pick(x: number, y: number): readonly number[] | null {
+    const cloud = this.hooks.renderer().cloud;
+    const cam = this.hooks.lastCamera();
+    if (!cloud || !cam) return null;
+    const { target } = this.hooks;
+    const sx = cam.width / Math.max(1, target.cssWidth);
+    const sy = cam.height / Math.max(1, target.cssHeight);
+    return pickSplat(cloud, cam, x * sx, y * sy, this.hooks.settings.splatScale)?.point ?? null;
   }
-  return imageToPng(await readPixels(v, scale));
-}
 
-export function screenshotScale(v: Viewer, scale: number): number {
-  const max = v.gpu.limits.maxTextureDimension2D;
-  return Math.max(1, Math.min(scale, Math.floor(max / Math.max(v.target.width, v.target.height))));
-}
+  /** A PNG of the view: scale 1 the canvas itself (right after the next frame's submit), else an offscreen render. */
+  async screenshot(scale: number): Promise<Blob> {
+    if (scale === 1 && this.hooks.target.element) {
+      this.hooks.redraw();
+      return new Promise((resolve, reject) => this.shotWaiters.push({ resolve, reject }));
+    }
+    return imageToPng(await this.readPixels(scale));
+  }
 
-export function readPixels(v: Viewer, scale: number): Promise<OffscreenImage> {
-  const cloud = v.cloud;
-  if (!cloud) return Promise.reject(new Error('screenshot: no scene is open'));
-  const k = screenshotScale(v, scale);
-  const camera = frameCamera(v.controller.pose, v.target.width * k, v.target.height * k, cloud.bounds);
-  const s = v.settings;
-  return renderOffscreen(v.renderer, camera, {
-    shDegree: s.shDegree,
-    splatScale: s.splatScale,
-    cull: s.cull,
-    keyBits: s.keyBits,
-    background: hexToRgb(s.background),
-    sort: true,
-  });
+  /** A frame of the scene was just submitted: the canvas texture is still readable, in this task. */
+  submitted(): void {
+    if (this.shotWaiters.length === 0) return;
+    const waiters = this.shotWaiters.splice(0);
+    const png = this.hooks.target.toPng() ?? Promise.reject(new Error('screenshot: no canvas'));
+    void png.then(
+      (b) => waiters.forEach((w) => w.resolve(b)),
+      (e) => waiters.forEach((w) => w.reject(e)),
+    );
+  }
+
+  /** The scale readPixels(scale) really uses (bounded by the device's largest texture). */
+  screenshotScale(scale: number): number {
+    const max = this.hooks.device().limits.maxTextureDimension2D;
+    const { target } = this.hooks;
+    return Math.max(1, Math.min(scale, Math.floor(max / Math.max(target.width, target.height))));
+  }
+
+  /** The view's pixels (RGBA8, rows top down), rendered offscreen at `scale` times the target's resolution. */
+  readPixels(scale: number): Promise<OffscreenImage> {
+    const renderer = this.hooks.renderer();
+    const cloud = renderer.cloud;
+    if (!cloud) return Promise.reject(new Error('screenshot: no scene is open'));
+    const k = this.screenshotScale(scale);
+    const { target, settings: s } = this.hooks;
+    const camera = frameCamera(this.hooks.pose(), target.width * k, target.height * k, cloud.bounds);
+    return renderOffscreen(renderer, camera, {
+      shDegree: s.shDegree,
+      splatScale: s.splatScale,
+      cull: s.cull,
+      keyBits: s.keyBits,
+      background: hexToRgb(s.background),
+      sort: true,
+    });
+  }
+
+  /** Screenshots waiting for a frame fail. */
+  destroy(): void {
+    for (const w of this.shotWaiters.splice(0)) w.reject(new Error('screenshot: the viewer was destroyed'));
+  }
 }

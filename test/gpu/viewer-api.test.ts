@@ -99,13 +99,14 @@ describe('createViewer in Node (offscreen target)', () => {
     const device = ctx.gpu.device;
     const viewer = await createViewer({ width: 256, height: 192 }, { device, scene: writeSplatPly(generateDefaultScene(3000)).buffer as ArrayBuffer, sort: 'auto', draw: 'quads' });
     // Frames asked for as fast as the event loop allows (not every 16 ms): the pacing alone bounds the frames in flight.
-    const v = viewer as unknown as { schedule: (cb: (now: number) => void) => void; gpuInFlight: number; auto: { busy: boolean } };
+    // The frame loop and the sort's auto, reached through the viewer's collaborators (viewer-parts.ts).
+    const { loop, choices } = viewer.parts;
     const during: number[] = [];
     const outside: number[] = [];
-    v.schedule = (cb) =>
+    loop.schedule = (cb) =>
       void setTimeout(() => {
         cb(performance.now());
-        (v.auto.busy ? during : outside).push(v.gpuInFlight);
+        (choices.sort.busy ? during : outside).push(loop.inFlight);
       }, 0);
     await viewer.ready;
     const deadline = performance.now() + 60_000;

@@ -1,0 +1,184 @@
+/**
+ * The scene a viewer shows: the renderer that draws it (made again on a new
+ * device after a loss), its order probe, its identity and source, the scenes
+ * shown so far, when its first frame was submitted and done, and a streamed LOD
+ * scene's view (lod-stream.ts) with its splat budget.
+ */
+import type { SplatCloud } from '../../scenes/splat-cloud';
+import type { BodyView } from '../camera/framing';
+import type { DrawName } from '../draw/draw-strategies';
+import type { BudgetLimits } from '../frame/gpu-budget';
+import { SplatRenderer, type PreparedScene } from '../frame/splat-renderer';
+import type { ScenePrecision } from '../gpu-scene/scene-precision';
+import type { LodStats } from '../lod/lod-scene';
+import { listStrategies } from '../order/strategies';
+import { startingStrategy } from '../profile/auto-strategy';
+import { DrawnOrderProbe } from '../profile/benchmark-path';
+import { DEFAULT_LOD_BUDGET } from './lod-source';
+import type { LodStreamView } from './lod-stream';
+import type { SceneInput } from './sources';
+import { yieldToPage } from './tasks';
+
+/** A scene made ready to show without a long task: set up on the GPU, with its order probe and its first view. */
+export interface ReadyScene {
+  prepared: PreparedScene;
+  probe: DrawnOrderProbe;
+  view: BodyView;
+}
+
+/** The scene's resident GPU buffers (Viewer.sceneMemory). */
+export interface SceneMemory {
+  bytes: number;
+  bytesPerSplat: number;
+  precision: string;
+  pages: { centers: number; covariances: number; sh: number };
+}
+
+export class SceneHolder {
+  /** Draws the scene (a new one on a new device). */
+  renderer: SplatRenderer;
+  /** The drawn order's probe of the scene on screen (the benchmark's). */
+  probe: DrawnOrderProbe | null = null;
+  /** What load() was given for the scene on screen (opened again after a loss that kept no cloud). */
+  source: SceneInput | null = null;
+  /** The identity of the scene on screen (a URL, `file:NAME`, a generated spec), or null. */
+  sceneId: string | null = null;
+  /** Identities of the scenes shown so far, in order. */
+  readonly scenesShown: string[] = [];
+  /** performance.now() of the current scene's first submitted frame, or null before it. */
+  firstFrameAt: number | null = null;
+  /** performance.now() when the GPU finished the current scene's first frame, or null before. */
+  firstFrameDoneAt: number | null = null;
+  private firstFrameId: number | null = null;
+  /** The streamed LOD scene on screen (lod-stream.ts), or null. */
+  lodStream: LodStreamView | null = null;
+  /** The splat budget a streamed LOD scene opens with (ViewerOptions.lodBudget). */
+  lodBudget = DEFAULT_LOD_BUDGET;
+
+  constructor(device: GPUDevice, private readonly format: GPUTextureFormat, strategy: string, draw: DrawName, budgetLimits: BudgetLimits, precision?: ScenePrecision) {
+    this.renderer = new SplatRenderer(device, format, strategy, draw, {}, budgetLimits);
+    if (precision) this.renderer.precision = precision;
+  }
+
+  /** The cloud on screen (kept on the CPU for picking and recovery). */
+  get cloud(): SplatCloud | null {
+    return this.renderer.cloud;
+  }
+
+  /**
+   * Shows `cloud` opened from `source`: made ready already (`ready`), else set up
+   * here at once; `lod`: the streamed LOD scene it is the first view of.
+   */
+  show(device: GPUDevice, source: SceneInput, cloud: SplatCloud, id: string, ready: ReadyScene | null, lod: LodStreamView | null = null): void {
+    this.source = source;
+    this.lodStream?.destroy();
+    this.lodStream = null;
+    if (ready) {
+      try {
+        this.renderer.adoptScene(ready.prepared);
+      } catch (e) {
+        ready.probe.destroy(); // adoptScene freed the rest
+        throw e;
+      }
+    } else this.renderer.setScene(cloud);
+    this.probe?.destroy();
+    this.probe = ready?.probe ?? new DrawnOrderProbe(device, cloud.count);
+    this.sceneId = id;
+    this.scenesShown.push(id);
+    this.firstFrameAt = null;
+    this.firstFrameDoneAt = null;
+    this.firstFrameId = null;
+    this.lodStream = lod;
+  }
+
+  /** Frame `frameId` of the scene was submitted: its first, if none was before. */
+  frameSubmitted(frameId: number): void {
+    if (this.firstFrameAt !== null) return;
+    this.firstFrameAt = performance.now();
+    this.firstFrameId = frameId;
+  }
+
+  /** Frame `frameId`'s GPU work completed at `done`. */
+  frameCompleted(frameId: number, done: number): void {
+    if (frameId === this.firstFrameId) this.firstFrameDoneAt = done;
+  }
+
+  /** The scene's resident GPU buffers, or null without a scene (Viewer.sceneMemory). */
+  get memory(): SceneMemory | null {
+    const r = this.renderer;
+    const c = r.cloud;
+    const precision = r.scenePrecision;
+    const paging = r.scenePaging;
+    if (!c || precision === null || !paging) return null;
+    const bytes = r.sceneBytes;
+    return { bytes, bytesPerSplat: bytes / Math.max(1, c.count), precision, pages: { centers: paging.centers.pages, covariances: paging.covs.pages, sh: paging.sh.pages } };
+  }
+
+  /** A streamed LOD scene's figures, or null for any other scene. */
+  get lod(): LodStats | null {
+    return this.lodStream ? { ...this.lodStream.lod.stats } : null;
+  }
+
+  /** The splats a streamed LOD scene may draw (this one and those opened later). */
+  setLodBudget(splats: number): void {
+    if (!(splats >= 1)) throw new RangeError(`setLodBudget: expected a count >= 1, got ${splats}`);
+    this.lodBudget = Math.round(splats);
+    if (this.lodStream) this.lodStream.budget = this.lodBudget;
+  }
+
+  /**
+   * The scene made again on a new `device` (the old one was lost): a renderer with the
+   * same sort and draw (else the adapter's default; `retry` then asks for them again),
+   * the scene uploaded from the cloud kept on the CPU. Null, with nothing kept, when
+   * `stale()` says a newer recovery took over. `reopen`: no cloud was kept (none, or a
+   * streamed LOD scene's chunks), so the source must open again.
+   */
+  async remake(device: GPUDevice, budgetLimits: BudgetLimits, stale: () => boolean, retry: (change: () => void) => void): Promise<{ uploadError: unknown; reopen: boolean } | null> {
+    const old = this.renderer;
+    // A streamed LOD scene's chunks were on the lost device: its source opens again, nothing is uploaded from the CPU.
+    const cloud = this.lodStream ? null : old.cloud;
+    let renderer: SplatRenderer;
+    try {
+      renderer = new SplatRenderer(device, this.format, old.strategy, old.draw, {}, budgetLimits);
+    } catch {
+      // The old strategy or draw is not available on this device: the adapter's default.
+      const first = startingStrategy(device.adapterInfo ?? {}, device.features, listStrategies(device));
+      renderer = new SplatRenderer(device, this.format, first, 'quads', {}, budgetLimits);
+    }
+    renderer.precision = old.precision;
+    let prepared: PreparedScene | null = null;
+    let uploadError: unknown = null;
+    if (cloud) {
+      try {
+        // From what was kept: the packed scene the loader's worker made (the cloud then lacks its SH), or the cloud.
+        prepared = await renderer.prepareScene(cloud, yieldToPage, undefined, undefined, old.scenePacked);
+      } catch (err) {
+        uploadError = err;
+      }
+    }
+    if (stale()) {
+      prepared?.destroy();
+      renderer.destroy();
+      return null;
+    }
+    // The switch: the new renderer takes the scene; what the user changed meanwhile follows.
+    if (prepared) renderer.adoptScene(prepared);
+    this.renderer = renderer;
+    if (old.strategy !== renderer.strategy) retry(() => renderer.setStrategy(old.strategy));
+    if (old.draw !== renderer.draw) retry(() => renderer.setDraw(old.draw));
+    old.destroy();
+    this.probe?.destroy();
+    this.lodStream?.destroy();
+    this.lodStream = null;
+    this.probe = prepared && cloud ? new DrawnOrderProbe(device, cloud.count) : null;
+    return { uploadError, reopen: !cloud };
+  }
+
+  destroy(): void {
+    this.probe?.destroy();
+    this.probe = null;
+    this.lodStream?.destroy();
+    this.lodStream = null;
+    this.renderer.destroy();
+  }
+}
