@@ -226,15 +226,32 @@ export class WgslStruct {
 
   /** u32 words of field `name` (a vec4<u32>: 4). */
   fieldWords(name: string): number {
-    const fields = (this.def.typeDefinition as { fields?: Record<string, { type: { size: number } }> }).fields;
+    return this.field(name).type.size / 4;
+  }
+
+  /** Byte offset of field `name` in the struct. */
+  fieldOffset(name: string): number {
+    return this.field(name).offset;
+  }
+
+  private field(name: string): { offset: number; type: { size: number } } {
+    const fields = (this.def.typeDefinition as { fields?: Record<string, { offset: number; type: { size: number } }> }).fields;
     const field = fields?.[name];
     if (!field) throw new Error(`kernel-kit: the struct has no field ${name}`);
-    return field.type.size / 4;
+    return field;
+  }
+
+  /**
+   * A host view of the struct of its own (webgpu-utils): for an owner that writes the
+   * struct again and again (a uniform block a frame) into one ArrayBuffer.
+   */
+  view(): StructuredView {
+    return makeStructuredView(this.def);
   }
 
   /** The struct's bytes with `values` set (unset fields 0). */
   bytes(values: Record<string, unknown>): ArrayBuffer {
-    const view: StructuredView = makeStructuredView(this.def);
+    const view = this.view();
     view.set(values);
     return view.arrayBuffer;
   }

@@ -3,7 +3,8 @@
  * kernels are specialised with. Built once per device and variant (DeviceCache).
  *
  * A kernel module is sortModule([workgroup primitives, radix16_common.wgsl, <stage>.wgsl],
- * generated constants): the sort prelude first, then the primitives,
+ * generated constants), with radix_bindings.wgsl (bind groups 0 and 1) before the count
+ * and scatter stages: the sort prelude first, then the primitives,
  * wg_scan_subgroups.wgsl + radix16_wg_subgroups.wgsl or wg_scan_portable.wgsl +
  * radix16_wg_portable.wgsl (`struct WgIds`, `struct WgUniform`, `fn wgScan`,
  * `fn wgAggregate`); the scan stage is radix_scan.wgsl, shared with radix4. The prepare
@@ -25,6 +26,7 @@ import prepareWgsl from '../shaders/sort/radix16_prepare.wgsl?raw';
 import countWgsl from '../shaders/sort/radix16_count.wgsl?raw';
 import scanWgsl from '../shaders/sort/radix_scan.wgsl?raw';
 import scatterWgsl from '../shaders/sort/radix16_scatter.wgsl?raw';
+import bindingsWgsl from '../shaders/sort/radix_bindings.wgsl?raw';
 import { DeviceCache, isSwiftShader, lazy, pipelineMaker, sortModule, wgslStruct } from './kernel-kit.ts';
 import { createRadixLayouts, type RadixKernelSet } from './radix-common.ts';
 
@@ -144,17 +146,17 @@ function createKernels(device: GPUDevice, subgroups: boolean, wgSize: number): R
   const scanItems = RADIX16_SCAN_BLOCK / wgSize; // SCAN_BLOCK fixed: the count layout is the same
   const variant = (subgroups ? 'subgroups' : 'portable') + (wgSize === RADIX16_CONSTANTS.WG_SIZE ? '' : `,wg=${wgSize}`);
   const pipeline = pipelineMaker(device, 'Radix16Sorter', variant, { ...RADIX16_CONSTANTS, WG_SIZE: wgSize, SCAN_ITEMS: scanItems });
-  const module = (stage: string) => sortModule([...wg, commonWgsl, stage], consts);
+  const module = (...stage: string[]) => sortModule([...wg, commonWgsl, ...stage], consts);
 
   // The scatter calls wgScan more than once (wg_scan_*.wgsl).
   const REUSABLE = { WG_SCAN_REUSABLE: 1 };
   const getPrepare = lazy(() => pipeline('prepare', sortModule([commonWgsl, prepareWgsl], consts), preparePipelineLayout));
-  const getCount = lazy(() => pipeline('count', module(countWgsl), passPipelineLayout, REUSABLE));
-  const getCountCopy = lazy(() => pipeline('countCopy', module(countWgsl), passPipelineLayout, { ...REUSABLE, COPY_INPUT: 1 }));
+  const getCount = lazy(() => pipeline('count', module(bindingsWgsl, countWgsl), passPipelineLayout, REUSABLE));
+  const getCountCopy = lazy(() => pipeline('countCopy', module(bindingsWgsl, countWgsl), passPipelineLayout, { ...REUSABLE, COPY_INPUT: 1 }));
   const getScan = lazy(() => pipeline('scan', module(scanWgsl), passPipelineLayout, REUSABLE));
   // Subgroup modules rank in registers (SG_RANK, radix16_wg_subgroups.wgsl's rank16).
   const scatterConstants = subgroups ? { ...REUSABLE, SG_RANK: 1, MAX_SUBGROUPS: radix16MaxSubgroups(device, wgSize) } : REUSABLE;
-  const getScatter = lazy(() => pipeline('scatter', module(scatterWgsl), passPipelineLayout, scatterConstants));
+  const getScatter = lazy(() => pipeline('scatter', module(bindingsWgsl, scatterWgsl), passPipelineLayout, scatterConstants));
   return {
     subgroups,
     keysPerThread,

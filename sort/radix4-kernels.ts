@@ -2,7 +2,8 @@
  * The radix4 compute pipelines, their shared bind group layouts, and the constants
  * the kernels are specialised with. Built once per device and variant (DeviceCache).
  *
- * A kernel module is sortModule([workgroup primitives, radix4_common.wgsl, <stage>.wgsl]):
+ * A kernel module is sortModule([workgroup primitives, radix4_common.wgsl, <stage>.wgsl]),
+ * with radix_bindings.wgsl (bind groups 0 and 1) before the count and scatter stages:
  * the sort prelude first, then the primitives, wg_scan_subgroups.wgsl +
  * radix4_wg_subgroups.wgsl or wg_scan_portable.wgsl + radix4_wg_portable.wgsl
  * (`struct WgIds`, `fn wgScan`, `fn wgSum4`); the scan stage is radix_scan.wgsl, shared
@@ -18,6 +19,7 @@ import prepareWgsl from '../shaders/sort/radix4_prepare.wgsl?raw';
 import countWgsl from '../shaders/sort/radix4_count.wgsl?raw';
 import scanWgsl from '../shaders/sort/radix_scan.wgsl?raw';
 import scatterWgsl from '../shaders/sort/radix4_scatter.wgsl?raw';
+import bindingsWgsl from '../shaders/sort/radix_bindings.wgsl?raw';
 import { DeviceCache, pipelineMaker, sortModule, wgslStruct } from './kernel-kit.ts';
 import { createRadixLayouts, type RadixKernelSet } from './radix-common.ts';
 
@@ -64,8 +66,8 @@ function createKernels(device: GPUDevice, subgroups: boolean): Radix4Kernels {
   const passInfo = wgslStruct(commonWgsl, 'PassInfo');
   const { prepareLayout, passLayout, dataLayout, countsLayout, passPipelineLayout, preparePipelineLayout } = createRadixLayouts(device, 'Radix4Sorter', passInfo.size);
   const pipeline = pipelineMaker(device, 'Radix4Sorter', subgroups ? 'subgroups' : 'portable', RADIX4_CONSTANTS);
-  const countCode = sortModule([...wg, commonWgsl, countWgsl]);
-  const scatterCode = sortModule([...wg, commonWgsl, scatterWgsl]);
+  const countCode = sortModule([...wg, commonWgsl, bindingsWgsl, countWgsl]);
+  const scatterCode = sortModule([...wg, commonWgsl, bindingsWgsl, scatterWgsl]);
   return {
     subgroups,
     passInfo,

@@ -1,3 +1,4 @@
+// Loaded by bench/book-radix4/book-radix4.ts (the blockScan pipeline).
 // book-radix4, kernel 2 of 3 per pass: ONE workgroup scans the per-block digit totals.
 // This single workgroup (256 invocations x 2 entries) is what caps the book's sort at
 // 512 blocks x 512 keys = 262,144 keys.

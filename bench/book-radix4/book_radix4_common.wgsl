@@ -1,3 +1,4 @@
+// Loaded by bench/book-radix4/book-radix4.ts (before each of its kernels).
 // book-radix4: what its three kernels share (prepended to each by book-radix4.ts).
 
 // One slot per (pass, digit mask), bound with a dynamic offset.

@@ -1,3 +1,4 @@
+// Loaded by bench/book-radix4/book-radix4.ts (the localScan pipeline).
 // book-radix4, kernel 1 of 3 per pass (baseline: the structure of 'WebGPU Unleashed'
 // ch. 4.1, written for this project). One workgroup per 512-element block.
 //   1. Each of the 256 invocations loads 2 keys and turns each into a one-hot vec4 of

@@ -1,3 +1,4 @@
+// Loaded by bench/book-radix4/book-radix4.ts (the scatter pipeline).
 // book-radix4, kernel 3 of 3 per pass: one invocation per element.
 //   1. digit d of the key; digit start = sum of the totals (blockSums[512]) of digits < d.
 //   2. dst = digit start + blockSums[block][d] (scanned) + localPrefix[i][d].

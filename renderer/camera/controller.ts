@@ -12,25 +12,10 @@
  * whatever the frame rate.
  */
 import type { Bounds } from '../../scenes/splat-cloud';
-import {
-  type CameraPose,
-  type UpAxis,
-  type Vec3,
-  boundsCenter,
-  boundsRadius,
-  cross,
-  dot,
-  fitDistance,
-  fitPose,
-  length,
-  normalize,
-  orthogonalForward,
-  sub,
-  upVector,
-} from './camera';
+import { type CameraPose, type UpAxis, type Vec3, boundsCenter, boundsRadius, dot, fitDistance, fitPose, length, normalize, sub, upVector } from './camera';
+import { type ControlMode, type ControlState as State, MAX_PITCH, UpBasis, clamp, cloneState, wrapPi } from './controller-state';
 
-/** Orbit: drag circles the target. Fly: drag turns the camera in place; W/A/S/D switch to it. */
-export type ControlMode = 'orbit' | 'fly';
+export type { ControlMode } from './controller-state';
 
 /** Tuning of a {@link CameraController}; every field has a default. */
 export interface CameraControllerOptions {
@@ -64,36 +49,11 @@ export interface FrameOptions {
   snap?: boolean;
 }
 
-interface State {
-  /** Target in orbit mode, eye in fly mode. */
-  anchor: Vec3;
-  /** log(distance eye-target): zoom is multiplicative, and damping in log space feels even at every scale. */
-  logDist: number;
-  /** Rotation around up, from the basis forward towards the basis right (radians, unwrapped). */
-  yaw: number;
-  /** Elevation of the eye above the target (radians); positive looks down. */
-  pitch: number;
-}
-
-// Short of +-90 degrees: at the pole the view direction is parallel to up and lookAt's roll is undefined.
-const MAX_PITCH = Math.PI / 2 - 1e-3;
 // Below these the current state snaps to the goal and update() reports rest;
 // 1e-5 rad is ~0.01 px on a 1000 px view, invisible.
 const EPS_ANGLE = 1e-5;
 const EPS_LOG = 1e-5;
 const EPS_POS = 1e-5; // relative to the eye-target distance
-
-function clamp(x: number, lo: number, hi: number): number {
-  return x < lo ? lo : x > hi ? hi : x;
-}
-
-function wrapPi(a: number): number {
-  return a - 2 * Math.PI * Math.round(a / (2 * Math.PI));
-}
-
-function cloneState(s: State): State {
-  return { anchor: [...s.anchor], logDist: s.logDist, yaw: s.yaw, pitch: s.pitch };
-}
 
 /**
  * Camera state machine driven by input deltas and stepped once a frame.
@@ -126,9 +86,8 @@ export class CameraController {
   private cur: State;
   private goal: State;
   private modeValue: ControlMode = 'orbit';
-  private upVec: Vec3 = [0, 1, 0];
-  private basisF: Vec3 = [0, 0, -1];
-  private basisR: Vec3 = [1, 0, 0];
+  /** The world up and the basis yaw and pitch are measured in (controller-state.ts). */
+  private basis: UpBasis;
   private fovy: number;
   private home: CameraPose;
   private homeBounds: Bounds | undefined;
@@ -144,8 +103,8 @@ export class CameraController {
     this.moveSpeed = opts.moveSpeed ?? 0.5;
     this.aspect = opts.aspect ?? 1;
     this.fovy = pose.fovyDeg;
-    this.setBasis(pose.up);
-    this.cur = this.stateFromPose(pose, 'orbit');
+    this.basis = new UpBasis(pose.up);
+    this.cur = this.basis.state(pose, 'orbit');
     this.goal = cloneState(this.cur);
     const d = length(sub(pose.target, pose.eye));
     this.sceneScale = d > 0 && Number.isFinite(d) ? d / 2 : 1;
@@ -157,12 +116,12 @@ export class CameraController {
 
   /** The current (damped) pose. Its `up` is the controller's up vector. */
   get pose(): CameraPose {
-    return this.poseFromState(this.cur, this.modeValue);
+    return this.basis.pose(this.cur, this.modeValue, this.fovy);
   }
 
   /** Where the camera is heading; equals `pose` once `update` reports rest. */
   get goalPose(): CameraPose {
-    return this.poseFromState(this.goal, this.modeValue);
+    return this.basis.pose(this.goal, this.modeValue, this.fovy);
   }
 
   /**
@@ -173,8 +132,8 @@ export class CameraController {
   setPose(pose: CameraPose): void {
     this.modeValue = 'orbit';
     this.fovy = pose.fovyDeg;
-    this.setBasis(pose.up);
-    this.cur = this.stateFromPose(pose, 'orbit');
+    this.basis = new UpBasis(pose.up);
+    this.cur = this.basis.state(pose, 'orbit');
     this.goal = cloneState(this.cur);
   }
 
@@ -187,10 +146,10 @@ export class CameraController {
   setGoal(pose: CameraPose): boolean {
     const d = length(sub(pose.target, pose.eye));
     if (!(d > 0) || !Number.isFinite(d) || !(length(pose.up) > 0)) return false;
-    if (dot(normalize(pose.up), this.upVec) < 1 - 1e-9) this.rebase(pose.up);
+    if (dot(normalize(pose.up), this.basis.up) < 1 - 1e-9) this.rebase(pose.up);
     this.mode = 'orbit';
     this.fovyDeg = pose.fovyDeg;
-    this.goal = this.unwrapTo(this.stateFromPose(pose, 'orbit'));
+    this.goal = this.unwrapTo(this.basis.state(pose, 'orbit'));
     return true;
   }
 
@@ -210,7 +169,7 @@ export class CameraController {
 
   /** The orbit axis (unit vector). */
   get up(): Vec3 {
-    return [...this.upVec];
+    return [...this.basis.up];
   }
 
   /** Orbit or fly; switching keeps the view exactly where it is. */
@@ -219,8 +178,8 @@ export class CameraController {
   }
   set mode(m: ControlMode) {
     if (m === this.modeValue) return;
-    this.cur = this.convertAnchor(this.cur, m);
-    this.goal = this.convertAnchor(this.goal, m);
+    this.cur = this.basis.convertAnchor(this.cur, m);
+    this.goal = this.basis.convertAnchor(this.goal, m);
     this.modeValue = m;
   }
 
@@ -297,7 +256,7 @@ export class CameraController {
    */
   pan(dxPixels: number, dyPixels: number, viewportHeight: number): void {
     const g = this.goal;
-    const { right, camUp } = this.frameAxes(g);
+    const { right, camUp } = this.basis.axes(g);
     const worldPerPixel = (2 * Math.exp(g.logDist) * Math.tan((this.fovy * Math.PI) / 360)) / Math.max(1, viewportHeight);
     // Screen y grows downwards; dragging down moves the scene down, i.e. the camera up.
     const sx = -dxPixels * worldPerPixel;
@@ -337,8 +296,8 @@ export class CameraController {
     if (!(dt > 0) || !Number.isFinite(dt)) return;
     this.mode = 'fly';
     const g = this.goal;
-    const { fwd, right: r } = this.frameAxes(g);
-    const u = this.upVec;
+    const { fwd, right: r } = this.basis.axes(g);
+    const u = this.basis.up;
     const s = this.moveSpeed * this.sceneScale * dt;
     for (let i = 0; i < 3; i++) g.anchor[i] += (fwd[i] * forward + r[i] * right + u[i] * upDelta) * s;
   }
@@ -359,7 +318,7 @@ export class CameraController {
     const eye = this.goalPose.eye;
     if (length(sub(point, eye)) === 0) return;
     this.mode = 'orbit';
-    this.goal = this.unwrapTo(this.stateFromPose({ eye, target: [point[0], point[1], point[2]], up: this.upVec, fovyDeg: this.fovy }, 'orbit'));
+    this.goal = this.unwrapTo(this.basis.state({ eye, target: [point[0], point[1], point[2]], up: this.basis.up, fovyDeg: this.fovy }, 'orbit'));
   }
 
   /**
@@ -379,7 +338,7 @@ export class CameraController {
     if (!b) return false;
     const aspect = fit.aspect ?? this.aspect;
     if (fit.setHome) {
-      this.home = fitPose(b, this.upVec, this.fovy, aspect);
+      this.home = fitPose(b, this.basis.up, this.fovy, aspect);
       this.homeBounds = b;
     }
     this.mode = 'orbit';
@@ -411,29 +370,22 @@ export class CameraController {
     const u = typeof axis === 'string' ? upVector(axis) : normalize(axis);
     if (length(u) === 0) return;
     this.rebase(u);
-    if (this.homeBounds) this.home = fitPose(this.homeBounds, this.upVec, this.home.fovyDeg, this.aspect);
+    if (this.homeBounds) this.home = fitPose(this.homeBounds, this.basis.up, this.home.fovyDeg, this.aspect);
   }
 
   // -------------------------------------------------------------------------
   // Internals
 
-  private setBasis(up: readonly number[]): void {
-    const u = normalize(up);
-    this.upVec = length(u) > 0 ? u : [0, 1, 0];
-    this.basisF = orthogonalForward(this.upVec);
-    this.basisR = cross(this.basisF, this.upVec);
-  }
-
   /** Re-expresses current and goal states around a new up without moving the camera. */
   private rebase(up: readonly number[]): void {
     const mode = this.modeValue;
-    const curPose = this.poseFromState(this.cur, mode);
-    const goalPose = this.poseFromState(this.goal, mode);
-    this.setBasis(up);
-    curPose.up = this.upVec;
-    goalPose.up = this.upVec;
-    this.cur = this.stateFromPose(curPose, mode);
-    this.goal = this.stateFromPose(goalPose, mode);
+    const curPose = this.basis.pose(this.cur, mode, this.fovy);
+    const goalPose = this.basis.pose(this.goal, mode, this.fovy);
+    this.basis = new UpBasis(up);
+    curPose.up = this.basis.up;
+    goalPose.up = this.basis.up;
+    this.cur = this.basis.state(curPose, mode);
+    this.goal = this.basis.state(goalPose, mode);
     this.goal = this.unwrapTo(this.goal);
   }
 
@@ -441,66 +393,5 @@ export class CameraController {
   private unwrapTo(s: State): State {
     s.yaw = this.cur.yaw + wrapPi(s.yaw - this.cur.yaw);
     return s;
-  }
-
-  private forward(s: State): Vec3 {
-    const cp = Math.cos(s.pitch);
-    const cy = Math.cos(s.yaw);
-    const sy = Math.sin(s.yaw);
-    const sp = Math.sin(s.pitch);
-    const f = this.basisF;
-    const r = this.basisR;
-    const u = this.upVec;
-    return [
-      cp * (cy * f[0] + sy * r[0]) - sp * u[0],
-      cp * (cy * f[1] + sy * r[1]) - sp * u[1],
-      cp * (cy * f[2] + sy * r[2]) - sp * u[2],
-    ];
-  }
-
-  /** View direction, image right and image up of a state (lookAt's axes). */
-  private frameAxes(s: State): { fwd: Vec3; right: Vec3; camUp: Vec3 } {
-    const fwd = this.forward(s);
-    const right = normalize(cross(fwd, this.upVec));
-    return { fwd, right, camUp: cross(right, fwd) };
-  }
-
-  private poseFromState(s: State, mode: ControlMode): CameraPose {
-    const f = this.forward(s);
-    const d = Math.exp(s.logDist);
-    const a = s.anchor;
-    const off: Vec3 = [f[0] * d, f[1] * d, f[2] * d];
-    const eye: Vec3 = mode === 'orbit' ? [a[0] - off[0], a[1] - off[1], a[2] - off[2]] : [a[0], a[1], a[2]];
-    const target: Vec3 = mode === 'orbit' ? [a[0], a[1], a[2]] : [a[0] + off[0], a[1] + off[1], a[2] + off[2]];
-    return { eye, target, up: [...this.upVec], fovyDeg: this.fovy };
-  }
-
-  private stateFromPose(pose: CameraPose, mode: ControlMode): State {
-    let dir = sub(pose.target, pose.eye);
-    let d = length(dir);
-    if (!(d > 0) || !Number.isFinite(d)) {
-      // Degenerate pose: look along the basis forward from a unit distance.
-      dir = [...this.basisF];
-      d = 1;
-    }
-    const f: Vec3 = [dir[0] / d, dir[1] / d, dir[2] / d];
-    const pitch = clamp(Math.asin(clamp(-dot(f, this.upVec), -1, 1)), -MAX_PITCH, MAX_PITCH);
-    const fx = dot(f, this.basisF);
-    const fy = dot(f, this.basisR);
-    const yaw = fx === 0 && fy === 0 ? 0 : Math.atan2(fy, fx);
-    const anchor: Vec3 = mode === 'orbit' ? [...pose.target] : [...pose.eye];
-    return { anchor, logDist: Math.log(d), yaw, pitch };
-  }
-
-  private convertAnchor(s: State, to: ControlMode): State {
-    const f = this.forward(s);
-    const d = Math.exp(s.logDist);
-    const sign = to === 'fly' ? -1 : 1; // orbit -> fly: eye = target - f d; fly -> orbit: target = eye + f d
-    return {
-      anchor: [s.anchor[0] + sign * f[0] * d, s.anchor[1] + sign * f[1] * d, s.anchor[2] + sign * f[2] * d],
-      logDist: s.logDist,
-      yaw: s.yaw,
-      pitch: s.pitch,
-    };
   }
 }

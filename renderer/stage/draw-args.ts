@@ -1,5 +1,5 @@
-import { makeShaderDataDefinitions, makeStructuredView, type StructuredView } from 'webgpu-utils';
 import commonWgsl from '../../shaders/stage/splat_common.wgsl?raw';
+import { wgslStruct, type WgslStruct } from '../../sort/kernel-kit';
 
 /** The fields of the `DrawArgs` struct of shaders/stage/splat_common.wgsl. */
 export interface DrawArgValues {
@@ -7,13 +7,11 @@ export interface DrawArgValues {
   instanceCount: number;
 }
 
-let reflected: StructuredView | undefined;
+let reflected: WgslStruct | undefined;
 
-/** A view of the WGSL struct, reflected by webgpu-utils on first use. */
-function view(): StructuredView {
-  reflected ??= makeStructuredView(
-    makeShaderDataDefinitions(`${commonWgsl}\n@group(0) @binding(0) var<storage, read_write> drawArgs: DrawArgs;`).storages.drawArgs,
-  );
+/** The WGSL struct (kernel-kit's WgslStruct), reflected on first use. */
+function drawArgs(): WgslStruct {
+  reflected ??= wgslStruct(commonWgsl, 'DrawArgs');
   return reflected;
 }
 
@@ -26,21 +24,19 @@ function view(): StructuredView {
 export const DrawArgs = {
   /** Bytes of the struct. */
   get size(): number {
-    return view().arrayBuffer.byteLength;
+    return drawArgs().size;
   },
   /** Byte offset of `vertexCount`: the vertices of one splat's polygon (draw-pass.ts VERTICES_PER_SPLAT). */
   get vertexCountOffset(): number {
-    return view().views.vertexCount.byteOffset;
+    return drawArgs().fieldOffset('vertexCount');
   },
   /** Byte offset of `instanceCount`: the live (visible, sorted, drawn) splat count. */
   get countOffset(): number {
-    return view().views.instanceCount.byteOffset;
+    return drawArgs().fieldOffset('instanceCount');
   },
   /** The bytes of `vertexCount` vertices a splat times `instanceCount` instances, from the first. */
   pack(values: DrawArgValues): ArrayBuffer {
-    const v = view();
-    v.set({ vertexCount: values.vertexCount, instanceCount: values.instanceCount, firstVertex: 0, firstInstance: 0 });
-    return v.arrayBuffer.slice(0);
+    return drawArgs().bytes({ vertexCount: values.vertexCount, instanceCount: values.instanceCount, firstVertex: 0, firstInstance: 0 });
   },
   /** The live splat count in bytes read back from a DrawArgs buffer (from its start). */
   count(bytes: ArrayBuffer): number {

@@ -1,7 +1,8 @@
-import { makeShaderDataDefinitions, makeStructuredView, type StructuredView } from 'webgpu-utils';
+import type { StructuredView } from 'webgpu-utils';
 import commonWgsl from '../../shaders/stage/splat_common.wgsl?raw';
+import { wgslStruct } from '../../sort/kernel-kit';
 import type { CompactDecode } from '../gpu-scene/compact-pack';
-import type { DrawGeometry, DrawOrder } from '../draw/quads/quads-draw';
+import type { DrawGeometry, DrawOrder } from './draw-settings';
 
 /** What a frame needs to know about the camera (matrices from renderer/camera/camera.ts). */
 export interface FrameCamera {
@@ -70,19 +71,19 @@ export interface FrameScene {
 }
 
 /**
- * The `Frame` uniform block of shaders/stage/splat_common.wgsl, packed by webgpu-utils
- * from the shader's own struct definition (no hand-counted offsets).
+ * The `Frame` uniform block of shaders/stage/splat_common.wgsl, packed from the shader's
+ * own struct definition (kernel-kit's WgslStruct: no hand-counted offsets).
  */
 export class FrameUniforms {
   readonly buffer: GPUBuffer;
   private readonly view: StructuredView;
 
   constructor(private readonly device: GPUDevice) {
-    const defs = makeShaderDataDefinitions(`${commonWgsl}\n@group(0) @binding(0) var<uniform> frame: Frame;`);
-    this.view = makeStructuredView(defs.uniforms.frame);
+    const frame = wgslStruct(commonWgsl, 'Frame');
+    this.view = frame.view();
     this.buffer = device.createBuffer({
       label: 'FrameUniforms.buffer',
-      size: this.view.arrayBuffer.byteLength,
+      size: frame.size,
       usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST,
     });
   }

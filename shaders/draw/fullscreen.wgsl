@@ -1,3 +1,4 @@
+// Loaded by renderer/draw/quads/quads-pipelines.ts (f2b mask, composite) and renderer/draw/tiles/tile-pipelines.ts (present).
 // fullscreen: one full-screen triangle, and a fragment that copies the texel of
 // `image` under the pixel. The tiles draw presents its rgba8unorm image onto the
 // frame's target (any colour format, e.g. the canvas's bgra8unorm) with it; the

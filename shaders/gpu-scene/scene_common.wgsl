@@ -1,3 +1,4 @@
+// Loaded by renderer/gpu-scene/scene-wgsl.ts (sceneWgsl, before either scene layout).
 // What both scene layouts (scene_full.wgsl, scene_compact.wgsl) give a pass; sceneWgsl
 // (renderer/gpu-scene/scene-wgsl.ts) puts it before either.
 

@@ -1,3 +1,4 @@
+// Loaded by renderer/gpu-scene/scene-wgsl.ts (sceneWgsl, compact precision).
 // The scene as the GPU keeps it, compact (GpuScene 'compact', the default; the
 // layout and its reasons: renderer/gpu-scene/compact-pack.ts, whose decodeCompact is
 // the CPU mirror of this file). The same functions as scene_full.wgsl. The scene's

@@ -1,3 +1,4 @@
+// Loaded by renderer/gpu-scene/scene-wgsl.ts (sceneWgsl, full precision).
 // The scene as the GPU keeps it, full precision (GpuScene 'full', the layout of
 // before issue 17): how every pass reads a splat. Needs `frame: Frame` and the scene's
 // paged arrays (renderer/gpu-scene/paging.ts; scene-wgsl.ts declares them), read through

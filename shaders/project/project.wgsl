@@ -1,3 +1,4 @@
+// Loaded by renderer/project/project-pass.ts (ProjectPass: the quads draw's project pass).
 // project: per splat, view-space depth, frustum cull, and append (key, id) of every
 // visible splat for the sort.
 //

@@ -1,3 +1,4 @@
+// Loaded by renderer/draw/quads/quads-pipelines.ts (prepare pass) and renderer/draw/tiles/tile-pipelines.ts (project pass).
 // The per-splat projection, one source for both draws: the quads draw's prepare pass
 // (splat_prepare.wgsl, per sorted splat) and the tiles draw's project pass
 // (tiles/project.wgsl, per splat). Needs splat_common.wgsl, the scene's decode

@@ -1,3 +1,4 @@
+// Loaded by renderer/draw/quads/quads-pipelines.ts (prepare pass) and renderer/draw/tiles/tile-pipelines.ts (project pass).
 // Spherical-harmonics colour of a splat (the forward model's basis and sign
 // convention), shared by the quads draw's prepare pass (splat_prepare.wgsl) and the
 // tiles draw's project pass (tiles/project.wgsl). Needs SH_C0..SH_C3 (generated

@@ -1,3 +1,4 @@
+// Loaded by sort/bitonic-kernels.ts (every bitonic module).
 // bitonic common declarations: the sizes (pipeline-overridable constants from
 // BITONIC_CONSTANTS and the sorter's local size, sort/bitonic-kernels.ts), the structures
 // the stages share, the pair order, and the workgroup-memory compare-exchange step used

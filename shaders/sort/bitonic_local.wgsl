@@ -1,3 +1,4 @@
+// Loaded by sort/bitonic-kernels.ts (the local pipeline).
 // bitonic_local: the network's steps of stride < LOCAL_SIZE, which stay inside one
 // LOCAL_SIZE-pair chunk, run in workgroup memory. One kernel, two uses (one pipeline to
 // compile: workgroup memory makes compiling slow on some drivers):

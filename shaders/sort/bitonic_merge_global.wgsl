@@ -1,3 +1,4 @@
+// Loaded by sort/bitonic-kernels.ts (the mergeGlobal pipeline).
 // bitonic_merge_global: one or two compare-exchange steps of stride >= LOCAL_SIZE, in
 // the scratch buffers (global memory).
 // Dispatch: one invocation per pair (twoSteps = 0: padded / 2 of them) or per group of

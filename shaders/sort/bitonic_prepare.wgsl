@@ -1,3 +1,4 @@
+// Loaded by sort/bitonic-kernels.ts (the prepare pipeline).
 // bitonic_prepare: turns the live count (a u32 written on the GPU) into the network's
 // size. Nothing is read back to the CPU.
 // Dispatch: one workgroup of one invocation, first in the sort's compute pass.

@@ -1,3 +1,4 @@
+// Loaded by sort/onesweep-kernels.ts (every onesweep module).
 // onesweep common declarations: the constants (set once, from the host, through the
 // pipelines' `constants`), the structures the stages share, and small helpers. Included
 // in every onesweep module after the sort prelude and the primitives file. The host also

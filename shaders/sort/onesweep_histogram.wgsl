@@ -1,3 +1,4 @@
+// Loaded by sort/onesweep-kernels.ts (the histogram pipeline).
 // onesweep_histogram: the 256-bin digit histograms of ALL radix passes in one read of
 // the keys (the "upfront" histogram of the Onesweep paper).
 // Dispatch: one workgroup per HIST_BLOCK keys (numHistBlocks; 2D grid, linear); the

@@ -1,3 +1,4 @@
+// Loaded by sort/onesweep-kernels.ts (the pass pipeline).
 // onesweep_pass: one whole radix pass (8-bit digit) in one kernel, after Adinets and
 // Merrill, "Onesweep: A Faster Least Significant Digit Radix Sort for GPUs" (2022):
 // rank the tile's keys by digit, find the tile's global digit offsets by decoupled

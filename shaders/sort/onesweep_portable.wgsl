@@ -1,3 +1,4 @@
+// Loaded by sort/onesweep-kernels.ts (the primitives without subgroups).
 // onesweep primitives, portable variant (no subgroup operations). Same API as
 // onesweep_subgroups.wgsl; see there for how modules are assembled.
 //

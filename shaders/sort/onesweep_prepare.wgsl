@@ -1,3 +1,4 @@
+// Loaded by sort/onesweep-kernels.ts (the prepare pipeline).
 // onesweep_prepare: turns the live count (a u32 written on the GPU) into the sizes and
 // grids of the sort, and resets what every sort starts from. Nothing is read back.
 // Dispatch: one workgroup of WG_SIZE invocations, first in the sort's compute pass, in

@@ -1,3 +1,4 @@
+// Loaded by sort/onesweep-kernels.ts (the primitives with subgroups).
 // onesweep primitives, subgroup variant (device feature 'subgroups').
 // A onesweep kernel module is the generated constants, sort_prelude.wgsl, this file (or
 // onesweep_portable.wgsl, same API), onesweep_common.wgsl and the kernel's own file

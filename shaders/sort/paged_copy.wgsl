@@ -1,3 +1,4 @@
+// Loaded by sort/paged-sort.ts (PagedSorter's copy pipeline).
 // paged_copy: an output page's live elements back into the job's page (sort/paged-sort.ts).
 
 struct CopyInfo {

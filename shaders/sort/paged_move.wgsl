@@ -1,3 +1,4 @@
+// Loaded by sort/paged-sort.ts (PagedSorter's move pipeline).
 // paged_move: one run's elements that land on one output page, moved there (sort/
 // paged-sort.ts; dest from paged_rank). Then paged_copy brings each output page back
 // into the job's page.

@@ -1,3 +1,4 @@
+// Loaded by sort/paged-sort.ts (PagedSorter's rank pipeline).
 // paged_rank: where each element of one sorted run goes in the merged order (sort/
 // paged-sort.ts). Every page (run) was sorted on its own; runs are in input order, so the
 // stable merged order is by (masked key, run, position in the run). Element i of run r

@@ -1,3 +1,4 @@
+// Loaded by sort/paged-sort.ts (PagedSorter's split pipeline).
 // paged_split: a paged sort's live count split over its pages (sort/paged-sort.ts). Page p
 // holds elements p * pageCapacity ..; the first n = min(count, capacity) elements are
 // live, so page p's live count is clamp(n - p * pageCapacity, 0, pageCapacity).

@@ -1,3 +1,4 @@
+// Loaded by sort/radix16-kernels.ts (every radix16 module).
 // radix16 common declarations: the sizes (pipeline-overridable constants set from
 // RADIX16_CONSTANTS in sort/radix16-kernels.ts), the structures the stages share, and
 // small helpers. Included in every radix16 module after the sort prelude and the

@@ -1,3 +1,4 @@
+// Loaded by sort/radix16-kernels.ts (the scatter pipeline).
 // radix16_scatter: the ranked, stable scatter of one 4-bit radix pass; it also counts
 // the digits of the next pass for the tiles it writes to (so radix16_count runs once).
 // Dispatch: one workgroup per TILE-key tile (TILE = WG_SIZE * KEYS_PER_THREAD).
@@ -53,12 +54,7 @@
 const HIST_ROWS: u32 = 8u;
 const NEXT_SHARE: u32 = 2u * RADIX * RADIX;  // [digit][output tile half][next digit]
 
-@group(0) @binding(0) var<uniform> passInfo: PassInfo;
-@group(0) @binding(1) var<uniform> params: Params;
-@group(1) @binding(0) var<storage, read> srcKeys: array<u32>;
-@group(1) @binding(1) var<storage, read> srcValues: array<u32>;
-@group(1) @binding(2) var<storage, read_write> dstKeys: array<u32>;
-@group(1) @binding(3) var<storage, read_write> dstValues: array<u32>;
+// Groups 0 and 1 (passInfo, params; srcKeys, srcValues, dstKeys, dstValues): radix_bindings.wgsl.
 @group(2) @binding(0) var<storage, read_write> counts: array<u32>;
 @group(2) @binding(1) var<storage, read_write> nextCounts: array<atomic<u32>>;
 @group(2) @binding(2) var<storage, read_write> clearCounts: array<u32>;

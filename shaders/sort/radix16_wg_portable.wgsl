@@ -1,3 +1,4 @@
+// Loaded by sort/radix16-kernels.ts (the primitives without subgroups).
 // radix16 workgroup primitives beside wg_scan_portable.wgsl (which it follows in a module).
 //
 // wgAggregate(slot, valid, ids, wg) -> what this invocation adds to counter `slot` of a

@@ -1,3 +1,4 @@
+// Loaded by sort/radix4-kernels.ts (every radix4 module).
 // radix4 common declarations: the constants (set once, from the host, through the
 // pipelines' `constants`), the structures the stages share, and small helpers.
 // Included in every radix4 module after the workgroup-primitives file.

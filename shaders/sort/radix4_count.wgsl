@@ -1,3 +1,4 @@
+// Loaded by sort/radix4-kernels.ts (the count and countCopy pipelines).
 // radix4_count: the four digit counts of each CHUNK-key chunk for the FIRST radix pass
 // (later passes get theirs from the previous pass's scatter).
 // Dispatch: one workgroup per chunk (params.numChunks; 2D grid, linearised).
@@ -14,12 +15,7 @@
 
 override COPY_INPUT: bool = false;
 
-@group(0) @binding(0) var<uniform> passInfo: PassInfo;
-@group(0) @binding(1) var<uniform> params: Params;
-@group(1) @binding(0) var<storage, read> srcKeys: array<u32>;
-@group(1) @binding(1) var<storage, read> srcValues: array<u32>;
-@group(1) @binding(2) var<storage, read_write> dstKeys: array<u32>;
-@group(1) @binding(3) var<storage, read_write> dstValues: array<u32>;
+// Groups 0 and 1 (passInfo, params; srcKeys, srcValues, dstKeys, dstValues): radix_bindings.wgsl.
 @group(2) @binding(0) var<storage, read_write> counts: array<u32>;
 @group(2) @binding(1) var<storage, read_write> nextCounts: array<u32>;
 

@@ -1,3 +1,4 @@
+// Loaded by sort/radix4-kernels.ts (the prepare pipeline).
 // radix4_prepare: turns the live count (a u32 written on the GPU) into the sizes and
 // grids of the sort's passes. Nothing is read back to the CPU.
 // Dispatch: one workgroup of one invocation, first in the sort's compute pass.

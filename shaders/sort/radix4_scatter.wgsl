@@ -1,3 +1,4 @@
+// Loaded by sort/radix4-kernels.ts (the scatter and scatterFromCounts pipelines).
 // radix4_scatter: the stable scatter of one radix pass, which also counts the digits
 // of the next pass for the chunks it writes to (so radix4_count runs only once).
 // Dispatch: one workgroup per chunk.
@@ -27,12 +28,7 @@
 
 override BASES_FROM_COUNTS: bool = false;
 
-@group(0) @binding(0) var<uniform> passInfo: PassInfo;
-@group(0) @binding(1) var<uniform> params: Params;
-@group(1) @binding(0) var<storage, read> srcKeys: array<u32>;
-@group(1) @binding(1) var<storage, read> srcValues: array<u32>;
-@group(1) @binding(2) var<storage, read_write> dstKeys: array<u32>;
-@group(1) @binding(3) var<storage, read_write> dstValues: array<u32>;
+// Groups 0 and 1 (passInfo, params; srcKeys, srcValues, dstKeys, dstValues): radix_bindings.wgsl.
 // counts as vec4: 4 * numChunks entries are numChunks vec4 (the host sizes it so).
 @group(2) @binding(0) var<storage, read_write> counts: array<vec4<u32>>;
 @group(2) @binding(1) var<storage, read_write> nextCounts: array<atomic<u32>>;

@@ -1,3 +1,4 @@
+// Loaded by sort/radix4-kernels.ts (the primitives without subgroups).
 // radix4 workgroup primitives beside wg_scan_portable.wgsl (which it follows in a module).
 //
 // wgSum4(v, ids, wg) -> the workgroup total of v (vec4): a tree reduction. Call it at

@@ -1,3 +1,4 @@
+// Loaded by sort/radix4-kernels.ts (the primitives with subgroups).
 // radix4 workgroup primitives beside wg_scan_subgroups.wgsl (which it follows in a module).
 //
 // wgSum4(v, ids, wg) -> the workgroup total of v (vec4): subgroupAdd, then the subgroup

@@ -1,3 +1,4 @@
+// Loaded by sort/radix4-kernels.ts and sort/radix16-kernels.ts (the scan pipeline).
 // radix_scan (radix4 and radix16): exclusive scan, in place, of one level of the digit-
 // count hierarchy. Level 0 is the pass's digit-major tile counts (`counts`); level l + 1
 // holds the totals of level l's SCAN_BLOCK-entry blocks. The host dispatches levels 0, 1,

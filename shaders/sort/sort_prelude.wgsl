@@ -1,3 +1,4 @@
+// Loaded by sort/kernel-kit.ts (sortModule: in every sort kernel module).
 // sort_prelude: what every sort kernel module shares. sort/kernel-kit.ts assembles each
 // module as [enable directives] + generated constants + this file + the sorter's files,
 // so no kernel file repeats these. MAX_WORKGROUPS_PER_DIM is set by the host from the

@@ -1,3 +1,4 @@
+// Loaded by sort/radix4-kernels.ts and sort/radix16-kernels.ts (the primitives without subgroups).
 // Workgroup scan without subgroup operations, shared by the radix4 and radix16 kernels.
 // Same API as wg_scan_subgroups.wgsl; see there for how a module is assembled.
 //

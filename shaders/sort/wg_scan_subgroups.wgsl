@@ -1,3 +1,4 @@
+// Loaded by sort/radix4-kernels.ts and sort/radix16-kernels.ts (the primitives with subgroups).
 // Workgroup scan on subgroup operations (device feature 'subgroups'), shared by the
 // radix4 and radix16 kernels. A kernel module is the generated constants,
 // sort_prelude.wgsl, this file (or wg_scan_portable.wgsl, same API), the sorter's own

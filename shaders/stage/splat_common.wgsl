@@ -1,3 +1,5 @@
+// Loaded by renderer/project/project-pass.ts, renderer/draw/quads/quads-pipelines.ts and renderer/draw/tiles/tile-pipelines.ts;
+// its Frame and DrawArgs are reflected by renderer/stage/frame-uniforms.ts and renderer/stage/draw-args.ts.
 // Shared by project.wgsl and splat.wgsl (prepended to each): the frame uniforms
 // and the GPU scene layout.
 //

@@ -79,6 +79,16 @@ describe('sort parameter structs, reflected from their WGSL', () => {
     expect(wgslStruct(bitonicCommon, 'Params').size).toBe(16);
   });
 
+  it('field offsets, and a view of its own to write again and again', () => {
+    const stepInfo = wgslStruct(bitonicCommon, 'StepInfo');
+    expect(['blockSize', 'stride', 'flip', 'twoSteps'].map((f) => stepInfo.fieldOffset(f))).toEqual([0, 4, 8, 12]);
+    const view = stepInfo.view();
+    expect(view).not.toBe(stepInfo.view());
+    view.set({ stride: 7 });
+    expect(words(view.arrayBuffer)).toEqual([0, 7, 0, 0]);
+    expect(() => stepInfo.fieldOffset('nope')).toThrow(/nope/);
+  });
+
   it('an unknown struct or field is an error naming it', () => {
     expect(() => wgslStruct(bitonicCommon, 'Nope')).toThrow(/Nope/);
     expect(() => wgslStruct(bitonicCommon, 'StepInfo').fieldWords('nope')).toThrow(/nope/);

@@ -1,5 +1,6 @@
-import { makeShaderDataDefinitions, makeStructuredView, type StructuredView } from 'webgpu-utils';
+import type { StructuredView } from 'webgpu-utils';
 import tilesCommonWgsl from '../../../shaders/draw/tiles/tiles_common.wgsl?raw';
+import { wgslStruct } from '../../../sort/kernel-kit';
 
 /** Pixels on a side of a screen tile (TILE in shaders/draw/tiles/tiles_common.wgsl; one blend workgroup). */
 export const TILE_SIZE = 16;
@@ -31,17 +32,17 @@ export function tileLayout(width: number, height: number, requestedDepthBits: nu
   return { tilesX, tilesY, tileBits, depthBits, keyBits: tileBits + depthBits };
 }
 
-/** The `Tiles` uniform block of shaders/draw/tiles/tiles_common.wgsl, packed by webgpu-utils from the WGSL struct. */
+/** The `Tiles` uniform block of shaders/draw/tiles/tiles_common.wgsl, packed from the WGSL struct (kernel-kit's WgslStruct). */
 export class TileParams {
   readonly buffer: GPUBuffer;
   private readonly view: StructuredView;
 
   constructor(private readonly device: GPUDevice) {
-    const defs = makeShaderDataDefinitions(`${tilesCommonWgsl}\n@group(0) @binding(0) var<uniform> tiles: Tiles;`);
-    this.view = makeStructuredView(defs.uniforms.tiles);
+    const block = wgslStruct(tilesCommonWgsl, 'Tiles');
+    this.view = block.view();
     this.buffer = device.createBuffer({
       label: 'TileParams.buffer',
-      size: this.view.arrayBuffer.byteLength,
+      size: block.size,
       usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST,
     });
   }

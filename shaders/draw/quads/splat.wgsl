@@ -1,3 +1,4 @@
+// Loaded by renderer/draw/quads/quads-pipelines.ts (the quads draw's render pipeline).
 // splat: one polygon per sorted splat, drawn back to front from the records that
 // splat_prepare.wgsl wrote in draw order (centre, semi-axes of the splat's contour
 // ellipse, extent r in sigma, opacity, colour).

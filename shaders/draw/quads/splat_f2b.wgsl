@@ -1,3 +1,4 @@
+// Loaded by renderer/draw/quads/quads-pipelines.ts (the front-to-back mask and composite, after fullscreen.wgsl).
 // splat_f2b: the mask pass of the front-to-back draw (draw-pass.ts), after
 // fullscreen.wgsl (vs_full, and `image`: the accumulation texture).
 //

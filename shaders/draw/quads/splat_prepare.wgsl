@@ -1,3 +1,4 @@
+// Loaded by renderer/draw/quads/quads-pipelines.ts (the quads draw's prepare pass).
 // splat_prepare: per drawn splat, in draw order, everything its polygon needs, once
 // (not once per vertex): one thread per sorted position j < count.
 //

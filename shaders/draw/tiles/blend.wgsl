@@ -1,3 +1,4 @@
+// Loaded by renderer/draw/tiles/tile-pipelines.ts (blendPipeline; a variant file follows it).
 // tiles/blend: one workgroup per 16x16 tile with pairs, one thread per pixel. The
 // tile's pairs (front to back after the sort) are walked in batches of 256: each
 // thread loads one splat record into workgroup memory, then every pixel blends the
@@ -16,10 +17,11 @@
 // In a fallback frame (counters[4]) each pixel is copied from the fallback's image
 // (fallback.wgsl) instead.
 //
-// The entry point is appended by tile-pipelines.ts: blend_plain.wgsl (every pixel
-// tests every splat of the batch) or, where the device has subgroups,
-// blend_subgroups.wgsl (each subgroup first keeps the batch's splats whose bounding
-// box reaches its pixels: the same picture, bit for bit, with less work).
+// tile-pipelines.ts appends a variant: blend_plain.wgsl (every pixel tests every splat
+// of the batch) or, where the device has subgroups, blend_subgroups.wgsl (each subgroup
+// first keeps the batch's splats whose bounding box reaches its pixels: the same
+// picture, bit for bit, with less work). A variant gives the entry point `main` (its
+// builtins), which calls blendEntry here, and blendPairs, the walk of the tile's pairs.
 
 @group(0) @binding(0) var<uniform> tiles: Tiles;
 @group(0) @binding(1) var<storage, read> ranges: array<vec2u>;
@@ -38,6 +40,26 @@ var<workgroup> batchB: array<vec4f, 256>;   // conic c, opacity, power limit P, 
 var<workgroup> batchC: array<vec2f, 256>;   // g, b
 var<workgroup> doneCount: atomic<u32>;
 var<workgroup> allDone: u32;
+
+// Both variants' entry point, by every thread: one workgroup per tile, (tilesX, tilesY)
+// of them. lane, sgSize: the subgroup's (0 without subgroups), for blendPairs.
+fn blendEntry(wid: vec3u, local: vec3u, lid: u32, lane: u32, sgSize: u32) {
+  let tile = wid.y * tiles.tilesX + wid.x;
+  let gid = wid.xy * TILE + local.xy;
+  if (counters[4] != 0u) {
+    copyFallback(gid);  // a fallback frame (uniform: the whole workgroup leaves)
+    return;
+  }
+  let inside = gid.x < tiles.width && gid.y < tiles.height;
+  if (emptyTile(tile, gid, inside)) {
+    return;  // no pairs: the background, with no barrier (uniform: the whole workgroup leaves)
+  }
+  beginTile(lid, inside);
+  let CT = blendPairs(lid, lane, sgSize, gid, ranges[tile], !inside);
+  if (inside) {
+    writePixel(gid, CT.rgb, CT.a);
+  }
+}
 
 // Pair `start + l` of the tile into batch slot l.
 fn loadSplat(start: u32, l: u32) {

@@ -1,25 +1,20 @@
-// tiles/blend's entry point without subgroups: every pixel tests every splat of a batch.
+// Loaded by renderer/draw/tiles/tile-pipelines.ts (blendPipeline, without subgroups).
+// tiles/blend without subgroups: every pixel tests every splat of a batch. Its entry point
+// hands the tile to blend.wgsl's blendEntry, which calls blendPairs below.
 
 @compute @workgroup_size(16, 16)
 fn main(@builtin(local_invocation_id) local: vec3u, @builtin(workgroup_id) wid: vec3u,
-        @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
-  // One workgroup per tile, (tilesX, tilesY) of them.
-  let tile = wid.y * tiles.tilesX + wid.x;
-  let gid = wid.xy * TILE + local.xy;
-  if (counters[4] != 0u) {
-    copyFallback(gid);  // a fallback frame (uniform: the whole workgroup leaves)
-    return;
-  }
-  let inside = gid.x < tiles.width && gid.y < tiles.height;
-  if (emptyTile(tile, gid, inside)) {
-    return;  // no pairs: the background, with no barrier (uniform: the whole workgroup leaves)
-  }
-  beginTile(lid, inside);
+        @builtin(local_invocation_index) lid: u32) {
+  blendEntry(wid, local, lid, 0u, 0u);
+}
+
+// The tile's pairs `range` over the pixel `gid` (`outside` the image: done from the
+// start): the pixel's colour and transmittance (C, T). lane, sgSize: unused here.
+fn blendPairs(lid: u32, lane: u32, sgSize: u32, gid: vec2u, range: vec2u, outside: bool) -> vec4f {
   let pixel = vec2f(gid) + 0.5;
-  var done = !inside;
+  var done = outside;
   var T = 1.0;
   var C = vec3f(0.0);
-  let range = ranges[tile];
   var start = range.x;
   loop {
     if (tileFinished(lid, start, range.y)) {
@@ -41,7 +36,5 @@ fn main(@builtin(local_invocation_id) local: vec3u, @builtin(workgroup_id) wid: 
     }
     start += n;
   }
-  if (inside) {
-    writePixel(gid, C, T);
-  }
+  return vec4f(C, T);
 }

@@ -1,4 +1,6 @@
-// tiles/blend's entry point with subgroups. After a batch is loaded, each subgroup
+// Loaded by renderer/draw/tiles/tile-pipelines.ts (blendPipeline, where blendUsesSubgroups).
+// tiles/blend with subgroups (its entry point hands the tile to blend.wgsl's blendEntry,
+// which calls blendPairs below). After a batch is loaded, each subgroup
 // finds the batch's splats whose power <= P ellipse (a hair wider) reaches the
 // rectangle of its own pixel centres (its bounding box first, then the least power
 // over the rectangle, boxMinPower): each lane tests a splat, subgroupBallot gathers
@@ -19,28 +21,21 @@ var<workgroup> batchBox: array<vec4f, 256>;  // bounding box of the ellipse: x0,
 
 @compute @workgroup_size(16, 16)
 fn main(@builtin(local_invocation_id) local: vec3u, @builtin(workgroup_id) wid: vec3u,
-        @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32,
+        @builtin(local_invocation_index) lid: u32,
         @builtin(subgroup_invocation_id) lane: u32, @builtin(subgroup_size) sgSize: u32) {
-  // One workgroup per tile, (tilesX, tilesY) of them.
-  let tile = wid.y * tiles.tilesX + wid.x;
-  let gid = wid.xy * TILE + local.xy;
-  if (counters[4] != 0u) {
-    copyFallback(gid);  // a fallback frame (uniform: the whole workgroup leaves)
-    return;
-  }
-  let inside = gid.x < tiles.width && gid.y < tiles.height;
-  if (emptyTile(tile, gid, inside)) {
-    return;  // no pairs: the background, with no barrier (uniform: the whole workgroup leaves)
-  }
-  beginTile(lid, inside);
+  blendEntry(wid, local, lid, lane, sgSize);
+}
+
+// The tile's pairs `range` over the pixel `gid` (`outside` the image: done from the
+// start): the pixel's colour and transmittance (C, T).
+fn blendPairs(lid: u32, lane: u32, sgSize: u32, gid: vec2u, range: vec2u, outside: bool) -> vec4f {
   let pixel = vec2f(gid) + 0.5;
   // The subgroup's rectangle of pixel centres.
   let rectLo = vec2f(f32(subgroupMin(gid.x)), f32(subgroupMin(gid.y))) + 0.5;
   let rectHi = vec2f(f32(subgroupMax(gid.x)), f32(subgroupMax(gid.y))) + 0.5;
-  var done = !inside;
+  var done = outside;
   var T = 1.0;
   var C = vec3f(0.0);
-  let range = ranges[tile];
   var start = range.x;
   var preA = vec4u(0u);
   var preB = vec4u(0u);
@@ -111,7 +106,5 @@ fn main(@builtin(local_invocation_id) local: vec3u, @builtin(workgroup_id) wid: 
     }
     start += n;
   }
-  if (inside) {
-    writePixel(gid, C, T);
-  }
+  return vec4f(C, T);
 }

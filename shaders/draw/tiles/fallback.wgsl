@@ -1,3 +1,4 @@
+// Loaded by renderer/draw/tiles/tile-pipelines.ts (fallbackPipelines).
 // tiles/fallback: a fallback frame's picture (tiles/settle.wgsl): the
 // visible splats, sorted back to front by the frame's sorter (one depth key each),
 // drawn as quads around their power <= P ellipse, along its axes, from the records the

@@ -1,3 +1,4 @@
+// Loaded by renderer/draw/tiles/tile-pipelines.ts (the tiles project pass, tileProjectPipeline).
 // tiles/project: per splat, everything the blend needs, computed once, then one
 // (tile, depth) key per screen tile the splat's 1/255 ellipse touches, with the splat
 // id as value, appended on the GPU. One kernel: the pairs of a workgroup's 256 splats

@@ -1,3 +1,4 @@
+// Loaded by renderer/draw/tiles/tile-pipelines.ts (the ranges pass).
 // tiles/ranges: after the sort, each tile's pairs are one run of the key buffer;
 // ranges[tile] = (first, end) of that run (the buffer is cleared each frame: a tile
 // without pairs keeps (0, 0)), and the tiles with a run are counted (counters[5], for

@@ -1,3 +1,4 @@
+// Loaded by renderer/draw/tiles/tile-pipelines.ts (the settle and clampFallback pipelines).
 // tiles/settle: after project.wgsl has appended the frame's (tile, depth) pairs, this
 // decides what the frame sorts and writes what the later passes read
 // (tiles_common.wgsl `control`).

@@ -1,3 +1,4 @@
+// Loaded by renderer/draw/tiles/tile-pipelines.ts (every tiles pass) and renderer/draw/tiles/tile-params.ts (Tiles).
 // Shared by the tile rasteriser's shaders (shaders/draw/tiles/*.wgsl, after
 // splat_common.wgsl): its per-frame parameters and the layout of its buffers.
 //
