@@ -5,6 +5,10 @@ import { defineConfig } from 'vite';
 // chunks; the scene loader's worker beside them. Dependencies are bundled in, so
 // a page can load dist-lib/ as it is. Types: tsconfig.lib.json.
 export default defineConfig({
+  // Relative asset URLs: the workers are found beside the module that starts them
+  // (new URL('assets/…', import.meta.url)) wherever dist-lib/ is copied or served
+  // from, not at the site root.
+  base: './',
   build: {
     target: 'es2022',
     outDir: 'dist-lib',
