@@ -1,5 +1,6 @@
 import { sortBufferUsage } from '../../sort/types';
-import type { SanitizeReport, ShDegree, SplatCloud } from '../../scenes/splat-cloud';
+import type { Bounds, SanitizeReport, ShDegree, SplatCloud } from '../../scenes/splat-cloud';
+import { IDENTITY_TRANSFORM, type SplatTransform } from '../../scenes/transform';
 import { DrawArgs } from '../stage/draw-args';
 import type { FrameTimestamps } from '../stage/frame-stages';
 import { FrameUniforms, type FrameCamera, type FrameSettings } from '../stage/frame-uniforms';
@@ -14,10 +15,15 @@ import { strategyByName, type SortStrategy, type SortTarget, type StrategyInfo }
 import { drawKindByName, refusalOf, type Draw, type DrawContext, type DrawKind, type DrawName, type DrawnOrder, type EncodeOptions } from '../draw/draw-strategies';
 import type { TileRasterizerOptions } from '../draw/tiles/tile-rasterizer';
 import type { PairStatus } from '../draw/tiles/pair-budget';
+import { assembleScenes, assemblySize } from '../gpu-scene/assemble';
+import { MAX_OBJECTS } from '../gpu-scene/objects';
+import { World, type ObjectHandle } from './world';
 
 export type { FrameCamera, FrameSettings } from '../stage/frame-uniforms';
 export type { FrameTimestamps } from '../stage/frame-stages';
 export type { DrawName, EncodeOptions } from '../draw/draw-strategies';
+export type { ObjectHandle } from './world';
+export type { SplatTransform } from '../../scenes/transform';
 export { drawShape, F2B_MIN_LAYERS } from '../draw/quads/draw-order';
 
 /**
@@ -53,6 +59,15 @@ class Prepared implements PreparedScene {
   }
 }
 
+/** What SplatRenderer.objects tells of a placed object. */
+export interface ObjectInfo {
+  readonly handle: ObjectHandle;
+  /** Its splats, in its own frame. */
+  readonly cloud: SplatCloud;
+  readonly transform: SplatTransform;
+  readonly visible: boolean;
+}
+
 /**
  * One frame of the pipeline: the frame uniforms, then the draw strategy's frame
  * (draw/draw.ts; draw-strategies.ts lists them), which orders the splats with the
@@ -60,10 +75,29 @@ class Prepared implements PreparedScene {
  * sorter. Owns the scene's GPU buffers, the (key, id) buffers and the draw
  * arguments, which a sort strategy fills, and the active draw's state for the scene:
  * only that draw's state is alive, switching frees it.
+ *
+ * Placed objects (issue 32: addObject, setObjectTransform, setObjectVisible,
+ * removeObject): each object's splats on the GPU once, in its own frame (world.ts owns
+ * them); the shown ones drawn in one frame and one sort, as one scene: the one shown
+ * object's own, or several assembled by GPU copies (renderer/gpu-scene/assemble.ts),
+ * each splat read through its object's entry in the scene's object table
+ * (renderer/gpu-scene/objects.ts: transform, SH degree, compact ranges). Moving an
+ * object rewrites its table entry (a uniform, with the next frame); adding, showing,
+ * hiding or removing one assembles the drawn scene again from the objects' own buffers
+ * (GPU copies; nothing uploaded from the CPU) and makes its sort buffers and draw state.
+ * setScene, prepareScene + adoptScene and setGpuScene replace every object with one at the
+ * identity: a plain scene is drawn exactly as before.
  */
 export class SplatRenderer {
   private readonly uniforms: FrameUniforms;
+  /** The drawn scene: the one drawn object's own (owned by `world`), or an assembly of several (owned here: `ownsScene`). */
   private scene: GpuScene | null = null;
+  /** Whether `scene` is an assembly this renderer made (else an object's scene, the world's). */
+  private ownsScene = false;
+  /** The placed objects (their scenes on the GPU). */
+  private readonly world = new World();
+  /** Each drawn object's run in the drawn scene's object table. */
+  private drawnRuns = new Map<ObjectHandle, number>();
   private keys: PagedBuffer | null = null;
   private values: PagedBuffer | null = null;
   /** drawIndirect arguments (struct DrawArgs of shaders/stage/splat_common.wgsl). */
@@ -125,9 +159,11 @@ export class SplatRenderer {
     return this.scene?.precision ?? null;
   }
 
-  /** GPU memory of the scene's buffers (centres, covariances, SH), in bytes; 0 without a scene. */
+  /** GPU memory of the scene's buffers (centres, covariances, SH), in bytes: every object's and an assembly's of several; 0 without a scene. */
   get sceneBytes(): number {
-    return this.scene?.bytes ?? 0;
+    let bytes = this.ownsScene ? (this.scene?.bytes ?? 0) : 0;
+    for (const o of this.world.objects) bytes += o.scene.bytes;
+    return bytes;
   }
 
   /** What the compact packing replaced or clamped (non-finite or out-of-range values); null without a scene. */
@@ -290,13 +326,168 @@ export class SplatRenderer {
       prepared.state = this.drawFor(scene, prepared.target);
     }
     this.releaseScene();
+    // Every object goes: the scene is the one object now, at the identity.
+    for (const o of this.world.clear()) o.scene.destroy();
+    const object = this.world.add(scene, IDENTITY_TRANSFORM);
+    this.show(scene, false, [object.handle], prepared);
+  }
+
+  /** Makes `scene` the drawn one (its sort buffers and draw state made already: `sorted`). */
+  private show(scene: GpuScene, owns: boolean, handles: readonly ObjectHandle[], sorted: { keys: PagedBuffer; values: PagedBuffer; target: SortTarget; state: Draw }): void {
     this.scene = scene;
-    this.keys = prepared.keys;
-    this.values = prepared.values;
-    this.target = prepared.target;
-    this.active = prepared.state;
+    this.ownsScene = owns;
+    this.drawnRuns = new Map(handles.map((h, k) => [h, k]));
+    this.keys = sorted.keys;
+    this.values = sorted.values;
+    this.target = sorted.target;
+    this.active = sorted.state;
     // Nothing is sorted for the new scene yet: a frame that skips the sort draws nothing.
     this.target.writeCount(0);
+  }
+
+  /** The placed objects, in the order added (setScene's scene is the one object after it). */
+  get objects(): ObjectInfo[] {
+    return this.world.objects.map((o) => ({ handle: o.handle, cloud: o.scene.cloud, transform: o.transform, visible: o.visible }));
+  }
+
+  /** The bounds of the shown objects as placed now (the drawn scene's cloud keeps those of when it was assembled); null when none is shown. */
+  get worldBounds(): Bounds | null {
+    return this.world.bounds();
+  }
+
+  /**
+   * Adds a placed object: `cloud` uploaded once (at the precision of the objects there
+   * are, else `precision`; `packed`: compact arrays packed already, as prepareScene
+   * takes them), placed by `transform` (x' = R (s x) + t; default the identity), drawn
+   * with the others in one frame and one sort. Nothing of the other objects is uploaded
+   * again: the drawn scene is assembled anew from their buffers on the GPU.
+   * @throws GpuBudgetError, adding nothing, when the objects drawn together would exceed a
+   *   binding limit; RangeError past MAX_OBJECTS shown objects, or for a packed scene
+   *   among full ones
+   */
+  addObject(cloud: SplatCloud, transform: SplatTransform = IDENTITY_TRANSFORM, packed?: PackedScene | null): ObjectHandle {
+    const precision = this.world.precision ?? (packed ? 'compact' : this.precision);
+    if (packed && precision !== 'compact') throw new RangeError(`addObject: a packed (compact) scene among objects kept ${precision}`);
+    this.assertObjectsFit(cloud.source.name, [{ count: cloud.count, shDegree: cloud.shDegree }], precision);
+    const scene = new GpuScene(this.device, cloud, this.bindingBytes, { precision, ...(packed ? { packed } : {}) });
+    return this.addGpuObject(scene, transform);
+  }
+
+  /**
+   * Adds a placed object whose splats are on the GPU already (GpuScene.create: an
+   * upload paced over frames), owned here from now on (destroyed if refused).
+   * @throws as addObject
+   */
+  addGpuObject(scene: GpuScene, transform: SplatTransform = IDENTITY_TRANSFORM, visible = true): ObjectHandle {
+    const precision = this.world.precision;
+    try {
+      if (precision !== null && scene.precision !== precision) throw new RangeError(`addObject: a scene kept ${scene.precision} among objects kept ${precision}`);
+      if (visible) this.assertObjectsFit(scene.cloud.source.name, [scene], scene.precision);
+    } catch (e) {
+      scene.destroy();
+      throw e;
+    }
+    const object = this.world.add(scene, transform, visible);
+    if (!visible) return object.handle;
+    try {
+      this.redraw();
+    } catch (e) {
+      this.world.take(object.handle);
+      scene.destroy();
+      throw e;
+    }
+    return object.handle;
+  }
+
+  /**
+   * Places an object anew: its entry in the object table, written with the next frame
+   * (no scene buffer is written, no splat touched on the CPU).
+   */
+  setObjectTransform(handle: ObjectHandle, transform: SplatTransform): void {
+    const o = this.world.get(handle);
+    o.transform = transform;
+    const run = this.drawnRuns.get(handle);
+    if (run !== undefined) this.scene!.objects.setTransform(run, transform);
+  }
+
+  /**
+   * Shows or hides an object: the drawn scene assembled again without or with it (GPU
+   * copies of the shown objects' buffers).
+   * @throws GpuBudgetError or RangeError, changing nothing, when showing it would not fit (as addObject)
+   */
+  setObjectVisible(handle: ObjectHandle, visible: boolean): void {
+    const o = this.world.get(handle);
+    if (o.visible === visible) return;
+    if (visible) this.assertObjectsFit(o.scene.cloud.source.name, [o.scene], o.scene.precision);
+    o.visible = visible;
+    try {
+      this.redraw();
+    } catch (e) {
+      o.visible = !visible;
+      throw e;
+    }
+  }
+
+  /** Removes an object and frees its GPU memory; the others are drawn on (assembled again on the GPU). */
+  removeObject(handle: ObjectHandle): void {
+    const { object, restore } = this.world.take(handle);
+    try {
+      this.redraw();
+    } catch (e) {
+      restore();
+      throw e;
+    }
+    object.scene.destroy();
+  }
+
+  /**
+   * Whether the shown objects and `more` would fit one drawn scene: at most MAX_OBJECTS,
+   * and the binding limits (gpu-budget.ts) for their splats at their largest SH degree.
+   * @throws RangeError, GpuBudgetError
+   */
+  private assertObjectsFit(name: string, more: readonly { count: number; shDegree: number }[], precision: ScenePrecision): void {
+    const parts = [...this.world.drawn().map((o) => o.scene), ...more].map((scene) => ({ scene }));
+    if (parts.length > MAX_OBJECTS) throw new RangeError(`${name}: ${parts.length} objects shown at once, at most ${MAX_OBJECTS}`);
+    const { count, shDegree } = assemblySize(parts);
+    assertSceneFits(name, count, shDegree, this.draw, this.budgetLimits, precision);
+  }
+
+  /**
+   * Draws the shown objects from now on: the one's own scene (its table holding its
+   * transform), or an assembly of several (GPU copies), with new sort buffers and draw
+   * state; the previous drawn state is freed once the new one is made (a failure
+   * changes nothing). None shown: nothing drawn (the background).
+   */
+  private redraw(): void {
+    const drawn = this.world.drawn();
+    if (drawn.length === 0) {
+      this.releaseScene();
+      this.drawnRuns = new Map();
+      return;
+    }
+    let scene: GpuScene;
+    let owns = false;
+    if (drawn.length === 1) {
+      const o = drawn[0]!;
+      scene = o.scene;
+      scene.objects.setRuns([{ first: 0, count: scene.count, transform: o.transform, shDegree: scene.shDegree, decode: scene.decode }]);
+    } else {
+      scene = assembleScenes(this.device, drawn, this.bindingBytes);
+      owns = true;
+    }
+    let sort: ReturnType<SplatRenderer['sortTargetFor']> | null = null;
+    let state: Draw;
+    try {
+      sort = this.sortTargetFor(scene);
+      state = this.drawFor(scene, sort.target);
+    } catch (e) {
+      sort?.keys.destroy();
+      sort?.values.destroy();
+      if (owns) scene.destroy();
+      throw e;
+    }
+    this.releaseScene();
+    this.show(scene, owns, drawn.map((o) => o.handle), { ...sort, state });
   }
 
   /** A scene's (key, id) buffers and project pass: what a sort strategy fills. */
@@ -312,6 +503,7 @@ export class SplatRenderer {
     const project = new ProjectPass(device, { frame: this.uniforms.buffer, scene, keys, values, drawArgs }, cloud.count);
     const target: SortTarget = {
       cloud,
+      objects: scene.objects,
       keys,
       values,
       drawArgs,
@@ -445,10 +637,12 @@ export class SplatRenderer {
     return this.keys && this.values ? { keys: this.keys.buffers, values: this.values.buffers, drawArgs: this.drawArgs } : null;
   }
 
+  /** Frees the drawn state: the draw's, the sort buffers, and the drawn scene if it is an assembly (the objects' stay). */
   private releaseScene(): void {
     this.active?.destroy();
     this.active = null;
-    this.scene?.destroy();
+    if (this.ownsScene) this.scene?.destroy();
+    this.ownsScene = false;
     this.keys?.destroy();
     this.values?.destroy();
     this.scene = null;
@@ -458,6 +652,7 @@ export class SplatRenderer {
 
   destroy(): void {
     this.releaseScene();
+    for (const o of this.world.clear()) o.scene.destroy();
     this.uniforms.destroy();
     this.drawArgs.destroy();
   }

@@ -7,6 +7,8 @@ import { toHalf } from './half';
 import { DEFAULT_PRECISION, sceneBytesPerSplat, sceneLayout, type SceneLayout, type ScenePrecision } from './scene-precision';
 import { allocateOrThrow } from './gpu-memory';
 import { runInSlices, type SliceOptions } from '../gpu/sliced-upload';
+import { IDENTITY_TRANSFORM } from '../../scenes/transform';
+import { ObjectTable } from './objects';
 
 /** Splats packed and uploaded at a time. */
 export const UPLOAD_CHUNK = 1 << 16;
@@ -69,6 +71,8 @@ export class GpuScene {
   readonly covs: PagedBuffer;
   /** The SH words (the compact scene's opacity is there too). */
   readonly sh: PagedBuffer;
+  /** The object table, made on first use (a scene never drawn, an object's own, makes none). */
+  private objectTable: ObjectTable | null = null;
 
   /**
    * @param bindingBytes - the most bytes one binding may hold: the device's
@@ -157,9 +161,18 @@ export class GpuScene {
     return { centers: this.centers.paging, covs: this.covs.paging, sh: this.sh.paging };
   }
 
-  /** Bind group entries of the three arrays' pages at `at` (scene-wgsl.ts sceneLayoutEntries). */
+  /** Bind group entries of the three arrays' pages and the object table at `at` (scene-wgsl.ts sceneLayoutEntries). */
   bindEntries(at: SceneBindings): GPUBindGroupEntry[] {
-    return [...this.centers.entries(at.centers), ...this.covs.entries(at.covs), ...this.sh.entries(at.sh)];
+    return [...this.centers.entries(at.centers), ...this.covs.entries(at.covs), ...this.sh.entries(at.sh), { binding: at.objects, resource: { buffer: this.objects.buffer } }];
+  }
+
+  /**
+   * The objects the passes draw these buffers as (objects.ts): one at the identity with
+   * the scene's own degree and ranges, unless set otherwise (placed objects: the
+   * renderer's world, an assembly of several). Written each frame by FrameUniforms.write.
+   */
+  get objects(): ObjectTable {
+    return (this.objectTable ??= new ObjectTable(this.device, [{ first: 0, count: this.count, transform: IDENTITY_TRANSFORM, shDegree: this.shDegree, decode: this.decode }]));
   }
 
   /** Bytes a splat of the scene's buffers (scene-precision.ts sceneBytesPerSplat). */
@@ -236,6 +249,7 @@ export class GpuScene {
     this.centers.destroy();
     this.covs.destroy();
     this.sh.destroy();
+    this.objectTable?.destroy();
   }
 }
 

@@ -2,6 +2,7 @@ import sceneCommonWgsl from '../../shaders/gpu-scene/scene_common.wgsl?raw';
 import sceneFullWgsl from '../../shaders/gpu-scene/scene_full.wgsl?raw';
 import sceneCompactWgsl from '../../shaders/gpu-scene/scene_compact.wgsl?raw';
 import { pagedLayoutEntries, pagedWgsl, pagingKey, type Paging } from './paging';
+import { objectsWgsl } from './objects';
 import type { ScenePrecision } from './scene-precision';
 
 /** How the scene's three arrays are paged (GpuScene.paging). */
@@ -11,11 +12,12 @@ export interface ScenePaging {
   sh: Paging;
 }
 
-/** Page 0's binding of each scene array in a pass (group 0). */
+/** Page 0's binding of each scene array in a pass (group 0), and the object table's (objects.ts, a uniform). */
 export interface SceneBindings {
   centers: number;
   covs: number;
   sh: number;
+  objects: number;
 }
 
 /** Elements a splat of each array, by precision (the WGSL element types: SceneCenter, SceneCov, u32). */
@@ -27,14 +29,17 @@ const PER_SPLAT: Record<ScenePrecision, { centers: string; covs: string }> = {
 /**
  * The WGSL that reads a splat from the scene's buffers (splatPosition, splatOpacity,
  * splatCov, splatMaxScale, shCoeff) for a precision, after scene_common.wgsl (the
- * SplatCov both return), with the scene's paged bindings at `at` (paging.ts): every
- * pass that reads the scene prepends it after splat_common.wgsl, and builds one
- * pipeline per precision and paging (sceneKey).
+ * SplatCov both return) and the object table (objects.wgsl: objectOf, the splat's
+ * object, whose view, eye and compact ranges the passes and the compact decode read),
+ * with the scene's paged bindings at `at` (paging.ts): every pass that reads the scene
+ * prepends it after splat_common.wgsl, and builds one pipeline per precision and paging
+ * (sceneKey).
  */
 export function sceneWgsl(precision: ScenePrecision, paging: ScenePaging, at: SceneBindings): string {
   const per = PER_SPLAT[precision];
   return [
     sceneCommonWgsl,
+    objectsWgsl(at.objects),
     pagedWgsl({ name: 'centers', type: 'SceneCenter', perSplat: per.centers, paging: paging.centers, binding: at.centers, access: 'read' }),
     pagedWgsl({ name: 'covs', type: 'SceneCov', perSplat: per.covs, paging: paging.covs, binding: at.covs, access: 'read' }),
     pagedWgsl({ name: 'sh', type: 'u32', perSplat: 'frame.shStride', paging: paging.sh, binding: at.sh, access: 'read' }),
@@ -74,12 +79,13 @@ export function shSplatWgsl(sh: Paging): string {
   ].join('\n');
 }
 
-/** The bind group layout entries of the scene's pages at `at`. */
+/** The bind group layout entries of the scene's pages and object table at `at`. */
 export function sceneLayoutEntries(paging: ScenePaging, at: SceneBindings, visibility: GPUShaderStageFlags = GPUShaderStage.COMPUTE): GPUBindGroupLayoutEntry[] {
   return [
     ...pagedLayoutEntries(at.centers, paging.centers, visibility, 'read-only-storage'),
     ...pagedLayoutEntries(at.covs, paging.covs, visibility, 'read-only-storage'),
     ...pagedLayoutEntries(at.sh, paging.sh, visibility, 'read-only-storage'),
+    { binding: at.objects, visibility, buffer: { type: 'uniform' } },
   ];
 }
 

@@ -1,4 +1,5 @@
 import { createCpuSortClient, type CpuSortClient } from '../../sort/cpu-sort';
+import { objectView, type ObjectRun } from '../gpu-scene/objects';
 import type { SortStrategy } from './sort-strategy';
 
 const f32 = new Float32Array(1);
@@ -35,7 +36,15 @@ export class CpuDepthSort {
   /** Wall time of the last completed depth + sort (ms), from the request to the result. */
   lastSortMs = 0;
 
-  constructor(private readonly positions: Float32Array, readonly count: number) {
+  /**
+   * @param runs - the placed objects the splats are runs of, read at each request (an
+   *   object moved since is sorted where it is now); default one object at the identity
+   */
+  constructor(
+    private readonly positions: Float32Array,
+    readonly count: number,
+    private readonly runs: () => readonly Pick<ObjectRun, 'first' | 'count' | 'transform'>[] | null = () => null,
+  ) {
     this.client = createCpuSortClient();
   }
 
@@ -48,9 +57,13 @@ export class CpuDepthSort {
     const p = this.positions;
     const keys = new Uint32Array(n);
     const depths = new Float32Array(keys.buffer);
-    // depth = -(row 2 of the view matrix . [p, 1]); gl-matrix is column-major.
-    const m2 = view[2], m6 = view[6], m10 = view[10], m14 = view[14];
-    for (let i = 0; i < n; i++) depths[i] = -(m2 * p[3 * i] + m6 * p[3 * i + 1] + m10 * p[3 * i + 2] + m14);
+    // depth = -(row 2 of the view matrix . [p, 1]); gl-matrix is column-major. Each
+    // object's run with its own: the view times its model matrix (objects.ts objectView).
+    for (const r of this.runs() ?? [{ first: 0, count: n, transform: null }]) {
+      const m = r.transform ? objectView(view, r.transform) : view;
+      const m2 = m[2]!, m6 = m[6]!, m10 = m[10]!, m14 = m[14]!;
+      for (let i = r.first, end = Math.min(n, r.first + r.count); i < end; i++) depths[i] = -(m2 * p[3 * i] + m6 * p[3 * i + 1] + m10 * p[3 * i + 2] + m14);
+    }
     if (keyBits >= 32) {
       // In place: the same bytes read as float depth, written as the complemented bits.
       for (let i = 0; i < n; i++) keys[i] = depths[i] > 0 ? ~keys[i] >>> 0 : 0xffffffff;
@@ -105,7 +118,7 @@ export const cpuWorkerStrategy: SortStrategy = {
   },
   supported: () => true,
   create(device, target) {
-    const sort = new CpuDepthSort(target.cloud.positions, target.cloud.count);
+    const sort = new CpuDepthSort(target.cloud.positions, target.cloud.count, () => target.objects?.runs ?? null);
     return {
       get hostSortMs() {
         return sort.lastSortMs;

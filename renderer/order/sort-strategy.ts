@@ -7,6 +7,7 @@ import type { SorterFactory } from '../../sort/types';
 import type { FrameCamera } from '../stage/frame-uniforms';
 import type { FrameTimestamps } from '../stage/frame-stages';
 import type { PagedBuffer } from '../gpu-scene/paging';
+import type { ObjectRun } from '../gpu-scene/objects';
 import type { ProjectPass } from '../project/project-pass';
 
 /** A sort strategy as the GUI and the benchmarks list it. */
@@ -20,7 +21,14 @@ export interface StrategyInfo {
 
 /** The scene's GPU buffers a strategy orders (owned by the renderer). */
 export interface SortTarget {
+  /** The splats on the CPU: positions in their objects' frames (`objects`). */
   cloud: SplatCloud;
+  /**
+   * The placed objects the splats are runs of (the drawn scene's object table:
+   * renderer/gpu-scene/objects.ts), read when a host sort computes depths; absent: one
+   * object at the identity.
+   */
+  objects?: { readonly runs: readonly ObjectRun[] };
   /** Depth keys (u32), one per splat, in pages when one binding does not hold them (paging.ts sortPagingFor). */
   keys: PagedBuffer;
   /** Splat ids (u32): the draw order once sorted; paged as the keys. */

@@ -8,7 +8,7 @@ const WORKGROUP_SIZE = 256;
 const MAX_GROUPS_X = 65535;
 
 /** The scene's bindings in the project pass (shaders/project/project.wgsl). */
-const SCENE_AT: SceneBindings = { centers: 1, covs: 2, sh: 6 };
+const SCENE_AT: SceneBindings = { centers: 1, covs: 2, sh: 6, objects: 7 };
 
 const pipelines = new WeakMap<GPUDevice, Map<string, { layout: GPUBindGroupLayout; pipeline: GPUComputePipeline }>>();
 

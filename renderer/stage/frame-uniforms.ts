@@ -68,6 +68,8 @@ export interface FrameScene {
   shStride: number;
   /** A compact scene's ranges (GpuScene.decode); null or absent for a full one. */
   decode?: CompactDecode | null;
+  /** Its object table (GpuScene.objects: renderer/gpu-scene/objects.ts), written with the block for the frame's view. */
+  readonly objects?: { writeView(view: ArrayLike<number>, eye: ArrayLike<number>): void };
 }
 
 /**
@@ -113,6 +115,7 @@ export class FrameUniforms {
       ...decodeFields(scene.decode),
     });
     this.device.queue.writeBuffer(this.buffer, 0, this.view.arrayBuffer);
+    scene.objects?.writeView(cam.view, cam.eye);
   }
 
   destroy(): void {

@@ -1,8 +1,9 @@
 // Loaded by renderer/gpu-scene/scene-wgsl.ts (sceneWgsl, compact precision).
 // The scene as the GPU keeps it, compact (GpuScene 'compact', the default; the
 // layout and its reasons: renderer/gpu-scene/compact-pack.ts, whose decodeCompact is
-// the CPU mirror of this file). The same functions as scene_full.wgsl. The scene's
-// ranges are in the Frame block (dcMin, dcStep, lsRange, shRange).
+// the CPU mirror of this file). The same functions as scene_full.wgsl. The ranges are
+// each object's (objects.wgsl: objectTable.entries[o], o = objectOf(i); a plain scene is
+// one object holding the scene's ranges).
 // Read through the paged arrays' accessors (renderer/gpu-scene/paging.ts), element k of splat i:
 //   centers      vec4u  x, y, z (f32 bits), f_dc as 11-11-10 bits
 //   covs         vec2u  rotation (smallest three, 2 + 3 x 10 bits, codes 0..1022), log-scales 11-11-10 bits
@@ -26,10 +27,11 @@ fn splatOpacity(i: u32) -> f32 {
   return f32(sh_at(i, 0u) & 255u) / 255.0;
 }
 
-fn splatLogScales(i: u32) -> vec3f {
+fn splatLogScales(i: u32, o: u32) -> vec3f {
   let w = covs_at(i, 0u).y;
   let u = vec3f(f32(w & 2047u), f32((w >> 11u) & 2047u), f32(w >> 22u));
-  return frame.lsRange.x + u * frame.lsRange.yyz;
+  let r = objectTable.entries[o].lsRange;
+  return r.x + u * r.yyz;
 }
 
 // The unit quaternion (w, x, y, z) of the smallest-three code.
@@ -45,9 +47,9 @@ fn splatQuat(i: u32) -> vec4f {
   }
 }
 
-fn splatCov(i: u32) -> SplatCov {
+fn splatCov(i: u32, o: u32) -> SplatCov {
   let q = splatQuat(i);
-  let ls = splatLogScales(i);
+  let ls = splatLogScales(i, o);
   let s = exp(ls);
   let w = q.x; let x = q.y; let y = q.z; let z = q.w;
   // Rows of R S, as renderer/gpu-scene/covariance.ts packCovariance.
@@ -58,23 +60,23 @@ fn splatCov(i: u32) -> SplatCov {
                   vec4f(dot(rb, rc), dot(rc, rc), exp(max(ls.x, max(ls.y, ls.z))), 0.0));
 }
 
-fn splatMaxScale(i: u32) -> f32 {
-  let ls = splatLogScales(i);
+fn splatMaxScale(i: u32, o: u32) -> f32 {
+  let ls = splatLogScales(i, o);
   return exp(max(ls.x, max(ls.y, ls.z)));
 }
 
 // The square-law code of a higher-band value: R t |t|, t = (code - 128) / 127.
-fn shValue(code: u32, j: u32) -> f32 {
+fn shValue(code: u32, j: u32, o: u32) -> f32 {
   let t = (f32(code) - 128.0) / 127.0;
-  return frame.shRange[j >> 2u][j & 3u] * t * abs(t);
+  return objectTable.entries[o].shRange[j >> 2u][j & 3u] * t * abs(t);
 }
 
-// SH coefficient k (rgb) of splat i: the DC term from centers, the others from the byte stream.
-fn shCoeff(i: u32, k: u32) -> vec3f {
+// SH coefficient k (rgb) of splat i of object o: the DC term from centers, the others from the byte stream.
+fn shCoeff(i: u32, o: u32, k: u32) -> vec3f {
   if (k == 0u) {
     let w = centers_at(i, 0u).w;
-    return frame.dcMin.xyz + vec3f(f32(w & 2047u), f32((w >> 11u) & 2047u), f32(w >> 22u)) * frame.dcStep.xyz;
+    return objectTable.entries[o].dcMin.xyz + vec3f(f32(w & 2047u), f32((w >> 11u) & 2047u), f32(w >> 22u)) * objectTable.entries[o].dcStep.xyz;
   }
   let j = 3u * (k - 1u);
-  return vec3f(shValue(shByte(i, j + 1u), j), shValue(shByte(i, j + 2u), j + 1u), shValue(shByte(i, j + 3u), j + 2u));
+  return vec3f(shValue(shByte(i, j + 1u), j, o), shValue(shByte(i, j + 2u), j + 1u, o), shValue(shByte(i, j + 3u), j + 2u, o));
 }

@@ -23,7 +23,7 @@
 
 @group(0) @binding(0) var<uniform> frame: Frame;
 // The scene's pages (centers at 1, covs at 2, SH at 6: the compact scene keeps the
-// opacity there) and its decode (scene_full.wgsl or scene_compact.wgsl) are prepended
+// opacity there; the object table at 7: objects.wgsl) and its decode (scene_full.wgsl or scene_compact.wgsl) are prepended
 // (renderer/gpu-scene/scene-wgsl.ts).
 // The keys' and values' pages too (keys at 3, values at 4; keys_put(j, 0u, v): paging.ts):
 // a scene can have more splats than one binding holds u32s.
@@ -39,7 +39,11 @@ var<workgroup> wgBase: u32;
 
 fn isVisible(i: u32) -> vec2f {
   // returns (visible, depth)
-  let v = frame.view * vec4f(splatPosition(i), 1.0);
+  // The splat's object (objects.wgsl): its view (the frame's times its model matrix),
+  // scale and compact ranges.
+  let o = objectOf(i);
+  let view = objectView(o);
+  let v = view * vec4f(splatPosition(i), 1.0);
   let d = -v.z;
   if (d <= frame.near) {
     return vec2f(0.0, d);
@@ -50,8 +54,8 @@ fn isVisible(i: u32) -> vec2f {
   let stored = splatOpacity(i);
   var opacity = stored;
   if (frame.antialias != 0u || frame.minContribution > 0.0) {
-    let cov = splatCov(i);
-    let raw = projectedCovarianceRaw(frame, v, cov.a, cov.b);
+    let cov = splatCov(i, o);
+    let raw = projectedCovarianceRaw(frame, view, v, cov.a, cov.b);
     let cov2 = lowPass(raw);
     opacity = effectiveOpacity(frame, stored, raw, cov2);
     if (frame.minContribution > 0.0 && !(screenContribution(opacity, cov2) >= frame.minContribution)) {
@@ -66,7 +70,7 @@ fn isVisible(i: u32) -> vec2f {
   }
   // Side planes of the frustum through the eye: |x| <= d * tanHalfFov.x, likewise y.
   // A sphere of radius r is outside a plane with unit normal n when dot(n, v) > r.
-  let r = 3.0 * splatMaxScale(i) * frame.splatScale;
+  let r = 3.0 * splatMaxScale(i, o) * objectScale(o) * frame.splatScale;
   let tx = frame.tanHalfFov.x;
   let ty = frame.tanHalfFov.y;
   let ix = inverseSqrt(1.0 + tx * tx);

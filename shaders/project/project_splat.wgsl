@@ -19,12 +19,18 @@ struct ProjectedSplat {
   cov2: vec3f,     // (a, b, c) of [[a, b], [b, c]], pixels^2, with the low-pass
   opacity: f32,    // effectiveOpacity
   depth: f32,      // d = -z_view
+  object: u32,     // the splat's object (objects.wgsl objectOf): splatColour reads through it
 };
 
 fn projectSplat(i: u32) -> ProjectedSplat {
   var s: ProjectedSplat;  // visible = false
+  // The splat's object (objects.wgsl): its view (the frame's times its model matrix)
+  // places the centre and turns the covariance; its compact ranges decode the splat.
+  let o = objectOf(i);
+  s.object = o;
+  let view = objectView(o);
   let p = splatPosition(i);
-  let t = frame.view * vec4f(p, 1.0);
+  let t = view * vec4f(p, 1.0);
   let d = -t.z;
   s.depth = d;
   if (!(d > frame.near)) {
@@ -36,8 +42,8 @@ fn projectSplat(i: u32) -> ProjectedSplat {
     return s;
   }
   // EWA (splat_common.wgsl).
-  let cov = splatCov(i);
-  let raw = projectedCovarianceRaw(frame, t, cov.a, cov.b);
+  let cov = splatCov(i, o);
+  let raw = projectedCovarianceRaw(frame, view, t, cov.a, cov.b);
   let cov2 = lowPass(raw);
   let det = cov2.x * cov2.z - cov2.y * cov2.y;
   if (!(det > 0.0)) {
@@ -57,7 +63,10 @@ fn projectSplat(i: u32) -> ProjectedSplat {
   return s;
 }
 
-// Colour from SH up to frame.shDegree, with the world-space view direction (sh_eval.wgsl).
-fn splatColour(i: u32) -> vec3f {
-  return evalSH(i, frame.shDegree, normalize(splatPosition(i) - frame.eye));
+// Colour from SH up to frame.shDegree (and the object's own degree), with the view
+// direction in the object's frame (sh_eval.wgsl): the splat's centre less the eye there,
+// i.e. R^-1 of the world direction, so that a rotated object keeps its look.
+// `o`: the splat's object (ProjectedSplat.object).
+fn splatColour(i: u32, o: u32) -> vec3f {
+  return evalSH(i, o, min(frame.shDegree, objectShDegree(o)), normalize(splatPosition(i) - objectEye(o)));
 }

@@ -32,7 +32,8 @@ struct Frame {
   _pad0: u32,
   minContribution: f32, // px: drop splats whose alpha integrated over the screen is less (0: off)
   antialias: u32,       // 1: the anti-aliased mode (effectiveOpacity), 0: off (the default)
-  // The compact scene's ranges (renderer/gpu-scene/compact-pack.ts CompactDecode; unused when full):
+  // The compact scene's ranges (renderer/gpu-scene/compact-pack.ts CompactDecode). Read by no
+  // shader since issue 32: the compact decode reads each object's own (objects.wgsl SplatObject).
   dcMin: vec4f,         // f_dc of code 0 (rgb)
   dcStep: vec4f,        // f_dc a code step (rgb)
   lsRange: vec4f,       // log-scale of code 0, step of the 11-bit x and y codes, step of the 10-bit z
@@ -55,7 +56,10 @@ struct DrawArgs {
 // -t.z > near), as the 2x2 pixel-space covariance (a, b, c) of [[a, b], [b, c]]
 // (pixel y down), before the low-pass. The Jacobian of the perspective is taken at
 // the centre with x/d, y/d clamped to 1.3x the frustum, as in the reference 3DGS.
-fn projectedCovarianceRaw(f: Frame, t: vec4f, ca: vec4f, cb: vec4f) -> vec3f {
+// `view` maps the covariance's space to view space: the splat's object's (objects.wgsl
+// objectView: the frame's view times the object's model matrix, whose rotation and
+// scale turn the covariance into s^2 R Sigma R^T on the way).
+fn projectedCovarianceRaw(f: Frame, view: mat4x4f, t: vec4f, ca: vec4f, cb: vec4f) -> vec3f {
   let d = -t.z;
   let lim = 1.3 * f.tanHalfFov;
   let txy = clamp(t.xy / d, -lim, lim) * d;
@@ -64,7 +68,7 @@ fn projectedCovarianceRaw(f: Frame, t: vec4f, ca: vec4f, cb: vec4f) -> vec3f {
   // Column-major 3x2 as rows: J = [[fx/d, 0, fx*tx/d^2], [0, -fy/d, -fy*ty/d^2]]
   let j0 = vec3f(fx / d, 0.0, fx * txy.x / (d * d));
   let j1 = vec3f(0.0, -fy / d, -fy * txy.y / (d * d));
-  let W = mat3x3f(f.view[0].xyz, f.view[1].xyz, f.view[2].xyz);
+  let W = mat3x3f(view[0].xyz, view[1].xyz, view[2].xyz);
   let sigma = mat3x3f(
     vec3f(ca.x, ca.y, ca.z),
     vec3f(ca.y, ca.w, cb.x),
@@ -81,8 +85,8 @@ fn lowPass(raw: vec3f) -> vec3f {
 }
 
 // projectedCovarianceRaw with the low-pass: the covariance both draws blend with.
-fn projectedCovariance(f: Frame, t: vec4f, ca: vec4f, cb: vec4f) -> vec3f {
-  return lowPass(projectedCovarianceRaw(f, t, ca, cb));
+fn projectedCovariance(f: Frame, view: mat4x4f, t: vec4f, ca: vec4f, cb: vec4f) -> vec3f {
+  return lowPass(projectedCovarianceRaw(f, view, t, ca, cb));
 }
 
 // A splat's opacity as drawn. Off (Frame.antialias == 0): its opacity. The

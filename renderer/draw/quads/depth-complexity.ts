@@ -1,6 +1,7 @@
 import type { SplatCloud } from '../../../scenes/splat-cloud';
 import { packCovariance } from '../../gpu-scene/covariance';
 import type { FrameCamera } from '../../stage/frame-uniforms';
+import { objectView, type ObjectRun } from '../../gpu-scene/objects';
 
 /**
  * The depth complexity of a view, estimated on the CPU from a strided sample of
@@ -13,12 +14,16 @@ import type { FrameCamera } from '../../stage/frame-uniforms';
  * are already opaque, which pays when many layers lie over a pixel and costs a few
  * full-screen passes when few do. The projection is the EWA one of
  * shaders/draw/quads/splat_prepare.wgsl (without its 1.3x frustum clamp of the Jacobian:
- * an estimate).
+ * an estimate). `runs`: the placed objects the splats are runs of (the drawn scene's
+ * object table, renderer/gpu-scene/objects.ts): each run seen through the view times its
+ * model matrix (positions and covariances in its frame); default one at the identity.
  */
-export function estimateLayers(cloud: SplatCloud, camera: FrameCamera, splatScale = 1, sample = 4096): number {
+export function estimateLayers(cloud: SplatCloud, camera: FrameCamera, splatScale = 1, sample = 4096, runs?: readonly Pick<ObjectRun, 'first' | 'count' | 'transform'>[]): number {
   const n = cloud.count;
   if (n === 0 || camera.width <= 0 || camera.height <= 0) return 0;
-  const v = camera.view;
+  let v: ArrayLike<number> = camera.view;
+  let run = -1;
+  let runEnd = runs ? 0 : Infinity;
   const p = camera.proj;
   const focal = camera.height / (2 * Math.tan((camera.fovyDeg * Math.PI) / 360));
   const screen = camera.width * camera.height;
@@ -30,6 +35,11 @@ export function estimateLayers(cloud: SplatCloud, camera: FrameCamera, splatScal
   let seen = 0;
   for (let i = 0; i < n; i += step) {
     seen++;
+    while (runs && i >= runEnd && run + 1 < runs.length) {
+      const r = runs[++run]!;
+      runEnd = r.first + r.count;
+      v = objectView(camera.view, r.transform);
+    }
     const x = pos[3 * i], y = pos[3 * i + 1], z = pos[3 * i + 2];
     // View space (column-major 4x4).
     const tx = v[0] * x + v[4] * y + v[8] * z + v[12];

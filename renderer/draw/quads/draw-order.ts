@@ -7,6 +7,7 @@ import type { SplatCloud } from '../../../scenes/splat-cloud';
 import type { DrawOrder } from '../../stage/draw-settings';
 import type { FrameCamera, FrameSettings } from '../../stage/frame-uniforms';
 import { estimateLayers } from './depth-complexity';
+import type { ObjectRun } from '../../gpu-scene/objects';
 import { DEFAULT_GEOMETRY, type DrawShape } from './draw-shape';
 
 /**
@@ -46,10 +47,11 @@ export class AutoOrder {
     return this.layers?.value ?? null;
   }
 
-  resolve(cloud: SplatCloud, camera: FrameCamera, splatScale: number): Exclude<DrawOrder, 'auto'> {
-    const key = `${Array.from(camera.view).join(',')}|${camera.width}x${camera.height}|${camera.fovyDeg}|${splatScale}`;
+  /** `objects`: the drawn scene's placed objects (GpuScene.objects; default one at the identity). */
+  resolve(cloud: SplatCloud, camera: FrameCamera, splatScale: number, objects?: { readonly runs: readonly ObjectRun[]; readonly version: number }): Exclude<DrawOrder, 'auto'> {
+    const key = `${Array.from(camera.view).join(',')}|${camera.width}x${camera.height}|${camera.fovyDeg}|${splatScale}|${objects?.version ?? 0}`;
     if (this.layers?.cloud !== cloud || this.layers.key !== key) {
-      this.layers = { cloud, key, value: estimateLayers(cloud, camera, splatScale) };
+      this.layers = { cloud, key, value: estimateLayers(cloud, camera, splatScale, undefined, objects?.runs) };
     }
     return this.layers.value >= F2B_MIN_LAYERS ? 'front-to-back' : 'back-to-front';
   }

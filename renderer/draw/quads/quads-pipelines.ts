@@ -50,7 +50,7 @@ export const WORKGROUP_SIZE = 256;
 export const MAX_GROUPS_X = 65535;
 
 /** The scene's bindings in the prepare pass (shaders/draw/quads/splat_prepare.wgsl), the sorted ids' and the records'. */
-export const PREPARE_SCENE_AT: SceneBindings = { centers: 1, covs: 2, sh: 3 };
+export const PREPARE_SCENE_AT: SceneBindings = { centers: 1, covs: 2, sh: 3, objects: 4 };
 export const PREPARE_ORDER_AT = 5;
 export const PREPARE_RECORDS_AT = 7;
 /** The records' binding in the draw (shaders/draw/quads/splat.wgsl). */

@@ -41,7 +41,7 @@ class QuadsDraw implements Draw {
     const { camera, settings, timestamps, coverage } = frame;
     const shape = drawShape(settings);
     // Front to back draws strips only: a triangle list stays back to front.
-    shape.frontToBack ??= !(shape.list ?? DEFAULT_LIST) && this.autoOrder.resolve(this.scene.cloud, camera, settings.splatScale) === 'front-to-back';
+    shape.frontToBack ??= !(shape.list ?? DEFAULT_LIST) && this.autoOrder.resolve(this.scene.cloud, camera, settings.splatScale, this.scene.objects) === 'front-to-back';
     this.orderDrawn = drawsFrontToBack(shape, 'splat') ? 'front-to-back' : 'back-to-front';
     this.sortState.encode(encoder, { camera, keyBits: settings.keyBits, sortNow: settings.sort !== false, timestamps });
     // The vertex count follows the shape every frame, also when the order is reused

@@ -16,7 +16,7 @@ import { pagedLayoutEntries, pagedWgsl, type Paging } from '../../gpu-scene/pagi
 import { drawKindKey, sceneLayoutEntries, sceneWgsl, type DrawKind, type SceneBindings } from '../../gpu-scene/scene-wgsl';
 
 /** The scene's bindings in the project pass (shaders/draw/tiles/project.wgsl). */
-export const PROJECT_SCENE_AT: SceneBindings = { centers: 2, covs: 3, sh: 4 };
+export const PROJECT_SCENE_AT: SceneBindings = { centers: 2, covs: 3, sh: 4, objects: 5 };
 /** Page 0's binding of the records in each pass that binds them. */
 export const RECORDS_AT = { project: 6, settle: 1, fallback: 2, blend: 3 } as const;
 

@@ -13,7 +13,7 @@
 //   3. Extent r in sigma: a fragment contributes where power <= CUT^2 and
 //      opacity exp(-power / 2) >= 1/255, i.e. within r = min(CUT, sqrt(2 ln(255 opacity)))
 //      ('quad' geometry: r = CUT, blind to opacity, the rectangle of before issue 9).
-//   4. Colour from SH up to frame.shDegree with the world-space view direction (splatColour).
+//   4. Colour from SH up to frame.shDegree with the view direction in the splat's object's frame (splatColour).
 //
 // Record j (3 vec4f): (centre px, axis1 px), (axis2 px, r, opacity), (rgb, 0), where
 // axis1 = r sqrt(l1) e1 and axis2 = r sqrt(l2) e2 are the semi-axes of the contour
@@ -24,7 +24,7 @@
 
 @group(0) @binding(0) var<uniform> frame: Frame;
 // Prepended (renderer/draw/quads/quads-draw.ts): the scene's pages (centers at 1, covs at
-// 2, SH at 3) and its decode, and the records' pages at 7 (records_put(j, k, v): vec4f
+// 2, SH at 3, the object table at 4) and its decode, and the records' pages at 7 (records_put(j, k, v): vec4f
 // k of record j; paging.ts).
 // The sorted ids' pages at 5 (order_at(j, 0u)): more splats than one binding holds u32s
 // come in pages.
@@ -126,5 +126,5 @@ fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg:
   }
   records_put(j, 0u, vec4f(s.centre, r * sqrt(l1) * e1));
   records_put(j, 1u, vec4f(r * sqrt(l2) * e2, r, opacity));
-  records_put(j, 2u, vec4f(splatColour(id), 0.0));
+  records_put(j, 2u, vec4f(splatColour(id, s.object), 0.0));
 }

@@ -18,7 +18,7 @@
 //      sqrt(P cov2D.xx), sqrt(P cov2D.yy); the tiles holding the pixel centres inside it
 //      (clipped to the screen) are the footprint. Nothing on screen: culled (its
 //      record's opacity word is 0).
-//   3. Colour from SH (degree frame.shDegree, world-space view direction), and the
+//   3. Colour from SH (degree frame.shDegree, the view direction in the splat's object's frame), and the
 //      depth quantised to depthBits between the near and far planes (and to 16 bits
 //      in the record, for a fallback frame's keys: settle.wgsl).
 //   4. An inclusive scan of the footprints' sizes numbers the workgroup's candidate
@@ -37,7 +37,7 @@
 @group(0) @binding(0) var<uniform> frame: Frame;
 @group(0) @binding(1) var<uniform> tiles: Tiles;
 // Prepended (renderer/draw/tiles/tile-pipelines.ts): the scene's pages (centers at
-// 2, covs at 3, SH at 4) and decode, and the records' pages at 6 (records_put(i, k, v),
+// 2, covs at 3, SH at 4, the object table at 5) and decode, and the records' pages at 6 (records_put(i, k, v),
 // k = 0, 1; paging.ts).
 // keys at 7, values at 8: // The pairs' keys and values are prepended in pages (keys_at / keys_put, values_at /
 // values_put: paging.ts; tile-pipelines.ts): more pairs than one binding holds u32s.
@@ -86,7 +86,7 @@ fn projectInto(i: u32, lid: u32) -> u32 {
   let t0 = vec2u(lo) / TILE;
   let t1 = vec2u(hi) / TILE + 1u;
 
-  let rgb = splatColour(i);
+  let rgb = splatColour(i, s.object);
   let depthT = clamp((s.depth - frame.near) / (frame.far - frame.near), 0.0, 1.0);
   let maxDepth = (1u << tiles.depthBits) - 1u;
   let depthQ = min(u32(depthT * f32(maxDepth)), maxDepth);
