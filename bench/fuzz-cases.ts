@@ -26,6 +26,10 @@ import path from 'node:path';
 import { decodeCompact, packScene } from '../renderer/gpu-scene/compact-pack';
 import { sceneLayout } from '../renderer/gpu-scene/scene-precision';
 import { SceneLoadError } from '../scenes/errors';
+import { cloudBytesPerSplat } from '../scenes/budget';
+import type { LoadOptions } from '../scenes/load-options';
+import { implausibleScales } from '../scenes/robust';
+import { referenceProblem } from '../scenes/references';
 import { generateSynthetic } from '../scenes/generate';
 import { loadScene } from '../scenes/load';
 import { MAX_ABS_POSITION, MAX_ABS_SH, MAX_SCALE } from '../scenes/sanitize';
@@ -40,7 +44,7 @@ export type Outcome = 'consistent' | 'typed' | 'garbage' | 'untyped' | 'hang';
 export const FAMILIES = [
   'truncation', 'bitflip-header', 'bitflip-body', 'special-floats', 'lying-count', 'property-edit', 'type-swap',
   'benign-edit', 'format-swap', 'extra-element', 'giant-header', 'random-bytes', 'container', 'spz-header', 'chunking', 'sog-glb',
-  'lod-meta',
+  'lod-meta', 'references', 'bombs', 'declared-size', 'outliers',
 ] as const;
 export type Family = (typeof FAMILIES)[number];
 
@@ -239,6 +243,12 @@ export interface FuzzCase {
   chunks: number[];
   /** Files beside it (a lod-meta.json's SOG files), fetched by the loader by relative path. */
   files?: Record<string, Uint8Array>;
+  /** Options both loads take (e.g. a small memory budget). */
+  options?: LoadOptions;
+  /** The error codes the case must end in (a cloud, or another code, is garbage). */
+  expect?: string[];
+  /** Outliers injected: the cloud must hold no implausible scale and pack with unstretched ranges. */
+  outliers?: boolean;
 }
 
 const SPECIAL = [NaN, Infinity, -Infinity, 3.4e38, -3.4e38, 1e30, 89, 100, -0, 1e-45, 5e15];
@@ -256,6 +266,12 @@ export function makeCase(seed: number, index: number, corpus: BaseFile[]): FuzzC
     return { index, family, base: base.name, what, bytes, chunks, ...(sameAs ? { sameAs } : {}), ...(files ? { files } : {}) };
   };
   const b = base.bytes;
+  if (family === 'references' || family === 'bombs' || family === 'declared-size' || family === 'outliers') {
+    const made = hostileCase(family, rng, corpus);
+    base = { name: made.base, bytes: made.bytes, kind: 'ply' };
+    files = made.files;
+    return { ...c(made.what, made.bytes), ...(made.options ? { options: made.options } : {}), ...(made.expect ? { expect: made.expect } : {}), ...(made.outliers ? { outliers: true } : {}) };
+  }
   switch (family) {
     case 'truncation': {
       const start = base.kind === 'ply' ? plyBodyStart(b) : 16;
@@ -512,6 +528,248 @@ export function makeCase(seed: number, index: number, corpus: BaseFile[]): FuzzC
   }
 }
 
+/** What hostileCase makes: the file, the files beside it, options and the outcome it must have. */
+interface HostileCase {
+  base: string;
+  what: string;
+  bytes: Uint8Array;
+  files?: Record<string, Uint8Array>;
+  options?: LoadOptions;
+  expect?: string[];
+  outliers?: boolean;
+}
+
+/**
+ * References that leave the folder (every one must be refused before it is
+ * fetched: the files under those names are there and would load), the issue-33
+ * bombs built small in memory (gzip of zeros, SPZ headers declaring 2^32 - 1 points,
+ * ZSTD run-length frames, a zip entry declaring a gigabyte), declared sizes past
+ * a memory budget, and scenes with 10% absurd splats.
+ */
+const HOSTILE_REFERENCES = [
+  '../scene.bin', '../../../../etc/passwd', '../../../../dev/zero', '%2e%2e/scene.bin', '%2E%2E%2Fscene.bin', '%252e%252e/scene.bin', '.%2e/scene.bin',
+  '/etc/passwd', '//evil.example/scene.bin', 'file:///etc/passwd', 'https://evil.example/scene.bin', 'C:\\scene.bin', 'C:/scene.bin',
+  'a\\..\\..\\scene.bin', 'dir/../../scene.bin', 'dir//scene.bin', '', 'scene.bin\u0000.png',
+];
+const BENIGN_REFERENCES = ['scene.bin', './scene.bin', 'dir/scene.bin'];
+
+/** A small .gltf (JSON and one .bin) with KHR_gaussian_splatting, SH degree 0. */
+function tinyGltf(cloud: SplatCloud, primitives = 1): { json: Record<string, any>; bin: Uint8Array } {
+  const n = cloud.count;
+  const cols: [string, string, number, (i: number, c: number) => number][] = [
+    ['POSITION', 'VEC3', 3, (i, c) => (c < 2 ? -1 : 1) * cloud.positions[i * 3 + c]!],
+    ['KHR_gaussian_splatting:ROTATION', 'VEC4', 4, (i, c) => cloud.rotations[i * 4 + (c + 1) % 4]!],
+    ['KHR_gaussian_splatting:SCALE', 'VEC3', 3, (i, c) => cloud.scales[i * 3 + c]!],
+    ['KHR_gaussian_splatting:OPACITY', 'SCALAR', 1, (i) => cloud.opacities[i]!],
+    ['KHR_gaussian_splatting:SH_DEGREE_0_COEF_0', 'VEC3', 3, (i, c) => cloud.sh[i * shCoeffCount(cloud.shDegree) * 3 + c]!],
+  ];
+  const total = cols.reduce((a, [, , k]) => a + k, 0) * n * 4;
+  const bin = new Uint8Array(total);
+  const f = new Float32Array(bin.buffer);
+  const json: Record<string, any> = { asset: { version: '2.0' }, extensionsUsed: ['KHR_gaussian_splatting'], buffers: [{ uri: 'scene.bin', byteLength: total }], bufferViews: [], accessors: [], meshes: [{ primitives: [] }] };
+  let at = 0;
+  const attributes: Record<string, number> = {};
+  cols.forEach(([key, type, k, get], a) => {
+    for (let i = 0; i < n; i++) for (let c = 0; c < k; c++) f[at / 4 + i * k + c] = get(i, c);
+    json.bufferViews.push({ buffer: 0, byteOffset: at, byteLength: n * k * 4 });
+    json.accessors.push({ bufferView: a, componentType: 5126, count: n, type });
+    attributes[key] = a;
+    at += n * k * 4;
+  });
+  for (let p = 0; p < primitives; p++) json.meshes[0].primitives.push({ mode: 0, attributes, extensions: { KHR_gaussian_splatting: {} } });
+  return { json, bin };
+}
+
+/** An SPZ v3 header (16 bytes) declaring `n` points of SH degree 0. */
+function spzHeader(n: number): Uint8Array {
+  const h = new Uint8Array(16);
+  const v = new DataView(h.buffer);
+  v.setUint32(0, 0x5053474e, true);
+  v.setUint32(4, 3, true);
+  v.setUint32(8, n >>> 0, true);
+  h[13] = 12;
+  return h;
+}
+
+/** An NGSP (v4) file declaring `n` points of SH degree 0 whose five streams are ZSTD run-length frames (4 bytes a 128 KiB block). */
+function ngspRle(n: number): Uint8Array {
+  const sizes = [n * 9, n, n * 3, n * 3, n * 4];
+  const frames = sizes.map((size, s) => {
+    const blocks = Math.max(1, Math.ceil(Math.min(size, 2 ** 26) / 131072)); // the frames of a huge n are cut short: it is refused before them
+    const out = new Uint8Array(14 + blocks * 4);
+    out.set([0x28, 0xb5, 0x2f, 0xfd, 0xc0, (17 - 10) << 3]);
+    const v = new DataView(out.buffer);
+    v.setUint32(6, size % 2 ** 32, true);
+    v.setUint32(10, Math.floor(size / 2 ** 32), true);
+    for (let k = 0; k < blocks; k++) {
+      const len = Math.max(0, Math.min(131072, size - k * 131072));
+      const head = (k === blocks - 1 ? 1 : 0) | (1 << 1) | (len << 3);
+      out.set([head & 255, (head >> 8) & 255, (head >> 16) & 255, s === 1 ? 255 : 0x40], 14 + k * 4);
+    }
+    return out;
+  });
+  const head = new Uint8Array(32 + 16 * 5);
+  const hv = new DataView(head.buffer);
+  head.set([0x4e, 0x47, 0x53, 0x50]);
+  hv.setUint32(4, 4, true);
+  hv.setUint32(8, n >>> 0, true);
+  head[13] = 12;
+  head[15] = 5;
+  hv.setUint32(16, 32, true);
+  frames.forEach((fr, i) => {
+    hv.setUint32(32 + i * 16, fr.length, true);
+    hv.setUint32(40 + i * 16, sizes[i]! % 2 ** 32, true);
+    hv.setUint32(44 + i * 16, Math.floor(sizes[i]! / 2 ** 32), true);
+  });
+  return cat(head, ...frames);
+}
+
+/** Built once per worker: gzip of zeros (costly to make, cheap to reuse). */
+const gzipped = new Map<string, Uint8Array>();
+function gzipOnce(key: string, make: () => Uint8Array): Uint8Array {
+  let g = gzipped.get(key);
+  if (!g) gzipped.set(key, (g = fflate.gzipSync(make(), { level: 9 })));
+  return g;
+}
+
+function hostileCase(family: 'references' | 'bombs' | 'declared-size' | 'outliers', rng: Rng, corpus: BaseFile[]): HostileCase {
+  const small = generateSynthetic(120, 7);
+  if (family === 'references') {
+    const op = rng.int(4);
+    const benign = op === 3;
+    const ref = benign ? rng.pick(BENIGN_REFERENCES) : rng.pick(HOSTILE_REFERENCES);
+    const lod = corpus.find((x) => x.kind === 'lod');
+    if ((op === 1 || op === 2) && lod) {
+      const names = Object.keys(lod.files!);
+      if (op === 1) {
+        // An unbundled SOG (one of the LOD seed's chunk files) naming a texture outside its folder.
+        const metaName = rng.pick(names.filter((n) => n.endsWith('meta.json')));
+        const dir = metaName.slice(0, metaName.lastIndexOf('/') + 1);
+        const meta = JSON.parse(new TextDecoder().decode(lod.files![metaName]));
+        const field = rng.pick(['means', 'scales', 'quats', 'sh0']);
+        const k = rng.int(meta[field].files.length);
+        const real = meta[field].files[k];
+        meta[field].files[k] = ref.replace('scene.bin', real);
+        const files: Record<string, Uint8Array> = {};
+        for (const n of names) if (n.startsWith(dir)) files[n.slice(dir.length)] = lod.files![n]!;
+        files[meta[field].files[k]] = lod.files![dir + real]!;
+        return { base: metaName, what: `meta.json ${field}.files[${k}] = ${JSON.stringify(meta[field].files[k])}`, bytes: enc(JSON.stringify(meta)), files, expect: ref === '' ? ['bad-sog'] : ['bad-reference'] };
+      }
+      // A lod-meta.json naming a chunk outside its folder.
+      const meta = JSON.parse(new TextDecoder().decode(lod.bytes));
+      const k = rng.int(meta.filenames.length);
+      const real = meta.filenames[k];
+      meta.filenames[k] = ref.replace('scene.bin', real);
+      const files = { ...lod.files! };
+      const dir = meta.filenames[k].slice(0, meta.filenames[k].lastIndexOf('/') + 1);
+      for (const n of Object.keys(lod.files!)) if (n.startsWith(real.slice(0, real.lastIndexOf('/') + 1))) files[dir + n.slice(real.lastIndexOf('/') + 1)] = lod.files![n]!;
+      files[meta.filenames[k]] = lod.files![real]!;
+      return { base: lod.name, what: `lod-meta.json filenames[${k}] = ${JSON.stringify(meta.filenames[k])}`, bytes: enc(JSON.stringify(meta)), files, expect: ['bad-reference'] };
+    }
+    // A .gltf whose buffer (or image) URI is the reference; the .bin is there under that name too.
+    const { json, bin } = tinyGltf(small);
+    const image = !benign && rng.next() < 0.25;
+    if (image) json.images = [{ uri: ref.replace('scene.bin', 'texture.png') }];
+    else json.buffers[0].uri = ref;
+    const files: Record<string, Uint8Array> = { 'scene.bin': bin, 'dir/scene.bin': bin };
+    if (!image) {
+      let decoded = ref;
+      try {
+        decoded = decodeURIComponent(ref);
+      } catch {
+        // kept as written
+      }
+      files[decoded] = bin;
+    }
+    return {
+      base: 'tiny.gltf', what: `${image ? 'images[0]' : 'buffers[0]'}.uri = ${JSON.stringify(ref)}`, bytes: enc(JSON.stringify(json)), files,
+      ...(benign ? {} : { expect: ['bad-reference'] }),
+    };
+  }
+  if (family === 'bombs') {
+    const op = rng.int(6);
+    if (op === 0) {
+      const mb = rng.pick([1, 4, 16]);
+      return { base: 'zeros.spz', what: `gzip of ${mb} MB of zeros`, bytes: gzipOnce(`zeros${mb}`, () => new Uint8Array(mb << 20)), expect: ['bad-spz', 'bomb'] };
+    }
+    if (op === 1) {
+      const n = rng.pick([0xffffffff, 2 ** 31, 1e9, 5e7]);
+      return { base: 'huge.spz', what: `SPZ v3 header declaring ${n} points, then 64 KB of zeros`, bytes: gzipOnce(`v3-${n}`, () => cat(spzHeader(n), new Uint8Array(1 << 16))), expect: ['too-large', 'bomb'] };
+    }
+    if (op === 2) {
+      // 400,000 points (8 MB of attributes) in an 8 KB gzip file: a bomb by its declared size.
+      return { base: 'zeros-400k.spz', what: 'SPZ v3 header declaring 400000 points over 8 MB of zeros', bytes: gzipOnce('v3-400k', () => cat(spzHeader(400_000), new Uint8Array(8_000_000))), expect: ['bomb'] };
+    }
+    if (op === 3) {
+      const n = rng.pick([1e6, 5e7, 0xffffffff]);
+      return { base: 'rle.spz', what: `NGSP declaring ${n} points in ZSTD run-length frames`, bytes: ngspRle(n), expect: ['bomb', 'too-large'] };
+    }
+    if (op === 4) {
+      // A .sog whose meta.json entry declares a gigabyte from a few hundred bytes.
+      const z = fflate.zipSync({ 'meta.json': enc('{"version": 2}'.padEnd(4000, ' ')) }, { level: 9 });
+      const v = new DataView(z.buffer);
+      let cd = z.length - 22;
+      while (v.getUint32(cd, true) !== 0x06054b50) cd--;
+      const first = v.getUint32(cd + 16, true);
+      const size = rng.pick([1e9, 2 ** 32 - 2, 5e7]);
+      v.setUint32(first + 24, size, true);
+      return { base: 'bomb.sog', what: `zip entry meta.json declaring ${size} bytes`, bytes: z, expect: ['bomb'] };
+    }
+    // A .sog whose meta.json declares a count past the budget.
+    const sog = corpus.find((x) => x.kind === 'sog');
+    if (!sog) return { base: 'zeros.spz', what: 'gzip of 1 MB of zeros', bytes: gzipOnce('zeros1', () => new Uint8Array(1 << 20)), expect: ['bad-spz', 'bomb'] };
+    const parts = fflate.unzipSync(sog.bytes);
+    const meta = JSON.parse(new TextDecoder().decode(parts['meta.json']));
+    meta.count = rng.pick([16383 * 16383, 1e8, 5e7]);
+    return { base: sog.name, what: `meta.json count = ${meta.count}`, bytes: fflate.zipSync({ ...parts, 'meta.json': enc(JSON.stringify(meta)) }, { level: 0 }), expect: ['too-large', 'bad-image'] };
+  }
+  if (family === 'declared-size') {
+    // Declared sizes past a (small) memory budget, in every format: refused in one line, before the arrays.
+    const op = rng.int(4);
+    const budget = (cloud: { count: number; shDegree: number }): LoadOptions => ({ memoryBudget: Math.max(1, Math.floor((cloud.count * cloudBytesPerSplat(cloud.shDegree)) / rng.pick([4, 8, 64]))) });
+    if (op === 0) {
+      const base = rng.pick(corpus.filter((x) => x.kind === 'ply' || x.kind === 'splat' || x.kind === 'spz'));
+      // The count it declares, read independently (a budget a fraction of what that many splats of SH degree 0 need).
+      const declared = base.kind === 'splat' ? base.bytes.length / 32
+        : base.kind === 'spz' ? new DataView((base.name.includes('v4') ? base.bytes : fflate.gunzipSync(base.bytes)).slice(0, 16).buffer).getUint32(8, true)
+        : Number(/\nelement vertex (\d+)/.exec(latin1(base.bytes.subarray(0, 4096)))?.[1] ?? 1);
+      return { base: base.name, what: 'a memory budget below its declared splats', bytes: base.bytes, options: budget({ count: declared, shDegree: 0 }), expect: ['too-large'] };
+    }
+    if (op === 1) {
+      // A .gltf with many primitives sharing one set of accessors: the count is not bounded by the buffer.
+      const prims = 2 + rng.int(40);
+      const { json, bin } = tinyGltf(small, prims);
+      json.buffers[0].uri = `data:application/octet-stream;base64,${Buffer.from(bin).toString('base64')}`;
+      return { base: 'shared-accessors.gltf', what: `${prims} primitives sharing one accessor set`, bytes: enc(JSON.stringify(json)), options: budget({ count: small.count * prims, shDegree: 0 }), expect: ['too-large'] };
+    }
+    if (op === 2) {
+      const lod = corpus.find((x) => x.kind === 'lod');
+      if (lod) return { base: lod.name, what: 'a memory budget below its finest level', bytes: lod.bytes, files: lod.files!, options: { memoryBudget: 1000 }, expect: ['too-large'] };
+    }
+    // SPZ headers declaring more points than the budget (and the file) hold.
+    const spz = rng.pick(corpus.filter((x) => x.kind === 'spz'));
+    const raw = spz.name.includes('v4') ? spz.bytes.slice() : fflate.gunzipSync(spz.bytes);
+    new DataView(raw.buffer, raw.byteOffset).setUint32(8, rng.pick([0xffffffff, 2 ** 28, 2 ** 24]), true);
+    return { base: spz.name, what: 'SPZ header declaring a huge point count', bytes: spz.name.includes('v4') ? raw : fflate.gzipSync(raw), expect: ['too-large', 'bomb', 'bad-spz', 'truncated'] };
+  }
+  // outliers: 10% (or one) absurd splats in a clean scene, written as PLY or .splat.
+  const cloud = generateSynthetic(200 + rng.int(400), 11 + rng.int(5));
+  const kind = rng.pick(['scale-inf', 'scale-1e38', 'log-scale-20', 'dc-1e30', 'sh-1e30', 'one-huge', 'mixed']);
+  const every = kind === 'one-huge' ? cloud.count + 1 : rng.pick([10, 5, 20]);
+  const K3 = shCoeffCount(cloud.shDegree) * 3;
+  for (let i = 0; i < cloud.count; i++) {
+    if (kind === 'one-huge' ? i !== 7 : i % every !== 3) continue;
+    const k = kind === 'mixed' ? rng.pick(['scale-inf', 'scale-1e38', 'dc-1e30', 'sh-1e30']) : kind;
+    if (k === 'scale-inf') cloud.scales[i * 3 + rng.int(3)] = Infinity;
+    else if (k === 'scale-1e38') cloud.scales.fill(1e38, i * 3, i * 3 + 3);
+    else if (k === 'log-scale-20' || k === 'one-huge') cloud.scales.fill(Math.exp(20), i * 3, i * 3 + 3);
+    else if (k === 'dc-1e30') cloud.sh[i * K3 + rng.int(3)] = rng.pick([1e30, -1e30]);
+    else cloud.sh[i * K3 + 3 + rng.int(K3 - 3)] = rng.pick([1e30, -1e30]);
+  }
+  const splat = rng.next() < 0.3 && !kind.startsWith('dc') && !kind.startsWith('sh');
+  return { base: `outliers.${splat ? 'splat' : 'ply'}`, what: `${kind} in every ${every}th splat`, bytes: splat ? writeSplatFile(cloud) : writeSplatPly(cloud), outliers: true };
+}
+
 export interface CaseResult {
   index: number;
   family: Family;
@@ -534,12 +792,23 @@ async function classify(k: FuzzCase): Promise<CaseResult> {
   const name = `case-${k.index}`;
   const r = (outcome: Outcome, detail: string): CaseResult => ({ index: k.index, family: k.family, outcome, base: k.base, what: k.what, detail });
   let cloud: SplatCloud;
+  // Every name the loaders ask for is recorded: one that breaks the reference rule must never be fetched.
+  const asked: string[] = [];
+  const refused = (): string | null => {
+    const bad = asked.find((n) => referenceProblem(n, false) !== null);
+    return bad === undefined ? null : `the loader fetched ${JSON.stringify(bad)}, a reference the rule refuses`;
+  };
   try {
-    cloud = await loadScene(k.bytes, name, undefined, getterOf(k));
+    cloud = await loadScene(k.bytes, name, k.options, getterOf(k, asked));
   } catch (e) {
     if (!(e instanceof SceneLoadError)) return r('untyped', e instanceof Error ? `${e.name}: ${e.message}` : String(e));
+    if (refused()) return r('garbage', refused()!);
+    if (k.expect && !k.expect.includes(e.code)) return r('garbage', `expected ${k.expect.join(' or ')}, got ${e.message}`);
     if (!e.message.startsWith(`${name}: ${e.code}: `) || /[\r\n]/.test(e.message)) return r('untyped', `badly formed message: ${e.message}`);
-    const s = await streamResult(k, name);
+    // Every number a message prints comes from a checked value (issue 33).
+    if (/\bNaN\b|\bundefined\b/.test(e.message)) return r('garbage', `a message prints an unchecked value: ${e.message}`);
+    const s = await streamResult(k, name, asked);
+    if (refused()) return r('garbage', `stream: ${refused()!}`);
     if (!(s instanceof SceneLoadError)) return r('garbage', `whole file: ${e.code}, stream: ${s instanceof Error ? s.message : 'a cloud'}`);
     if (s.code !== e.code) return r('garbage', `whole file: ${e.message} / stream: ${s.message}`);
     if (k.sameAs) {
@@ -548,9 +817,12 @@ async function classify(k: FuzzCase): Promise<CaseResult> {
     }
     return r('typed', e.message);
   }
-  const bad = checkCloud(cloud, k.bytes) ?? checkPacking(cloud);
+  if (refused()) return r('garbage', refused()!);
+  if (k.expect) return r('garbage', `expected ${k.expect.join(' or ')}, got a cloud of ${cloud.count} splats`);
+  const bad = checkCloud(cloud, k.bytes) ?? checkPacking(cloud) ?? (k.outliers ? checkOutliers(cloud) : null);
   if (bad !== null) return r('garbage', bad);
-  const s = await streamResult(k, name);
+  const s = await streamResult(k, name, asked);
+  if (refused()) return r('garbage', `stream: ${refused()!}`);
   if (!(s instanceof Object) || s instanceof Error) return r('garbage', `stream failed where the whole file loaded: ${s instanceof Error ? s.message : String(s)}`);
   const diff = compareClouds(cloud, s);
   if (diff !== null) return r('garbage', `stream differs: ${diff}`);
@@ -564,10 +836,11 @@ async function classify(k: FuzzCase): Promise<CaseResult> {
 }
 
 /** The loader's way to the case's files beside it (none: undefined, as for a lone file). */
-function getterOf(k: { files?: Record<string, Uint8Array> }): ((p: string) => Promise<Uint8Array>) | undefined {
+function getterOf(k: { files?: Record<string, Uint8Array> }, asked?: string[]): ((p: string) => Promise<Uint8Array>) | undefined {
   const files = k.files;
   if (!files) return undefined;
   return async (p) => {
+    asked?.push(p);
     const f = Object.prototype.hasOwnProperty.call(files, p) ? files[p] : undefined;
     if (f === undefined) throw new Error(`no file '${p}'`);
     return f;
@@ -582,7 +855,7 @@ async function wholeResult(bytes: Uint8Array, name: string, files?: Record<strin
   }
 }
 
-async function streamResult(k: FuzzCase, name: string): Promise<SplatCloud | Error> {
+async function streamResult(k: FuzzCase, name: string, asked?: string[]): Promise<SplatCloud | Error> {
   async function* src(): AsyncGenerator<Uint8Array> {
     let at = 0;
     for (let i = 0; at < k.bytes.length; i++) {
@@ -592,8 +865,8 @@ async function streamResult(k: FuzzCase, name: string): Promise<SplatCloud | Err
     }
   }
   try {
-    const getFile = getterOf(k);
-    return await loadSceneStream(name, src(), { totalBytes: k.bytes.length, ...(getFile ? { getFile } : {}) });
+    const getFile = getterOf(k, asked);
+    return await loadSceneStream(name, src(), { totalBytes: k.bytes.length, ...(getFile ? { getFile } : {}), ...(k.options ?? {}) });
   } catch (e) {
     return e as Error;
   }
@@ -650,6 +923,21 @@ export function checkPacking(c: SplatCloud): string | null {
     if (i >= 0) return `compact packing decodes ${k}[${i}] = ${back[k][i]}`;
   }
   if (!Buffer.from(back.positions.buffer).equals(Buffer.from(c.positions.buffer, c.positions.byteOffset, c.positions.byteLength))) return 'compact packing changed positions';
+  return null;
+}
+
+/**
+ * Null when a scene with absurd splats injected came out contained: no splat
+ * larger than its own robust extent makes plausible, and compact ranges that the
+ * outliers did not stretch (DC within 200 units, SH within 100).
+ */
+function checkOutliers(c: SplatCloud): string | null {
+  const n = implausibleScales(c, 4);
+  if (n > 0) return `${n} splats keep a scale past 4x the plausible limit`;
+  const d = packScene(c).decode;
+  for (let ch = 0; ch < 3; ch++) if (!(d.dcStep[ch]! * (ch < 2 ? 2047 : 1023) < 200)) return `compact DC range of channel ${ch} stretched to ${d.dcStep[ch]! * 2047}`;
+  const most = Math.max(0, ...d.shRange);
+  if (!(most < 100)) return `compact SH range stretched to ${most}`;
   return null;
 }
 

@@ -1,5 +1,5 @@
 /**
- * npm run info -- FILE [--json] [--sh N]
+ * npm run info -- FILE [--json] [--sh N] [--memory-budget BYTES]
  *
  * Loads a scene file on the CPU (no GPU needed) and prints its format, splat
  * count, SH degree, bounds and what the loader dropped or clamped: a table
@@ -14,6 +14,10 @@
  * The file is read as a stream (scenes/stream.ts), so a binary splat PLY
  * never sits whole in memory next to its arrays. --sh N loads with SH degree N
  * at most (the higher bands dropped while parsing; `shDegree` is then the kept one).
+ * --memory-budget BYTES (e.g. 600MB, 4GB): the most memory the load may need
+ * (LoadOptions.memoryBudget, default 4 GB); a file that needs more is refused.
+ * The files a meta.json, .gltf or lod-meta.json names are read from its folder
+ * only, regular files only (scenes/references-node.ts).
  * Every failure prints exactly one line on stderr: a file problem (a
  * SceneLoadError) exits 1, any other error exits 3 ("internal error"), a
  * usage error exits 2. Nothing but the JSON reaches stdout with --json:
@@ -28,9 +32,11 @@ import { PRECISIONS, sceneBytesPerSplat, sceneLayout, type ScenePrecision } from
 import { describeSanitized } from '../scenes/sanitize';
 import type { SanitizeReport, SplatCloud } from '../scenes/splat-cloud';
 import { loadSceneStream } from '../scenes/stream';
-import { parseShDegree } from '../scenes/load-options';
+import { parseBytes, parseShDegree } from '../scenes/load-options';
+import { nodeSceneFileGetter } from '../scenes/references-node';
 import type { ShDegree } from '../scenes/splat-cloud';
 
+// --memory-budget is left out of the one-line usage (test/unit/cli.test.ts pins it); the module comment documents it.
 const USAGE = 'usage: npm run info -- FILE [--json] [--sh N]';
 
 function fail(code: number, message: string): never {
@@ -41,7 +47,7 @@ function fail(code: number, message: string): never {
 async function main(): Promise<void> {
   let parsed;
   try {
-    parsed = parseArgs({ options: { json: { type: 'boolean', default: false }, sh: { type: 'string' }, help: { type: 'boolean', short: 'h', default: false } }, allowPositionals: true, strict: true });
+    parsed = parseArgs({ options: { json: { type: 'boolean', default: false }, sh: { type: 'string' }, 'memory-budget': { type: 'string' }, help: { type: 'boolean', short: 'h', default: false } }, allowPositionals: true, strict: true });
   } catch (e) {
     fail(2, `info: ${e instanceof Error ? e.message : String(e)}; ${USAGE}`);
   }
@@ -53,8 +59,10 @@ async function main(): Promise<void> {
   if (positionals.length !== 1) fail(2, `info: expected one FILE, got ${positionals.length}; ${USAGE}`);
   const file = positionals[0]!;
   let maxShDegree: ShDegree | undefined;
+  let memoryBudget: number | undefined;
   try {
     maxShDegree = values.sh === undefined ? undefined : parseShDegree(values.sh, '--sh');
+    memoryBudget = values['memory-budget'] === undefined ? undefined : parseBytes(values['memory-budget'], '--memory-budget');
   } catch (e) {
     fail(2, `info: ${e instanceof Error ? e.message : String(e)}; ${USAGE}`);
   }
@@ -71,9 +79,10 @@ async function main(): Promise<void> {
   Object.assign(console, { log: toStderr, info: toStderr, debug: toStderr, warn: toStderr });
   let cloud;
   try {
-    // The files a meta.json, .gltf or lod-meta.json names are read from beside it.
-    const getFile = async (name: string): Promise<Uint8Array> => fs.promises.readFile(path.join(path.dirname(file), name));
-    cloud = await loadSceneStream(path.basename(file), fs.createReadStream(file, { highWaterMark: 1 << 20 }), { totalBytes: size, getFile, ...(maxShDegree === undefined ? {} : { maxShDegree }) });
+    // The files a meta.json, .gltf or lod-meta.json names: from its folder only, regular files only.
+    const load = { ...(maxShDegree === undefined ? {} : { maxShDegree }), ...(memoryBudget === undefined ? {} : { memoryBudget }) };
+    const getFile = nodeSceneFileGetter(file, load);
+    cloud = await loadSceneStream(path.basename(file), fs.createReadStream(file, { highWaterMark: 1 << 20 }), { totalBytes: size, getFile, ...load });
   } finally {
     Object.assign(console, saved);
   }

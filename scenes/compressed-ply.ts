@@ -22,12 +22,13 @@
  *   channel-major like a 3DGS PLY, each a quantisation of [-4, 4].
  * An n-bit field v stands for v / (2^n - 1).
  */
-import { BadShError, ChunkRangeError, HeaderSyntaxError, MissingElementError, MissingPropertyError, UnsupportedError } from './errors';
+import { BadShError, ChunkRangeError, shownNumber, HeaderSyntaxError, MissingElementError, MissingPropertyError, UnsupportedError } from './errors';
 import { asBytes, copyBytes, locateElements, parsePlyHeader, rowsNoun, type ElementSpan, type PlyElement, type PlyHeader } from './ply-header';
 import { SH_C0 } from './sh';
 import { elementRowsAsFloats } from './ply';
 import { clampSh, MAX_ABS_POSITION, MAX_ABS_SH, MAX_SCALE, R_SCALE_OVERFLOW, R_SH_RANGE, SplatSink, Tally } from './sanitize';
 import { keptShDegree, type LoadOptions } from './load-options';
+import { checkMemory } from './budget';
 import { shCoeffCount, type ShDegree, type SplatCloud } from './splat-cloud';
 
 /** Splats per chunk row. */
@@ -93,7 +94,8 @@ export function parseCompressedPly(data: ArrayBuffer | Uint8Array, name: string,
   const K = shCoeffCount(shDegree);
   const K3 = K * 3;
 
-  const sink = new SplatSink(shDegree, count, name);
+  checkMemory(name, count, shDegree, options, 'the header', 0, { element: 'vertex' });
+  const sink = new SplatSink(shDegree, count, name, options);
   const tally = new Tally();
   const { positions, scales, rotations, opacities, sh: shOut } = sink;
   const q = [0, 0, 0, 0];
@@ -148,7 +150,7 @@ export function parseCompressedPly(data: ArrayBuffer | Uint8Array, name: string,
       shOut[d + 1] = clampSh(g);
       shOut[d + 2] = clampSh(b);
       opacities[i] = (col & 0xff) / 255;
-      if (flags !== 0) tally.clamp(flags);
+      if (flags !== 0) tally.clamp(flags, i);
     }
   }
 
@@ -193,7 +195,7 @@ function checkChunkRanges(rows: Float32Array, stride: number, chunks: number, na
           const prop = names[bad]!;
           const el = span.element;
           const offset = span.start + c * (el.stride as number) + el.properties[ci[bad]!]!.offset;
-          throw new ChunkRangeError(file, `'chunk' row ${c} has ${prop} = ${rows[r + ci[bad]!]} (${names[iMin]} ${lo}, ${names[iMax]} ${hi}): not a finite range, at byte ${offset}`, {
+          throw new ChunkRangeError(file, `'chunk' row ${c} has ${prop} = ${shownNumber(rows[r + ci[bad]!]!)} (${names[iMin]} ${shownNumber(lo)}, ${names[iMax]} ${shownNumber(hi)}): not a finite range, at byte ${offset}`, {
             element: 'chunk', property: prop, byteOffset: offset,
           });
         }

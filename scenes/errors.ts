@@ -35,7 +35,13 @@
  * - `bad-gltf`: a glTF / GLB container, JSON, accessor or buffer view that is malformed.
  * - `bad-lod`: a streamed-LOD `lod-meta.json` that is not JSON, has a field of the
  *   wrong type or range, or names chunk ranges its SOG files do not hold.
- * - `too-large`: the scene needs more memory than one array can hold.
+ * - `too-large`: the scene needs more memory than one array can hold, or than
+ *   the load's memory budget (LoadOptions.memoryBudget).
+ * - `bomb`: compressed data that inflates past 1,000 times its compressed size
+ *   (a decompression bomb), refused before inflating further.
+ * - `bad-reference`: a file a scene names (a glTF buffer or image URI, a SOG
+ *   texture, a lod-meta.json chunk) that is not a plain relative path inside the
+ *   scene's folder, or that is not a regular file there.
  * - `aborted`: the caller cancelled the load (AbortSignal).
  * - `read-failed`: the byte source (file stream, fetch body) failed.
  */
@@ -63,8 +69,28 @@ export type SceneLoadErrorCode =
   | 'bad-gltf'
   | 'bad-lod'
   | 'too-large'
+  | 'bomb'
+  | 'bad-reference'
   | 'aborted'
   | 'read-failed';
+
+/**
+ * A number as an error message shows it: a finite value as JavaScript writes it,
+ * the others in words ("not a number", "infinity", "-infinity"), so that no
+ * message reads "NaN" where a checked number belongs.
+ */
+export function shownNumber(v: number): string {
+  if (v - v === 0) return String(v);
+  return v !== v ? 'not a number' : v > 0 ? 'infinity' : '-infinity';
+}
+
+/** A value read from a file as an error message shows it: "missing", a number by shownNumber, else JSON (at most 60 characters). */
+export function shownValue(v: unknown): string {
+  if (v === undefined) return 'missing';
+  if (typeof v === 'number') return shownNumber(v);
+  const j = JSON.stringify(v);
+  return j === undefined ? typeof v : j.length > 60 ? `${j.slice(0, 60)}...` : j;
+}
 
 /** Optional location details of a {@link SceneLoadError}. */
 export interface SceneLoadErrorDetails {
@@ -294,6 +320,27 @@ export class TooLargeError extends SceneLoadError {
   override name = 'TooLargeError';
   constructor(file: string, detail: string, details: SceneLoadErrorDetails = {}) {
     super(file, 'too-large', detail, details);
+  }
+}
+
+/** Compressed data (gzip, ZSTD, a zip entry, a WebP) that inflates past 1,000x its compressed size. */
+export class CompressionBombError extends SceneLoadError {
+  override name = 'CompressionBombError';
+  constructor(file: string, detail: string, details: SceneLoadErrorDetails = {}) {
+    super(file, 'bomb', detail, details);
+  }
+}
+
+/**
+ * A reference a scene makes to another file (`property`: where it is written, e.g.
+ * `buffers[0].uri`; `element`: the reference as written) that is refused: not a
+ * relative path, a '..' segment, a scheme other than data:, a path that leaves the
+ * scene's folder once resolved, or (in Node) not a regular file.
+ */
+export class BadReferenceError extends SceneLoadError {
+  override name = 'BadReferenceError';
+  constructor(file: string, detail: string, details: SceneLoadErrorDetails = {}) {
+    super(file, 'bad-reference', detail, details);
   }
 }
 

@@ -18,11 +18,13 @@
  * that turn (q -> (0, 0, 0, 1) * q), and SH coefficient k negated where its
  * basis function is odd in (x, y) together: (-1)^k for k = 1..15.
  */
-import { EmptySceneError, GltfFormatError, MissingElementError, MissingPropertyError, ReadFailedError, SceneLoadError, TruncatedError, UnsupportedError, BadShError } from './errors';
+import { EmptySceneError, GltfFormatError, shownValue, MissingElementError, MissingPropertyError, ReadFailedError, SceneLoadError, TruncatedError, UnsupportedError, BadShError } from './errors';
 import { keptShDegree, type LoadOptions } from './load-options';
 import { canonicalRowIndex, decodeSplatRows } from './ply-decode';
 import { SplatSink, Tally } from './sanitize';
 import { shCoeffCount, type ShDegree, type SplatCloud } from './splat-cloud';
+import { checkReference } from './references';
+import { checkMemory } from './budget';
 
 const GLB_MAGIC = 0x46546c67; // "glTF"
 const CHUNK_JSON = 0x4e4f534a;
@@ -57,6 +59,7 @@ export type GltfFileGetter = (uri: string) => Promise<Uint8Array>;
 export function parseGlb(bytes: Uint8Array, name: string, options?: LoadOptions): SplatCloud {
   const { json, bin } = splitGlb(bytes, name);
   const doc = parseJson(json, name, 20);
+  checkDocReferences(doc, name);
   const buffers = (doc.buffers ?? []).map((b, i): Uint8Array => {
     if (b.uri === undefined) {
       if (i !== 0 || bin === null) throw new GltfFormatError(name, `buffers[${i}] has no uri and the GLB ${bin === null ? 'has no BIN chunk' : 'gives its BIN chunk to buffers[0] only'}`, { property: `buffers[${i}]` });
@@ -74,6 +77,8 @@ export function parseGlb(bytes: Uint8Array, name: string, options?: LoadOptions)
  */
 export async function loadGltfFiles(json: Uint8Array, getFile: GltfFileGetter | null, name: string, options?: LoadOptions): Promise<SplatCloud> {
   const doc = parseJson(json, name, 0);
+  // Every reference checked before any is fetched.
+  const files = checkDocReferences(doc, name);
   const buffers: Uint8Array[] = [];
   for (const [i, b] of (doc.buffers ?? []).entries()) {
     if (b.uri === undefined) throw new GltfFormatError(name, `buffers[${i}] has no uri (only a GLB's first buffer may omit it)`, { property: `buffers[${i}].uri` });
@@ -84,7 +89,7 @@ export async function loadGltfFiles(json: Uint8Array, getFile: GltfFileGetter | 
     }
     if (getFile === null) unsupportedUri(name, i);
     try {
-      buffers.push(await getFile!(decodeURIComponent(b.uri)));
+      buffers.push(await getFile!(files[i]!));
     } catch (e) {
       if (e instanceof SceneLoadError) throw e;
       throw new ReadFailedError(name, `reading buffers[${i}] '${b.uri}' failed: ${e instanceof Error ? e.message : String(e)}`, { property: `buffers[${i}].uri`, cause: e });
@@ -96,11 +101,29 @@ export async function loadGltfFiles(json: Uint8Array, getFile: GltfFileGetter | 
 /** The same for a .gltf whose buffers are all data: URIs (loadScene's route: no way to fetch other files). */
 export function parseGltfJson(json: Uint8Array, name: string, options?: LoadOptions): SplatCloud {
   const doc = parseJson(json, name, 0);
+  checkDocReferences(doc, name);
   const buffers = (doc.buffers ?? []).map((b, i) => {
     if (b.uri === undefined) throw new GltfFormatError(name, `buffers[${i}] has no uri (only a GLB's first buffer may omit it)`, { property: `buffers[${i}].uri` });
     return dataUri(b.uri, name, i) ?? unsupportedUri(name, i);
   });
   return decodeDoc(doc, buffers, name, 'gltf', options);
+}
+
+/**
+ * Checks every file the document names (buffers[].uri and images[].uri that are not
+ * data: URIs) against the reference rule (scenes/references.ts), before any is read.
+ *
+ * @returns per buffer, the file name its URI stands for (percent-decoded), or null for none / a data: URI
+ * @throws BadReferenceError naming the URI and where it is written
+ */
+function checkDocReferences(doc: GltfDoc, name: string): (string | null)[] {
+  for (const [i, img] of (doc.images ?? []).entries()) {
+    const uri = typeof img === 'object' && img !== null ? (img as { uri?: unknown }).uri : undefined;
+    if (uri === undefined) continue;
+    if (typeof uri !== 'string') throw new GltfFormatError(name, `images[${i}].uri must be a string`, { property: `images[${i}].uri` });
+    if (!uri.startsWith('data:')) checkReference(name, uri, `images[${i}].uri`, true);
+  }
+  return (doc.buffers ?? []).map((b, i) => (b.uri === undefined || b.uri.startsWith('data:') ? null : checkReference(name, b.uri, `buffers[${i}].uri`, true)));
 }
 
 function unsupportedUri(name: string, i: number): never {
@@ -143,6 +166,7 @@ interface GltfDoc {
   bufferViews?: GltfView[];
   accessors?: GltfAccessor[];
   meshes?: { primitives?: GltfPrimitive[] }[];
+  images?: unknown[];
 }
 
 function parseJson(bytes: Uint8Array, name: string, at: number): GltfDoc {
@@ -155,7 +179,7 @@ function parseJson(bytes: Uint8Array, name: string, at: number): GltfDoc {
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new GltfFormatError(name, `the glTF JSON (byte ${at}) is not an object`, { byteOffset: at });
   const d = doc as Record<string, unknown>;
   if (typeof d['asset'] !== 'object' || d['asset'] === null) throw new MissingPropertyError(name, 'the glTF JSON has no "asset" object', { property: 'asset' });
-  for (const key of ['buffers', 'bufferViews', 'accessors', 'meshes']) {
+  for (const key of ['buffers', 'bufferViews', 'accessors', 'meshes', 'images']) {
     const v = d[key];
     if (v !== undefined && (!Array.isArray(v) || !v.every((x) => typeof x === 'object' && x !== null && !Array.isArray(x)))) {
       throw new GltfFormatError(name, `glTF "${key}" must be an array of objects`, { property: key });
@@ -197,7 +221,7 @@ function decodeDoc(doc: GltfDoc, buffers: Uint8Array[], name: string, format: st
       const isSplat = (p.extensions !== undefined && typeof p.extensions === 'object' && p.extensions !== null && EXT in p.extensions) || (typeof attrs === 'object' && attrs !== null && Object.keys(attrs).some((k) => k.startsWith(`${EXT}:`)));
       if (!isSplat) return;
       const where = `meshes[${mi}].primitives[${pi}]`;
-      if ((p.mode ?? 4) !== 0) throw new GltfFormatError(name, `${where} uses ${EXT} but its mode is ${JSON.stringify(p.mode ?? 4)}, not 0 (POINTS)`, { property: `${where}.mode` });
+      if ((p.mode ?? 4) !== 0) throw new GltfFormatError(name, `${where} uses ${EXT} but its mode is ${shownValue(p.mode ?? 4)}, not 0 (POINTS)`, { property: `${where}.mode` });
       if (typeof attrs !== 'object' || attrs === null || Array.isArray(attrs)) throw new MissingPropertyError(name, `${where} has no attributes object`, { property: `${where}.attributes` });
       prims.push({ p, where });
     });
@@ -209,22 +233,22 @@ function decodeDoc(doc: GltfDoc, buffers: Uint8Array[], name: string, format: st
     const ai = prim.attributes![key];
     if (ai === undefined) throw new MissingPropertyError(name, `${where} has no ${key} attribute, which a Gaussian splat primitive needs`, { property: path });
     const acc = Number.isInteger(ai) && (ai as number) >= 0 ? doc.accessors?.[ai as number] : undefined;
-    if (acc === undefined) throw new GltfFormatError(name, `${path} = ${JSON.stringify(ai)} is not an accessor index`, { property: path });
+    if (acc === undefined) throw new GltfFormatError(name, `${path} = ${shownValue(ai)} is not an accessor index`, { property: path });
     const ap = `accessors[${ai as number}]`;
     if (acc.sparse !== undefined) throw new UnsupportedError(name, `${ap} (${key}) is sparse`, { property: `${ap}.sparse` });
-    if (acc.type !== type) throw new GltfFormatError(name, `${ap} (${key}) has type ${JSON.stringify(acc.type)}; ${type} expected`, { property: `${ap}.type` });
-    if (acc.componentType !== FLOAT) throw new UnsupportedError(name, `${ap} (${key}) has componentType ${JSON.stringify(acc.componentType)}; only FLOAT (5126) is read`, { property: `${ap}.componentType` });
+    if (acc.type !== type) throw new GltfFormatError(name, `${ap} (${key}) has type ${shownValue(acc.type)}; ${type} expected`, { property: `${ap}.type` });
+    if (acc.componentType !== FLOAT) throw new UnsupportedError(name, `${ap} (${key}) has componentType ${shownValue(acc.componentType)}; only FLOAT (5126) is read`, { property: `${ap}.componentType` });
     const count = acc.count;
-    if (!(Number.isInteger(count) && (count as number) >= 0)) throw new GltfFormatError(name, `${ap} (${key}) count ${JSON.stringify(count)} is not a whole number`, { property: `${ap}.count` });
+    if (!(Number.isInteger(count) && (count as number) >= 0)) throw new GltfFormatError(name, `${ap} (${key}) count ${shownValue(count)} is not a whole number`, { property: `${ap}.count` });
     const vi = acc.bufferView;
     const view = Number.isInteger(vi) && (vi as number) >= 0 ? doc.bufferViews?.[vi as number] : undefined;
-    if (view === undefined) throw new GltfFormatError(name, `${ap} (${key}) bufferView ${JSON.stringify(vi)} is not a buffer view index`, { property: `${ap}.bufferView` });
+    if (view === undefined) throw new GltfFormatError(name, `${ap} (${key}) bufferView ${shownValue(vi)} is not a buffer view index`, { property: `${ap}.bufferView` });
     const vp = `bufferViews[${vi as number}]`;
     const buf = Number.isInteger(view.buffer) && (view.buffer as number) >= 0 ? buffers[view.buffer as number] : undefined;
-    if (buf === undefined) throw new GltfFormatError(name, `${vp}.buffer ${JSON.stringify(view.buffer)} is not a buffer index`, { property: `${vp}.buffer` });
+    if (buf === undefined) throw new GltfFormatError(name, `${vp}.buffer ${shownValue(view.buffer)} is not a buffer index`, { property: `${vp}.buffer` });
     const nat = (v: unknown, what: string, dflt?: number): number => {
       const x = v === undefined ? dflt : v;
-      if (!(typeof x === 'number' && Number.isInteger(x) && x >= 0)) throw new GltfFormatError(name, `${what} ${JSON.stringify(v)} is not a whole number`, { property: what });
+      if (!(typeof x === 'number' && Number.isInteger(x) && x >= 0)) throw new GltfFormatError(name, `${what} ${shownValue(v)} is not a whole number`, { property: what });
       return x;
     };
     const viewOffset = nat(view.byteOffset, `${vp}.byteOffset`, 0);
@@ -276,10 +300,12 @@ function decodeDoc(doc: GltfDoc, buffers: Uint8Array[], name: string, format: st
   });
   const total = parts.reduce((a, x) => a + x.pos.count, 0);
   if (total === 0) throw new EmptySceneError(name, 'the splat primitives hold 0 splats: nothing to draw');
+  // Accessors may share bytes, so the count is bounded by the budget, not by the buffers' size.
+  checkMemory(name, total, degree, options, 'the splat primitives\' accessors');
 
   const { index, stride } = canonicalRowIndex(degree);
   const rows = new Float32Array(Math.min(total, DECODE_BATCH_ROWS) * stride);
-  const sink = new SplatSink(degree, total, name);
+  const sink = new SplatSink(degree, total, name, options);
   const tally = new Tally();
   for (const { pos, rot, scale, opacity, sh } of parts) {
     const n = pos.count;

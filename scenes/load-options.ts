@@ -1,8 +1,9 @@
 /**
- * Options every scene loader takes. Today one: the highest SH degree to keep.
- * Dropping the higher bands at parse time saves their memory on the CPU (the
- * loader never allocates them) as well as on the GPU; it is the way out when a
- * scene's SH does not fit the adapter (renderer/frame/gpu-budget.ts).
+ * Options every scene loader takes: the highest SH degree to keep, and the
+ * memory a load may take. Dropping the higher bands at parse time saves their
+ * memory on the CPU (the loader never allocates them) as well as on the GPU; it
+ * is the way out when a scene's SH does not fit the adapter
+ * (renderer/frame/gpu-budget.ts).
  */
 import { shCoeffCount, type ShDegree, type SplatCloud } from './splat-cloud';
 
@@ -12,12 +13,42 @@ export interface LoadOptions {
    * Default: keep what the file has.
    */
   maxShDegree?: ShDegree;
+  /**
+   * Most bytes a load may need: the cloud's arrays (4 bytes a value: 14 + 3 x the SH
+   * coefficients a splat) plus what its decoding holds at once (inflated SPZ
+   * attributes, decoded SOG textures). A file whose declared splat count needs
+   * more is refused (TooLargeError naming the count and the budget) before its
+   * arrays are allocated. Default {@link DEFAULT_MEMORY_BUDGET} (4 GB).
+   */
+  memoryBudget?: number;
+}
+
+/** The default memory budget of a load: 4 GB (4e9 bytes). */
+export const DEFAULT_MEMORY_BUDGET = 4e9;
+
+/** The budget a load works under: `options.memoryBudget` when it is a positive number, else the default. */
+export function memoryBudgetOf(options: LoadOptions | undefined): number {
+  const b = options?.memoryBudget;
+  return typeof b === 'number' && b > 0 ? b : DEFAULT_MEMORY_BUDGET;
 }
 
 /** The degree a loader keeps for a file of `fileDegree` under `options`. */
 export function keptShDegree(fileDegree: ShDegree, options: LoadOptions | undefined): ShDegree {
   const max = options?.maxShDegree;
   return max === undefined || max >= fileDegree ? fileDegree : max;
+}
+
+/**
+ * Parses a user's byte count (`--memory-budget 600MB`): a positive number, with an
+ * optional unit KB, MB, GB (powers of 1000) or KiB, MiB, GiB.
+ * @throws RangeError naming `what` otherwise
+ */
+export function parseBytes(text: string, what: string): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(B|KB|MB|GB|KiB|MiB|GiB)?\s*$/i.exec(text);
+  const unit: Record<string, number> = { b: 1, kb: 1e3, mb: 1e6, gb: 1e9, kib: 2 ** 10, mib: 2 ** 20, gib: 2 ** 30 };
+  const n = m ? Number(m[1]) * unit[(m[2] ?? 'b').toLowerCase()]! : NaN;
+  if (!(n > 0 && n < Infinity)) throw new RangeError(`${what} ${text}: expected a positive byte count, e.g. 600MB or 4GB`);
+  return n;
 }
 
 /**

@@ -15,8 +15,9 @@
  * - starts with "{" and holds "lodLevels" and "filenames": a streamed LOD
  *   manifest (lod-meta.json); loadScene reads its finest level whole, its SOG
  *   files fetched with `getFile` (renderer/lod streams it under a budget);
- * - otherwise, a size that is a positive multiple of 32: .splat (it has no
- *   magic; 32 bytes a splat);
+ * - otherwise, a size that is a positive multiple of 32 whose first rows are
+ *   mostly plausible splats: .splat (it has no magic; 32 bytes a splat;
+ *   splat-format.ts plausibleSplatRow);
  * - anything else: UnknownFormatError.
  */
 import { isCompressedPlyHeader, parseCompressedPly } from './compressed-ply';
@@ -28,7 +29,7 @@ import { parseSplatPly } from './ply';
 import { hasGlbMagic, loadGltfFiles, looksLikeGltfJson, parseGlb, parseGltfJson } from './gltf';
 import { loadLodFinest, looksLikeLodMeta } from './lod-meta';
 import { loadSogFiles, looksLikeSogMeta, parseSog } from './sog';
-import { parseSplatFile, SPLAT_ROW_BYTES } from './splat-format';
+import { describeBytes, parseSplatFile, SPLAT_ROW_BYTES } from './splat-format';
 import { hasGzipMagic, hasNgspMagic, parseSpz } from './spz';
 import { hasZipMagic } from './zip';
 import type { LoadOptions } from './load-options';
@@ -157,7 +158,7 @@ export function loadSceneSync(data: Uint8Array, name: string, options?: LoadOpti
 export function unknownFormatError(name: string, size: number, head: Uint8Array): UnknownFormatError {
   return new UnknownFormatError(
     name,
-    `not a scene file we read: no PLY ("ply"), gzip SPZ (1f 8b), NGSP, zip (SOG), "glTF" signature or glTF JSON with KHR_gaussian_splatting, and ${size} bytes is not a positive multiple of 32 for .splat (first bytes ${hex(head.subarray(0, 4))})`,
+    `not a scene file we read: no PLY ("ply"), gzip SPZ (1f 8b), NGSP, zip (SOG), "glTF" signature or glTF JSON with KHR_gaussian_splatting, and ${size} bytes is not a positive multiple of 32 for .splat; it looks like ${describeBytes(head)}`,
     { byteOffset: 0 },
   );
 }
@@ -181,8 +182,4 @@ function startsWithBrace(b: Uint8Array): boolean {
     if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) return false;
   }
   return false;
-}
-
-function hex(b: Uint8Array): string {
-  return Array.from(b, (x) => x.toString(16).padStart(2, '0')).join(' ') || 'none';
 }

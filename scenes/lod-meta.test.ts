@@ -5,7 +5,7 @@
  * read in test/gpu/lod.test.ts, which makes them at test time.)
  */
 import { describe, expect, it } from 'vitest';
-import { LodFormatError, SceneLoadError, UnsupportedError } from './errors';
+import { BadReferenceError, LodFormatError, SceneLoadError, UnsupportedError } from './errors';
 import { loadLodFile, looksLikeLodMeta, parseLodMeta } from './lod-meta';
 
 const enc = (v: unknown): Uint8Array => new TextEncoder().encode(typeof v === 'string' ? v : JSON.stringify(v));
@@ -77,9 +77,6 @@ describe('lod-meta.json', () => {
     ['a count negative', (m) => { m.counts = [100, -30]; return m; }, 'counts[1]'],
     ['counts that disagree with the leaves', (m) => { m.counts = [100, 31]; return m; }, 'counts[1]'],
     ['filenames empty', (m) => { m.filenames = []; return m; }, 'filenames'],
-    ['a filename climbing out', (m) => { m.filenames[1] = '../../etc/meta.json'; return m; }, 'filenames[1]'],
-    ['an absolute filename', (m) => { m.filenames[0] = '/meta.json'; return m; }, 'filenames[0]'],
-    ['a URL filename', (m) => { m.filenames[0] = 'https://x.test/meta.json'; return m; }, 'filenames[0]'],
     ['environment not a string', (m) => { m.environment = 3; return m; }, 'environment'],
     ['tree missing', (m) => { delete m.tree; return m; }, 'tree'],
     ['bound missing', (m) => { delete m.tree.children[0].bound; return m; }, 'tree.children[0].bound'],
@@ -104,6 +101,23 @@ describe('lod-meta.json', () => {
     it(`refuses ${what} (LodFormatError naming '${property}')`, () => {
       const e = refused(edit(manifest()));
       if (property) expect(e.property).toBe(property);
+    });
+  }
+
+  // Issue 33: references that leave the folder are BadReferenceErrors (scenes/references.ts), naming the reference.
+  const references: [string, (m: Record<string, any>) => unknown, string, string][] = [
+    ['a filename climbing out', (m) => { m.filenames[1] = '../../etc/meta.json'; return m; }, 'lod-meta.json filenames[1]', '../../etc/meta.json'],
+    ['a percent-encoded climb', (m) => { m.filenames[1] = '%2e%2e/%2e%2e/etc/meta.json'; return m; }, 'lod-meta.json filenames[1]', '%2e%2e/%2e%2e/etc/meta.json'],
+    ['an absolute filename', (m) => { m.filenames[0] = '/meta.json'; return m; }, 'lod-meta.json filenames[0]', '/meta.json'],
+    ['a URL filename', (m) => { m.filenames[0] = 'https://x.test/meta.json'; return m; }, 'lod-meta.json filenames[0]', 'https://x.test/meta.json'],
+    ['an environment climbing out', (m) => { m.environment = 'env/../../meta.json'; return m; }, 'lod-meta.json environment', 'env/../../meta.json'],
+  ];
+  for (const [what, edit, property, ref] of references) {
+    it(`refuses ${what} (BadReferenceError naming '${property}')`, () => {
+      const e = refused(edit(manifest()), BadReferenceError);
+      expect(e.property).toBe(property);
+      expect(e.element).toBe(ref);
+      expect(e.message).toContain(JSON.stringify(ref));
     });
   }
 

@@ -21,6 +21,8 @@ import { LodFormatError, ReadFailedError, SceneLoadError, UnsupportedError, type
 import type { LoadOptions } from './load-options';
 import { loadSogFiles } from './sog';
 import { computeBounds, shCoeffCount, type Bounds, type ShDegree, type SplatCloud } from './splat-cloud';
+import { checkReference } from './references';
+import { checkMemory } from './budget';
 
 /** Most LOD levels a manifest may declare. */
 export const MAX_LOD_LEVELS = 32;
@@ -99,9 +101,10 @@ export function parseLodMeta(bytes: Uint8Array, name: string): LodMeta {
   const counts = (countsV as unknown[]).map((c, i) => int(c, `counts[${i}]`, 0, Number.MAX_SAFE_INTEGER));
   const namesV = own(root, 'filenames');
   if (!Array.isArray(namesV) || namesV.length === 0) bad('filenames', 'a non-empty array of file names', namesV);
-  const filenames = (namesV as unknown[]).map((f, i) => (typeof f === 'string' && isRelativePath(f) ? f : bad(`filenames[${i}]`, "a relative path without '..'", f)));
+  // Each a file inside the manifest's folder (scenes/references.ts: BadReferenceError), checked before any is fetched.
+  const filenames = (namesV as unknown[]).map((f, i) => (typeof f === 'string' ? checkReference(name, f, `lod-meta.json filenames[${i}]`) : bad(`filenames[${i}]`, 'a relative path (a string)', f)));
   const envV = own(root, 'environment');
-  const environment = envV === undefined ? null : typeof envV === 'string' && isRelativePath(envV) ? envV : bad('environment', "a relative path without '..'", envV);
+  const environment = envV === undefined ? null : typeof envV === 'string' ? checkReference(name, envV, 'lod-meta.json environment') : bad('environment', 'a relative path (a string)', envV);
 
   const files = filenames.map(() => ({ level: -1, splats: 0 }));
   const perFile: [number, number, string][][] = filenames.map(() => []);
@@ -159,11 +162,6 @@ export function parseLodMeta(bytes: Uint8Array, name: string): LodMeta {
     }
   });
   return { name, levels, counts, filenames, files, leaves, bound, environment };
-}
-
-/** A path inside the manifest's folder: relative, no '..' segment, no scheme. */
-function isRelativePath(p: string): boolean {
-  return p.length > 0 && p.length < 1024 && !p.startsWith('/') && !p.includes('\\') && !/^[a-z][a-z0-9+.-]*:/i.test(p) && !p.split('/').includes('..');
 }
 
 /** Fetches a file by its path relative to the manifest; rejects when there is none. */
@@ -231,11 +229,13 @@ function inChunk(e: SceneLoadError, manifest: string, path: string): SceneLoadEr
 export async function loadLodFinest(bytes: Uint8Array, getFile: LodFileGetter, name: string, options?: LoadOptions): Promise<SplatCloud> {
   const meta = parseLodMeta(bytes, name);
   const finest = meta.leaves.map((l) => l.lods.find((r) => r !== null)!);
+  checkMemory(name, finest.reduce((a, r) => a + r.count, 0), 0, options, 'lod-meta.json (its finest level)', 0, { element: 'lod-meta.json' });
   const files = new Map<number, SplatCloud>();
   for (const r of finest) if (!files.has(r.file)) files.set(r.file, await loadLodFile(meta, r.file, getFile, options));
   const degree = Math.max(...[...files.values()].map((c) => c.shDegree)) as ShDegree;
   const K3 = shCoeffCount(degree) * 3;
   const n = finest.reduce((a, r) => a + r.count, 0);
+  checkMemory(name, n, degree, options, 'lod-meta.json (its finest level)', 0, { element: 'lod-meta.json' });
   const out: SplatCloud = {
     count: n,
     shDegree: degree,

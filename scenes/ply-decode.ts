@@ -210,7 +210,7 @@ export function decodeSplatRows(src: Float32Array, at: number, stride: number, r
         flags |= 1 << (v - v !== 0 ? R_SH_NONFINITE : R_SH_RANGE);
       }
     }
-    if (flags !== 0) tally.clamp(flags);
+    if (flags !== 0) tally.clamp(flags, j);
     j++;
   }
   sink.count = j;

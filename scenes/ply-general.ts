@@ -20,7 +20,7 @@
  */
 import { MissingElementError, MissingPropertyError } from './errors';
 import { scanAsciiBody } from './ply-ascii';
-import { locateElements, type PlyElement, type PlyHeader, type PlyScalarType } from './ply-header';
+import { locateElements, rowsTheFileHolds, type PlyElement, type PlyHeader, type PlyScalarType } from './ply-header';
 import { decodeVertexWithLoadersGl, loadersGlCanReadBinary, loadersGlTakes } from './ply-loadersgl';
 import type { LoadOptions } from './load-options';
 import { decodeSplatRows, looksLikeSplats, resolveSplatProperties } from './ply-decode';
@@ -28,6 +28,7 @@ import { SH_C0 } from './sh';
 import { rejectVertexLists, rowsAsFloats } from './ply';
 import { MAX_ABS_POSITION, MAX_SCALE, R_COLOUR, R_POS_NONFINITE, R_POS_RANGE, R_SCALE_OVERFLOW, SplatSink, Tally } from './sanitize';
 import { computeBounds, type SplatCloud } from './splat-cloud';
+import { checkMemory } from './budget';
 
 /**
  * Side length of the isotropic splat made for each point of a plain point
@@ -63,15 +64,18 @@ export function parseGeneralPly(bytes: Uint8Array, name: string, header: PlyHead
     }
   }
 
+  // The count capped by the rows the file can hold (a lying count is refused as truncated by the reader), within the budget.
+  const present = rowsTheFileHolds(bytes.length, header, vertex);
+  checkMemory(name, present, splatIndex?.shDegree ?? 0, options, 'the header', present * names.length * 4, { element: 'vertex' });
   const { rows } = readGeneralVertexRows(bytes, name, header, vertex, 'auto');
   const suffix = header.format === 'ascii' ? '-ascii' : header.format === 'binary_big_endian' ? '-big-endian' : '';
   const tally = new Tally();
   if (splatIndex !== null) {
-    const sink = new SplatSink(splatIndex.shDegree, vertex.count, name);
+    const sink = new SplatSink(splatIndex.shDegree, vertex.count, name, options);
     decodeSplatRows(rows, 0, names.length, vertex.count, splatIndex, sink, tally);
     return sink.finish(`ply${suffix}`, tally, vertex.count);
   }
-  return pointsFromRows(rows, vertex, name, `ply-points${suffix}`, tally);
+  return pointsFromRows(rows, vertex, name, `ply-points${suffix}`, tally, options);
 }
 
 /** What 1.0 of colour is in each integer type (floats are already 0..1). */
@@ -86,7 +90,7 @@ const COLOUR_FULL: Readonly<Record<PlyScalarType, number>> = {
  * with a NaN/Inf or out-of-range position is dropped, a NaN/Inf colour
  * becomes mid grey; both are counted.
  */
-export function pointsFromRows(rows: Float32Array, vertex: PlyElement, name: string, format: string, tally: Tally): SplatCloud {
+export function pointsFromRows(rows: Float32Array, vertex: PlyElement, name: string, format: string, tally: Tally, options?: LoadOptions): SplatCloud {
   const props = vertex.properties;
   const stride = props.length;
   const at = (n: string): number => props.findIndex((p) => p.name === n);
@@ -95,7 +99,7 @@ export function pointsFromRows(rows: Float32Array, vertex: PlyElement, name: str
   const hasColour = colour.every((c) => c >= 0);
   const full = hasColour ? colour.map((c) => COLOUR_FULL[props[c]!.type]) : [1, 1, 1];
 
-  const sink = new SplatSink(0, vertex.count, name);
+  const sink = new SplatSink(0, vertex.count, name, options);
   const { positions, rotations, opacities, sh } = sink;
   let j = 0;
   for (let i = 0; i < vertex.count; i++) {
@@ -120,7 +124,7 @@ export function pointsFromRows(rows: Float32Array, vertex: PlyElement, name: str
       v = v < 0 ? 0 : v > 1 ? 1 : v;
       sh[j * 3 + c] = (v - 0.5) / SH_C0;
     }
-    if (bad) tally.clamp(1 << R_COLOUR);
+    if (bad) tally.clamp(1 << R_COLOUR, j);
     j++;
   }
   sink.count = j;
@@ -132,7 +136,7 @@ export function pointsFromRows(rows: Float32Array, vertex: PlyElement, name: str
   if (size > MAX_SCALE) {
     // Points spread over more than ~10^5 units: every splat's derived size is clamped.
     size = MAX_SCALE;
-    for (let i = 0; i < cloud.count; i++) tally.clamp(1 << R_SCALE_OVERFLOW);
+    for (let i = 0; i < cloud.count; i++) tally.clamp(1 << R_SCALE_OVERFLOW, i);
     cloud.sanitized = tally.report();
   }
   cloud.scales.fill(size);

@@ -301,6 +301,19 @@ export function locateElements(bytes: Uint8Array, header: PlyHeader, file: strin
   return spans;
 }
 
+/**
+ * The rows of `el` the file's bytes can hold at most: its declared count, capped
+ * by the bytes after the header over the least bytes a row takes (binary: the
+ * row's scalars and list counts; ASCII: two characters a value). What a memory
+ * budget is checked against before the body is read, so that a lying count is
+ * judged as the truncation it is, not as a huge scene.
+ */
+export function rowsTheFileHolds(fileBytes: number, header: PlyHeader, el: PlyElement): number {
+  const minRow = header.format === 'ascii' ? 2 * el.properties.length : minRowBytes(el);
+  if (minRow <= 0) return el.count;
+  return Math.min(el.count, Math.floor(Math.max(0, fileBytes - header.dataOffset) / minRow));
+}
+
 /** Smallest size of a binary row: the stride, or with lists the scalars plus every list's count. */
 export function minRowBytes(el: PlyElement): number {
   let n = 0;

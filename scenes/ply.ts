@@ -20,6 +20,7 @@ import { MissingElementError, UnsupportedError } from './errors';
 import { asBytes, copyBytes, locateElements, parsePlyHeader, type ElementSpan, type PlyElement, type PlyHeader, type PlyScalarType } from './ply-header';
 import { decodeSplatRows, resolveSplatProperties } from './ply-decode';
 import { SplatSink, Tally } from './sanitize';
+import { checkMemory } from './budget';
 import type { LoadOptions } from './load-options';
 import type { SplatCloud } from './splat-cloud';
 
@@ -58,8 +59,10 @@ export function parseSplatPly(data: ArrayBuffer | Uint8Array, name: string, head
   const ix = resolveSplatProperties(el.properties.map((p) => p.name), name, options);
 
   const stride = el.properties.length;
+  // The rows are in the file (locateElements): the count is bounded by its size, the memory by the budget.
+  checkMemory(name, el.count, ix.shDegree, options, 'the header', el.count * stride * 4, { element: 'vertex' });
   const rows = elementRowsAsFloats(bytes, span, true);
-  const sink = new SplatSink(ix.shDegree, el.count, name);
+  const sink = new SplatSink(ix.shDegree, el.count, name, options);
   const tally = new Tally();
   decodeSplatRows(rows, 0, stride, el.count, ix, sink, tally);
   return sink.finish('ply', tally, el.count);

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { unzipSync, zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  GltfFormatError, ImageDecodeError, MissingElementError, MissingPropertyError, SceneLoadError, SogFormatError, TruncatedError, UnsupportedError, ZipFormatError,
+  GltfFormatError, ImageDecodeError, MissingElementError, MissingPropertyError, CompressionBombError, SceneLoadError, SogFormatError, TooLargeError, TruncatedError, UnsupportedError,
 } from './errors';
 import { loadGltfFiles } from './gltf';
 import { loadScene, loadSceneSync } from './load';
@@ -188,8 +188,10 @@ describe.skipIf(!have)('SOG and glTF from splat-transform', () => {
       await rejects(loadSogFiles(enc('{"version": 2, '), async () => new Uint8Array(0), 'meta.json'), SogFormatError);
     });
 
-    it('a huge declared count is refused from the texture headers, before anything that size is allocated', async () => {
-      const e = await rejects(loadScene(withMeta((m) => (m.count = 16383 * 16383)), 'x.sog'), ImageDecodeError);
+    it('a huge declared count is refused by the memory budget or the texture headers, before anything that size is allocated', async () => {
+      const big = await rejects(loadScene(withMeta((m) => (m.count = 16383 * 16383)), 'x.sog'), TooLargeError);
+      expect(big.message).toMatch(/meta.json: 268402689 splats of SH degree \d need .* more than the memory budget of 4 GB/);
+      const e = await rejects(loadScene(withMeta((m) => (m.count = 10_000_000)), 'x.sog'), ImageDecodeError);
       expect(e.message).toContain('fewer pixels');
       await rejects(loadScene(withMeta((m) => (m.count = 1e12)), 'x.sog'), SogFormatError);
     });
@@ -211,7 +213,8 @@ describe.skipIf(!have)('SOG and glTF from splat-transform', () => {
       while (v.getUint32(cd, true) !== 0x06054b50) cd--;
       const first = v.getUint32(cd + 16, true);
       v.setUint32(first + 24, 0xfffffff0, true);
-      await rejects(loadScene(z, 'x.sog'), ZipFormatError);
+      // A declared size past 1,000x its compressed bytes: refused as a bomb before the output is allocated (issue 33).
+      await rejects(loadScene(z, 'x.sog'), CompressionBombError);
     });
   });
 

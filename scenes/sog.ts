@@ -24,7 +24,7 @@
  * dropped folder). Decoding is async: the WebP decoder is (scenes/webp.ts).
  */
 import {
-  EmptySceneError, ImageDecodeError, MissingElementError, MissingPropertyError, ReadFailedError, SceneLoadError, SogFormatError, UnknownFormatError, UnsupportedError,
+  EmptySceneError, ImageDecodeError, shownValue, MissingElementError, MissingPropertyError, ReadFailedError, SceneLoadError, SogFormatError, UnknownFormatError, UnsupportedError,
 } from './errors';
 import { keptShDegree, type LoadOptions } from './load-options';
 import { canonicalRowIndex, decodeSplatRows } from './ply-decode';
@@ -32,6 +32,8 @@ import { SplatSink, Tally } from './sanitize';
 import { shCoeffCount, type ShDegree, type SplatCloud } from './splat-cloud';
 import { webpDecoder, webpSize, type DecodedImage } from './webp';
 import { ZipArchive } from './zip';
+import { checkReference } from './references';
+import { checkInflation, checkMemory } from './budget';
 
 /** Most splats a SOG may declare: WebP's 16383 x 16383 texel limit. */
 const MAX_SOG_COUNT = 16383 * 16383;
@@ -49,7 +51,7 @@ export type SogFileGetter = (name: string) => Promise<Uint8Array>;
  *   zip without meta.json, and what loadSogFiles throws
  */
 export async function parseSog(bytes: Uint8Array, name: string, options?: LoadOptions): Promise<SplatCloud> {
-  const zip = new ZipArchive(bytes, name);
+  const zip = new ZipArchive(bytes, name, options);
   const metaEntry = zip.entries.get('meta.json');
   if (metaEntry === undefined) {
     throw new UnknownFormatError(name, `a zip without a meta.json entry is not a SOG (it holds ${zip.entries.size} entries${zip.entries.size ? `: ${[...zip.entries.keys()].slice(0, 5).join(', ')}` : ''})`, { byteOffset: 0 });
@@ -101,7 +103,7 @@ function metaReader(file: string) {
     throw new MissingPropertyError(file, `meta.json has no '${path}', which a SOG needs`, { element: 'meta.json', property: path });
   };
   const bad = (path: string, what: string, v: unknown): never => {
-    throw new SogFormatError(file, `meta.json '${path}' must be ${what}, not ${JSON.stringify(v)?.slice(0, 60) ?? String(v)}`, { element: 'meta.json', property: path });
+    throw new SogFormatError(file, `meta.json '${path}' must be ${what}, not ${shownValue(v)}`, { element: 'meta.json', property: path });
   };
   const get = (o: Record<string, unknown>, key: string, path: string): unknown => {
     const v = Object.prototype.hasOwnProperty.call(o, key) ? o[key] : undefined;
@@ -129,7 +131,8 @@ function metaReader(file: string) {
   const files = (o: Record<string, unknown>, path: string, n: number): string[] => {
     const v = get(o, 'files', `${path}.files`);
     if (!Array.isArray(v) || v.length !== n || !v.every((x) => typeof x === 'string' && x.length > 0)) bad(`${path}.files`, `an array of ${n} file names`, v);
-    return v as string[];
+    // Each a file inside the scene's folder (scenes/references.ts), checked before any is fetched.
+    return (v as string[]).map((f, k) => checkReference(file, f, `meta.json ${path}.files[${k}]`));
   };
   return { obj, int, numbers, codebook, files, get };
 }
@@ -145,7 +148,7 @@ function parseMeta(bytes: Uint8Array, file: string): SogMeta {
   const root = json as Record<string, unknown>;
   const r = metaReader(file);
   if (root['version'] === undefined) throw new UnsupportedError(file, 'meta.json has no "version": a SOG version 1 file (per-channel ranges, no codebooks), which is not read here', { element: 'meta.json', property: 'version' });
-  if (root['version'] !== 2) throw new UnsupportedError(file, `SOG version ${JSON.stringify(root['version'])?.slice(0, 20)} is not read here (version 2 is)`, { element: 'meta.json', property: 'version' });
+  if (root['version'] !== 2) throw new UnsupportedError(file, `SOG version ${shownValue(root['version'])} is not read here (version 2 is)`, { element: 'meta.json', property: 'version' });
   const count = r.int(root, 'count', 'count', 0, MAX_SOG_COUNT);
   const means = r.obj(root, 'means');
   const scales = r.obj(root, 'scales');
@@ -172,6 +175,12 @@ async function decodeSog(metaBytes: Uint8Array, getFile: SogFileGetter, name: st
   if (n === 0) throw new EmptySceneError(name, 'meta.json declares 0 splats: nothing to draw');
   const fileDegree = (meta.shN?.bands ?? 0) as ShDegree;
   const degree = keptShDegree(fileDegree, options);
+  // The cloud and the decoded textures (RGBA, a pixel a splat: five, two more with SH) held at once.
+  const textures = (5 + (meta.shN !== null && degree > 0 ? 2 : 0)) * 4 * n;
+  checkMemory(name, n, degree, options, 'meta.json', textures, { element: 'meta.json', property: 'count' });
+  // Decoded pixels against the compressed bytes they come from (all textures so far).
+  let decodedBytes = 0;
+  let compressedBytes = 0;
 
   /** A texture's pixels, its header checked against the pixels it must hold before it is decoded. */
   const texture = async (file: string, field: string, minPixels: number, exactWidth?: number): Promise<DecodedImage> => {
@@ -190,6 +199,9 @@ async function decodeSog(metaBytes: Uint8Array, getFile: SogFileGetter, name: st
     // Far more pixels than needed: a lying header, refused before the decoder allocates for it.
     if (pixels > minPixels * 2 + 65536) throw new ImageDecodeError(name, `${where} declares ${size.width}x${size.height} pixels for ${minPixels} values`, { element: file, property: field, byteOffset: 12 });
     if (exactWidth !== undefined && size.width !== exactWidth) throw new ImageDecodeError(name, `${where} is ${size.width} pixels wide; ${exactWidth} expected`, { element: file, property: field, byteOffset: 12 });
+    decodedBytes += pixels * 4;
+    compressedBytes += bytes.length;
+    checkInflation(name, `the SOG textures up to ${where}`, decodedBytes, compressedBytes, { element: file, property: field });
     let img: DecodedImage;
     try {
       img = await webpDecoder().decode(bytes);
@@ -221,7 +233,7 @@ async function decodeSog(metaBytes: Uint8Array, getFile: SogFileGetter, name: st
   const { index, stride } = canonicalRowIndex(degree);
   const batch = Math.min(n, DECODE_BATCH_ROWS);
   const rows = new Float32Array(batch * stride);
-  const sink = new SplatSink(degree, n, name);
+  const sink = new SplatSink(degree, n, name, options);
   const tally = new Tally();
   const q = [0, 0, 0, 0];
   for (let first = 0; first < n; first += batch) {

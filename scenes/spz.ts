@@ -33,12 +33,13 @@
 import { Decompress as ZstdDecompress } from 'fzstd';
 import { Gunzip } from 'fflate';
 import { crc32Update } from './crc32';
-import { DecompressError, SpzFormatError, TruncatedError, UnsupportedError } from './errors';
+import { DecompressError, SceneLoadError, SpzFormatError, TruncatedError, UnsupportedError } from './errors';
 import { canonicalRowIndex, decodeSplatRows } from './ply-decode';
 import { keptShDegree, type LoadOptions } from './load-options';
 import { SplatSink, Tally } from './sanitize';
 import { shCoeffCount, type ShDegree, type SplatCloud } from './splat-cloud';
 import { copyBytes } from './bytes';
+import { checkInflation, checkMemory } from './budget';
 
 /** "NGSP" as the first four bytes (0x5053474e little-endian). */
 export const SPZ_MAGIC = 0x5053474e;
@@ -50,8 +51,14 @@ const GZIP_MAX_RATIO = 1040;
 const ZSTD_MAX_RATIO = 1 << 16;
 /** Splats decoded at a time (the canonical-row scratch holds this many). */
 const DECODE_BATCH_ROWS = 1 << 14;
-/** Least input handed to fflate's Gunzip at once (see SpzGzipStream.feed). */
+/** Least input handed to fflate's Gunzip at once (see SpzGzipStream.feed), and the most once the SPZ header is out. */
 const GZIP_PUSH_BYTES = 1 << 16;
+/**
+ * Input handed to the inflater at a time until the SPZ header is out: deflate
+ * turns 256 bytes into at most ~264 KB, so the magic and header are checked on the
+ * first inflated bytes before a bomb can inflate more.
+ */
+const GZIP_PROBE_BYTES = 256;
 /** Room allowed for extension records of a gzip SPZ (bytes after the attributes). */
 const MAX_EXTENSION_BYTES = 1 << 24;
 /** Sign of each SH coefficient k (0..15) under (x, y, z) -> (x, -y, -z). */
@@ -144,13 +151,15 @@ export class SpzGzipStream {
   /** Small chunks not yet handed to the inflater. */
   private readonly pending: Uint8Array[] = [];
   private pendingBytes = 0;
+  /** Compressed bytes handed to the inflater so far (the bomb check's denominator). */
+  private pushed = 0;
 
   /**
    * @param sizeHint - the compressed size when known: until the SPZ header
    *   is out, no more than deflate could expand it to is accepted
    * @param options - `maxShDegree`: the SH bands decoded (the rest are skipped)
    */
-  constructor(private readonly name: string, sizeHint?: number, private readonly options?: LoadOptions) {
+  constructor(private readonly name: string, private readonly sizeHint?: number, private readonly options?: LoadOptions) {
     this.limit = sizeHint === undefined ? Infinity : sizeHint * GZIP_MAX_RATIO + 64;
     this.gunzip = new Gunzip((data, final) => this.onData(data, final));
   }
@@ -169,7 +178,13 @@ export class SpzGzipStream {
       this.header = header;
       this.expected = 16 + attributeSizes(header.n, header.version, header.shDegree).reduce((a, b) => a + b, 0);
       this.limit = Math.min(this.limit, this.expected + (header.flags & 2 ? MAX_EXTENSION_BYTES : 0));
+      // Declared sizes against the budget and the file before inflating further: the
+      // inflated attributes are held twice at the end (chunks, then one array).
+      const degree = keptShDegree(Math.min(header.shDegree, 3) as ShDegree, this.options);
+      checkMemory(name, header.n, degree, this.options, 'the SPZ header', 2 * this.expected, { byteOffset: 8 });
+      if (this.sizeHint !== undefined) checkInflation(name, `the attributes of the SPZ header's ${header.n} points, in a gzip file of ${this.sizeHint} bytes`, this.expected, this.sizeHint, { byteOffset: 8 });
     }
+    checkInflation(name, 'the gzip stream', this.total, this.pushed, { byteOffset: this.pushed });
     if (this.total > this.limit) {
       throw new SpzFormatError(name, `the gzip stream holds more than the ${this.limit} bytes its SPZ header allows (${this.header === null ? 'no header' : `${this.header.n} points`})`);
     }
@@ -211,9 +226,21 @@ export class SpzGzipStream {
 
   private push(chunk: Uint8Array, final: boolean): void {
     try {
-      this.gunzip.push(chunk, final);
+      // In slices: tiny ones until the SPZ header is out (its magic is checked on
+      // the first inflated bytes), then at most GZIP_PUSH_BYTES, so one push never
+      // inflates more than ~66 MB before the checks in onData run.
+      let at = 0;
+      do {
+        // (Probing stops after 64 KiB: fflate holds and copies a gzip header it has not
+        // finished on every push, so a huge header field in tiny pushes would be quadratic.)
+        const step = this.header === null && this.pushed < GZIP_PUSH_BYTES ? GZIP_PROBE_BYTES : GZIP_PUSH_BYTES;
+        const end = Math.min(chunk.length, at + step);
+        this.pushed += end - at;
+        this.gunzip.push(chunk.subarray(at, end), final && end === chunk.length);
+        at = end;
+      } while (at < chunk.length);
     } catch (e) {
-      if (e instanceof SpzFormatError || e instanceof UnsupportedError) throw e;
+      if (e instanceof SceneLoadError) throw e;
       // fflate's code 0 is "unexpected EOF": the file was cut short.
       if ((e as { code?: number }).code === 0) {
         throw new TruncatedError(this.name, `the gzip stream ends early (${this.fed} bytes, ${this.total} bytes decompressed)`, { byteOffset: this.fed, cause: e });
@@ -276,6 +303,10 @@ function parseSpzV4(bytes: Uint8Array, name: string, options: LoadOptions | unde
   }
   const tocEnd = toc + numStreams * 16;
   if (tocEnd > bytes.length) throw new TruncatedError(name, `the table of contents at byte ${toc} needs ${numStreams * 16} bytes; the file ends at ${bytes.length}`, { byteOffset: bytes.length });
+  // What the point count needs, against the budget and the file, before any stream is read or allocated.
+  const inflated = sizes.reduce((a, b) => a + b, 0);
+  checkMemory(name, h.n, keptShDegree(Math.min(h.shDegree, 3) as ShDegree, options), options, 'the NGSP header', inflated, { byteOffset: 8 });
+  checkInflation(name, `the ZSTD streams of the header's ${h.n} points`, inflated, bytes.length, { byteOffset: 8 });
   const streams: Uint8Array[] = [];
   let at = tocEnd;
   for (let i = 0; i < numStreams; i++) {
@@ -402,7 +433,7 @@ function decodeAttributes(streams: Uint8Array[], h: SpzHeader, name: string, for
   const rows = new Float32Array(batch * stride);
   const unit = 1 / 2 ** h.fractionalBits;
   const q = [0, 0, 0, 0];
-  const sink = new SplatSink(degree, n, name);
+  const sink = new SplatSink(degree, n, name, options);
   const tally = new Tally();
   for (let first = 0; first < n; first += batch) {
     const end = Math.min(n, first + batch);

@@ -33,6 +33,7 @@ import { hasGzipMagic, SpzGzipStream } from './spz';
 import type { LoadOptions } from './load-options';
 import type { ShDegree, SplatCloud } from './splat-cloud';
 import { copyBytes } from './bytes';
+import { checkMemory } from './budget';
 
 /** What `onProgress` is told after each chunk. */
 export interface LoadProgress {
@@ -67,6 +68,8 @@ export interface LoadStreamOptions {
   signal?: AbortSignal;
   /** The SH bands to keep (LoadOptions); the others are dropped as the rows are decoded. */
   maxShDegree?: LoadOptions['maxShDegree'];
+  /** The most memory the load may take (LoadOptions.memoryBudget; default 4 GB). */
+  memoryBudget?: LoadOptions['memoryBudget'];
   /** Where the files a meta.json or .gltf names come from (loadScene's getFile). */
   getFile?: SceneFileGetter;
 }
@@ -90,7 +93,10 @@ const INITIAL_ROWS = 1 << 16;
  */
 export async function loadSceneStream(name: string, source: ByteSource, options: LoadStreamOptions = {}): Promise<SplatCloud> {
   const { signal, onProgress, totalBytes, getFile } = options;
-  const load: LoadOptions = options.maxShDegree === undefined ? {} : { maxShDegree: options.maxShDegree };
+  const load: LoadOptions = {
+    ...(options.maxShDegree === undefined ? {} : { maxShDegree: options.maxShDegree }),
+    ...(options.memoryBudget === undefined ? {} : { memoryBudget: options.memoryBudget }),
+  };
   let received = 0;
   const aborted = (): LoadAbortedError => new LoadAbortedError(name, `load cancelled after ${received} bytes`, { byteOffset: received });
   if (signal?.aborted) throw aborted();
@@ -141,8 +147,8 @@ export async function loadSceneStream(name: string, source: ByteSource, options:
     const kind = header === null ? detectKind(first) : 'ply';
     const body: BodyStream | null =
       header !== null ? (streamable(header) ? new RowStream(name, header, totalBytes, load) : null)
-      : kind === 'splat' ? new SplatFileStream(name, totalBytes)
-      : kind === 'spz' && hasGzipMagic(first) ? new SpzGzipStream(name, undefined, load)
+      : kind === 'splat' ? new SplatFileStream(name, totalBytes, load)
+      : kind === 'spz' && hasGzipMagic(first) ? new SpzGzipStream(name, totalBytes, load)
       : null;
     if (body === null) {
       // Formats read whole (NGSP, compressed PLY, ASCII, PLYs with list
@@ -240,7 +246,9 @@ class RowStream implements BodyStream {
     this.carry = new Uint8Array(this.stride);
     // Allocate for the rows the announced size can hold, never more than declared.
     const room = totalBytes === undefined ? INITIAL_ROWS : Math.floor(Math.max(0, totalBytes - header.dataOffset - this.skip) / Math.max(1, this.stride));
-    this.sink = new SplatSink(this.ix.shDegree, Math.min(this.vertex.count, room), name);
+    // The count capped by the announced size, within the budget (as loadScene checks it); unannounced, the arrays' growth is.
+    if (totalBytes !== undefined) checkMemory(name, Math.min(this.vertex.count, room), this.ix.shDegree, load, 'the header', 0, { element: 'vertex' });
+    this.sink = new SplatSink(this.ix.shDegree, Math.min(this.vertex.count, room), name, load);
   }
 
   /** Takes the next bytes of the body. */

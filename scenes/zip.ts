@@ -22,6 +22,8 @@
 import { inflateSync } from 'fflate';
 import { crc32 } from './crc32';
 import { TooLargeError, TruncatedError, UnsupportedError, ZipFormatError } from './errors';
+import { checkInflation, formatBytes } from './budget';
+import { memoryBudgetOf, type LoadOptions } from './load-options';
 
 /** Local file header signature "PK\x03\x04" (the first bytes of a zip that starts with an entry). */
 export function hasZipMagic(b: Uint8Array): boolean {
@@ -51,7 +53,8 @@ export class ZipArchive {
    *   TruncatedError when the directory runs past the end of the file,
    *   UnsupportedError for ZIP64
    */
-  constructor(private readonly bytes: Uint8Array, private readonly file: string) {
+  /** @param options - `memoryBudget`: no entry larger is inflated (TooLargeError) */
+  constructor(private readonly bytes: Uint8Array, private readonly file: string, private readonly options?: LoadOptions) {
     const b = bytes;
     const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
     let eocd = -1;
@@ -115,9 +118,13 @@ export class ZipArchive {
       if (entry.size !== entry.compressedSize) throw new ZipFormatError(file, `${where}: stored (not compressed) but declares ${entry.size} bytes from ${entry.compressedSize}`, { byteOffset: lo });
       out = src;
     } else if (entry.method === 8) {
+      // Declared sizes checked before the output is allocated: a bomb, more than deflate can reach, or more than the load may hold.
+      checkInflation(file, where, entry.size, entry.compressedSize, { byteOffset: lo, element: entry.name });
       if (entry.size > entry.compressedSize * DEFLATE_MAX_RATIO + 64) {
         throw new ZipFormatError(file, `${where}: declares ${entry.size} bytes from ${entry.compressedSize} compressed bytes, more than deflate can expand`, { byteOffset: lo });
       }
+      const budget = memoryBudgetOf(this.options);
+      if (entry.size > budget) throw new TooLargeError(file, `${where}: declares ${formatBytes(entry.size)}, more than the memory budget of ${formatBytes(budget)} (LoadOptions.memoryBudget)`, { byteOffset: lo, element: entry.name });
       let buf: Uint8Array;
       try {
         buf = new Uint8Array(entry.size);

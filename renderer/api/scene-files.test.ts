@@ -1,19 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { companionPath, groupSceneFiles, normalizePath, sceneFileUrl } from './scene-files';
+import { BadReferenceError } from '../../scenes/errors';
 
 describe('sceneFileUrl: the files a scene names, relative to its URL', () => {
-  it('beside the scene file, in its folder, or above it', () => {
+  it('beside the scene file or in its folder; never above it (issue 33: BadReferenceError before any fetch)', () => {
     expect(sceneFileUrl('http://h/scenes/room/meta.json', 'means_l.webp')).toBe('http://h/scenes/room/means_l.webp');
     expect(sceneFileUrl('http://h/scenes/room/meta.json?v=2#x', 'means_l.webp')).toBe('http://h/scenes/room/means_l.webp');
     expect(sceneFileUrl('http://h/a/scene.gltf', 'bin/scene.bin')).toBe('http://h/a/bin/scene.bin');
-    expect(sceneFileUrl('http://h/a/b/scene.gltf', '../shared.bin')).toBe('http://h/a/shared.bin');
     expect(sceneFileUrl('http://h/a/b/scene.gltf', './x.bin')).toBe('http://h/a/b/x.bin');
+    for (const bad of ['../shared.bin', 'a/../../x.bin', '%2e%2e/x.bin', '/etc/passwd', 'https://evil.example/x.bin', 'a\\..\\x', '']) {
+      expect(() => sceneFileUrl('http://h/a/b/scene.gltf', bad), bad).toThrow(BadReferenceError);
+    }
   });
 
   it('names are file names, percent-encoded: no query, fragment, scheme or host is read from them', () => {
     expect(sceneFileUrl('http://h/a/scene.gltf', 'my scene.bin')).toBe('http://h/a/my%20scene.bin');
     expect(sceneFileUrl('http://h/a/scene.gltf', 'a#b?c.bin')).toBe('http://h/a/a%23b%3Fc.bin');
-    expect(sceneFileUrl('http://h/a/scene.gltf', 'https://evil.example/x.bin')).toBe('http://h/a/https%3A//evil.example/x.bin');
     expect(sceneFileUrl('http://h/a/scene.gltf', '100%.bin')).toBe('http://h/a/100%25.bin');
   });
 });
@@ -50,5 +52,7 @@ describe('files opened together: which is the scene, where its companions are', 
     expect(companionPath('room/meta.json', 'sh0.webp', paths)).toBeNull();
     expect(companionPath('room/meta.json', 'scales.webp', paths)).toBeNull();
     expect(companionPath('scene.gltf', 'scene.bin', ['scene.gltf', 'scene.bin'])).toBe('scene.bin');
+    // A name that leaves the folder is refused, not folded into one that is there.
+    expect(() => companionPath('room/meta.json', '../other/means_u.webp', paths)).toThrow(BadReferenceError);
   });
 });

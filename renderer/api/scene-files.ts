@@ -6,20 +6,26 @@
  * unit-tested in Node; the worker (scene-load-job.ts) and the page (app.ts)
  * use them.
  */
+import { checkReference, resolveReferenceUrl } from '../../scenes/references';
 
 /**
  * The URL of a file that the scene file at `base` names (as written in
- * meta.json, or a glTF URI already percent-decoded): resolved relative to
- * `base`, each path segment percent-encoded, so that a name is always a path
- * beside the scene ("a#b.webp", "x:y.bin" and "https://..." stay relative
- * file names; "../" still climbs, as a relative reference does).
+ * meta.json, or a glTF URI already percent-decoded), under the one rule for
+ * references (scenes/references.ts): a relative path with no '..' segment (also
+ * percent-encoded), no absolute path, no scheme; each segment percent-encoded
+ * ("a#b.webp" and "x:y.bin" are file names, not a fragment or a scheme),
+ * resolved against `base` and checked to stay under its folder.
+ *
+ * @throws BadReferenceError (a SceneLoadError: the loader passes it through) before anything is fetched
  */
 export function sceneFileUrl(base: string, name: string): string {
-  const rel = name
-    .split('/')
-    .map((s) => (s === '.' || s === '..' ? s : encodeURIComponent(s)))
-    .join('/');
-  return new URL(rel, base).href;
+  return resolveReferenceUrl(sceneNameOf(base), base, name);
+}
+
+/** The last path segment of a URL (what its errors name), or the URL itself. */
+function sceneNameOf(url: string): string {
+  const path = url.split(/[?#]/)[0]!;
+  return path.slice(path.lastIndexOf('/') + 1) || url;
 }
 
 /** A path with "." and empty segments removed and "a/.." folded; a leading "/" dropped; ".." above the root kept out (dropped). */
@@ -47,8 +53,12 @@ function baseName(path: string): string {
  * `name` that the scene file at `mainPath` names: the path beside it, else
  * (files chosen in a file dialog have no folders) the one file of that base
  * name, if exactly one; null when none.
+ *
+ * @throws BadReferenceError for a name that breaks the reference rule (scenes/references.ts)
  */
 export function companionPath(mainPath: string, name: string, paths: readonly string[]): string | null {
+  // The one rule for references (scenes/references.ts): nothing outside the scene's folder, before any lookup.
+  checkReference(baseName(normalizePath(mainPath)) || mainPath, name, 'a file it names');
   const want = normalizePath(dirOf(normalizePath(mainPath)) + name);
   if (paths.includes(want)) return want;
   const base = baseName(want);

@@ -29,12 +29,18 @@
  * 48 (1 + 45 bytes, two spare) = 72 B.
  *
  * The per-scene ranges (CompactRanges, one pass over the cloud) reach the shaders in
- * the Frame block (splat_common.wgsl dcMin ... shRange). Packing never writes NaN or
- * Inf: a value that is not finite or falls outside the ranges is replaced or clamped
- * and counted (PackTally).
+ * the Frame block (splat_common.wgsl dcMin ... shRange). They are robust: the min and
+ * max of the values, but never past the scene's robust fences (scenes/robust.ts:
+ * quartiles of an evenly spaced sample), so that a few outliers (a DC colour of 1e30
+ * in every tenth splat) cannot stretch a range and cost every other splat its
+ * precision; the loaders contain such outliers already (scenes/sanitize.ts, counted in
+ * SanitizeReport), so a loaded cloud packs under exactly its own min and max. Packing
+ * never writes NaN or Inf: a value that is not finite or falls outside the ranges is
+ * replaced or clamped and counted (PackTally).
  */
 import { shCoeffCount, type SanitizeReport, type SplatCloud } from '../../scenes/splat-cloud';
 import { sceneLayout } from './scene-precision';
+import { ColourSample } from '../../scenes/robust';
 
 /** Widest log-scale range kept (natural log units): smaller scales are clamped up to max - 32. */
 export const LOG_SCALE_SPAN = 32;
@@ -62,11 +68,15 @@ export class CompactRanges {
   private lsLo = Infinity;
   private lsHi = -Infinity;
   private readonly shMax = new Float64Array(48);
+  /** The robust sample of the colours (every stride-th splat of the cloud), for the fences. */
+  private sample: ColourSample | null = null;
 
   add(cloud: SplatCloud, first = 0, end = cloud.count): void {
     const K3 = shCoeffCount(cloud.shDegree) * 3;
     const { sh, scales } = cloud;
+    const sample = (this.sample ??= new ColourSample(cloud.count, K3));
     for (let i = first; i < end; i++) {
+      sample.add(i, sh, i * K3);
       for (let c = 0; c < 3; c++) {
         const v = sh[i * K3 + c]!;
         if (!Number.isFinite(v)) continue;
@@ -91,17 +101,24 @@ export class CompactRanges {
   finish(): CompactDecode {
     const dcMin: [number, number, number] = [0, 0, 0];
     const dcStep: [number, number, number] = [0, 0, 0];
+    // The robust fences: no range reaches past them (a value beyond is clamped and counted when packed).
+    const fences = this.sample?.fences();
     for (let c = 0; c < 3; c++) {
       if (!(this.dcHi[c]! >= this.dcLo[c]!)) continue; // no finite value
-      dcMin[c] = this.dcLo[c]!;
-      dcStep[c] = (this.dcHi[c]! - this.dcLo[c]!) / (c < 2 ? 2047 : 1023);
+      const [fLo, fHi] = fences?.dc[c] ?? [-Infinity, Infinity];
+      const lo = Math.max(this.dcLo[c]!, fLo), hi = Math.min(this.dcHi[c]!, fHi);
+      if (!(hi >= lo)) continue;
+      dcMin[c] = lo;
+      dcStep[c] = (hi - lo) / (c < 2 ? 2047 : 1023);
     }
+
     let lo = 0, span = 0;
     if (this.lsHi >= this.lsLo) {
       lo = Math.max(this.lsLo, this.lsHi - LOG_SCALE_SPAN);
       span = this.lsHi - lo;
     }
-    return { dcMin, dcStep, lsRange: [lo, span / 2047, span / 1023], shRange: Float32Array.from(this.shMax) };
+    const shRange = Float32Array.from(this.shMax, (v, h) => Math.min(v, fences?.rest[h] ?? Infinity));
+    return { dcMin, dcStep, lsRange: [lo, span / 2047, span / 1023], shRange };
   }
 }
 
