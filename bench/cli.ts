@@ -3,8 +3,11 @@ import path from 'node:path';
 import { loadSceneStream } from '../scenes/stream';
 import { generateDefaultScene, generateSynthetic } from '../scenes/generate';
 import { parseShDegree, withShDegree } from '../scenes/load-options';
+import { nodeSceneFileGetter } from '../scenes/references-node';
 import type { ShDegree, SplatCloud } from '../scenes/splat-cloud';
+import { IDENTITY_TRANSFORM, parseTransform, type SplatTransform } from '../scenes/transform';
 import { parseCameraArg, type CameraPose } from '../renderer/camera/camera';
+import { orbitPath, parseCameraPathJson, type CameraPath } from '../renderer/camera/camera-path';
 import { parseDrawShape, type DrawShape } from '../renderer/draw/quads/quads-draw';
 
 /** Shared command-line helpers of the headless programs. */
@@ -30,8 +33,8 @@ export async function sceneFromArg(arg: string, options: { maxShDegree?: ShDegre
   } catch (err) {
     throw new Error(`${arg}: cannot read: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
   }
-  // The files a meta.json, .gltf or lod-meta.json names are read from beside it.
-  const getFile = async (name: string): Promise<Uint8Array> => fs.promises.readFile(path.join(path.dirname(arg), name));
+  // The files a meta.json, .gltf or lod-meta.json names: from its folder only, regular files only (issue 33).
+  const getFile = nodeSceneFileGetter(arg, options);
   return loadSceneStream(path.basename(arg), fs.createReadStream(arg, { highWaterMark: 1 << 20 }), { totalBytes: size, getFile, ...options });
 }
 
@@ -102,4 +105,78 @@ export function budgetArg(value: string): number {
   const n = Number(value.replace(/[,_]/g, ''));
   if (!(Number.isInteger(n) && n >= 1)) throw new Error(`--budget ${value}: expected a whole number of splats >= 1`);
   return n;
+}
+
+/** `--path`: a path file read and validated, or the orbit preset (resolved once the scene's framing is known). */
+export type PathArg = { kind: 'file'; name: string; path: CameraPath } | { kind: 'orbit'; name: string; seconds: number };
+
+/**
+ * `--path FILE|orbit[:SECONDS]`: a camera path file (docs/PATHS.md), read and validated
+ * here, before any scene or GPU work; or `orbit:SECONDS` (default 8), the orbit preset
+ * around the program's default view. Errors are one line naming the option and the file,
+ * then the keyframe and field (`--path walk.json: path: keyframes[2].time: ...`).
+ */
+export function pathArg(value: string): PathArg {
+  const orbit = /^orbit(?::(.*))?$/.exec(value);
+  if (orbit) {
+    const seconds = orbit[1] === undefined ? 8 : Number(orbit[1]);
+    if (!(seconds > 0 && Number.isFinite(seconds))) throw new Error(`--path ${value}: expected orbit:SECONDS with SECONDS > 0`);
+    return { kind: 'orbit', name: `orbit ${seconds} s`, seconds };
+  }
+  let text: string;
+  try {
+    text = fs.readFileSync(value, 'utf8');
+  } catch (err) {
+    throw new Error(`--path ${value}: cannot read: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+  try {
+    return { kind: 'file', name: path.basename(value), path: parseCameraPathJson(text) };
+  } catch (err) {
+    throw new Error(`--path ${value}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+/** The camera path of a `--path` argument; `framing` (the program's default view) is what the orbit goes round. */
+export function resolvePathArg(arg: PathArg, framing: CameraPose): CameraPath {
+  return arg.kind === 'file' ? arg.path : orbitPath(framing, arg.seconds);
+}
+
+/** `--fps N`: frames a second along a path, a number > 0 (at most 1000). */
+export function fpsArg(value: string): number {
+  const fps = Number(value);
+  if (!(fps > 0 && fps <= 1000)) throw new Error(`--fps ${value}: expected frames a second, a number > 0 (at most 1000)`);
+  return fps;
+}
+
+/** One `--add FILE` of `npm run render`, placed by the `--transform` after it (the identity without one). */
+export interface PlacedAdd {
+  scene: string;
+  transform: SplatTransform;
+}
+
+/**
+ * `--add FILE [--transform "translate=X,Y,Z rotate=W,X,Y,Z scale=S"]`, repeated: the objects
+ * placed beside `--scene` (issue 32), in the order given, each `--transform` placing the
+ * `--add` before it (scenes/transform.ts parseTransform; also `matrix=` 16 numbers,
+ * column-major). From parseArgs' tokens (`tokens: true`): the pairing is by position.
+ * @throws Error for a --transform with no --add before it, or two for one --add
+ */
+export function placedAddsArg(tokens: readonly { kind: string; name?: string; value?: string | undefined }[]): PlacedAdd[] {
+  const adds: (PlacedAdd & { placed: boolean })[] = [];
+  for (const t of tokens) {
+    if (t.kind !== 'option') continue;
+    if (t.name === 'add') adds.push({ scene: t.value ?? '', transform: IDENTITY_TRANSFORM, placed: false });
+    else if (t.name === 'transform') {
+      const last = adds[adds.length - 1];
+      if (!last) throw new Error(`--transform ${t.value}: no --add before it (each --transform places the --add before it; --scene stays at the identity)`);
+      if (last.placed) throw new Error(`--transform ${t.value}: a second --transform for --add ${last.scene}`);
+      try {
+        last.transform = parseTransform(t.value ?? '');
+      } catch (err) {
+        throw new Error(`--transform ${t.value}: ${err instanceof Error ? err.message : String(err)}`);
+      }
+      last.placed = true;
+    }
+  }
+  return adds.map(({ scene, transform }) => ({ scene, transform }));
 }

@@ -8,7 +8,7 @@
  *                          [--draw quads|tiles|quads,tiles] [--key-bits 32]
  *                          [--geometry tri|quad,tri,auto+cut,auto:128,rect@list,...] [--cut]
  *                          [--min-contribution 0,1,3] [--aa] [--no-coverage] [--no-cull] [--sh N] [--json PATH]
- *                          [--timing stages|total]
+ *                          [--timing stages|total] [--path FILE|orbit[:SECONDS] [--fps 30]]
  *                          [--max-pairs N] [--precision compact|full] [--binding-limit MB]
  *   npm run bench:frame -- --scene DIR/lod-meta.json [--budget N] [--memory MB] [--strategies radix4] [--draw quads] ...
  *
@@ -19,7 +19,15 @@
  * compact, the default, or full); its resident bytes are printed.
  * Without --camera the frames follow the fixed orbit path (benchmarkPath); with it
  * every frame is drawn from that one pose (the camera is named in the table and the
- * JSON rows). --geometry lists the quads draw's shapes to measure, one row each per
+ * JSON rows). --path FILE flies a camera path file instead (docs/PATHS.md; orbit:SECONDS
+ * the orbit preset round the fitted view): frame i at path time i / fps (--fps, default
+ * 30), floor(duration x fps) + 1 timed frames from 0 to the last keyframe's time (so
+ * no --frames). Each row then also carries, in the JSON, `max` (the maximum ms per
+ * stage) and `path` (fps, duration, per frame its path time and GPU ms per stage and
+ * total, the slowest second); the output names each row's maxima and slowest second
+ * ("slowest second: 2.0-3.0 s, 4.1 ms median, stage blend": the whole second of path
+ * time with the largest median total, and its stage of largest median).
+ * --geometry lists the quads draw's shapes to measure, one row each per
  * strategy (renderer/draw/quads/quads-draw.ts parseDrawShape: a geometry, auto's areas,
  * `+cut`); --cut puts PlayCanvas's 2.83-sigma cut on all of them (an image change).
  * For each shape the raster floor (same geometry, trivial fragment shader) is timed
@@ -66,7 +74,9 @@
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { DEFAULT_PRECISION, parsePrecision } from '../renderer/gpu-scene/scene-precision';
-import { formatCameraArg, robustBounds, upVector } from '../renderer/camera/camera';
+import { fitPose, formatCameraArg, robustBounds, upVector } from '../renderer/camera/camera';
+import { pathFrames } from '../renderer/camera/camera-path';
+import { formatMax, formatSlowestSecond, profilePath } from '../renderer/profile/path-profile';
 import { benchmarkPath, DrawnOrderProbe } from '../renderer/profile/benchmark-path';
 import { buildRows, formatTable, toJson, type StrategyRun } from '../renderer/profile/benchmark-report';
 import { frameCamera } from '../renderer/camera/frame-camera';
@@ -76,14 +86,14 @@ import { DrawArgs } from '../renderer/stage/draw-args';
 import { FrameTimestamps } from './frame-timestamps';
 import { SplatRenderer } from '../renderer/frame/splat-renderer';
 import { bindingLimit } from '../renderer/frame/gpu-budget';
-import { listStrategies, strategyByName } from '../renderer/order/strategies';
-import { drawByName, ownStages } from '../renderer/draw/draw-strategies';
+import { listStrategies } from '../renderer/order/strategies';
+import { drawByName, drawRefusal, ownStages } from '../renderer/draw/draw-strategies';
 import { createNodeGpu, readBuffer } from '../renderer/gpu/node-gpu';
 import { meterGpuMemory, mib } from './gpu-memory';
 import { DEFAULT_GEOMETRY, formatDrawShape, type DrawShape } from '../renderer/draw/quads/quads-draw';
 import { isLodMetaFile } from './lod-node';
 import { lodFrameBench } from './lod-frame';
-import { budgetArg, cameraFromArg, drawShapesFromArg, nonNegativeList, parseSize, runCli, sceneFromArg, shArg } from './cli';
+import { budgetArg, cameraFromArg, drawShapesFromArg, fpsArg, nonNegativeList, parseSize, pathArg, resolvePathArg, runCli, sceneFromArg, shArg } from './cli';
 
 const median = (v: number[]) => summarize(v)?.median ?? NaN;
 
@@ -92,7 +102,7 @@ runCli(async () => {
     options: {
       scene: { type: 'string' },
       size: { type: 'string', default: '1920x1080' },
-      frames: { type: 'string', default: '200' },
+      frames: { type: 'string' },
       warmup: { type: 'string', default: '20' },
       strategies: { type: 'string', default: 'all' },
       camera: { type: 'string' },
@@ -113,11 +123,19 @@ runCli(async () => {
       memory: { type: 'string', default: '4096' },
       precision: { type: 'string', default: DEFAULT_PRECISION },
       'binding-limit': { type: 'string' },
+      path: { type: 'string' },
+      fps: { type: 'string' },
     },
   });
   if (!values.scene) throw new Error('usage: npm run bench:frame -- --scene FILE|synthetic:N [--size WxH] [--frames N] [--strategies ...] [--json PATH]');
   const { width, height } = parseSize(values.size!);
-  const frames = Number(values.frames);
+  // A path file is read and checked before anything else: its errors name keyframe and field.
+  const flightArg = values.path === undefined ? null : pathArg(values.path);
+  if (flightArg && values.camera !== undefined) throw new Error('--path and --camera: give one (a path flies many poses, --camera holds one)');
+  if (flightArg && values.frames !== undefined) throw new Error('--frames: not with --path (the path sets the frames: floor(duration x fps) + 1)');
+  if (!flightArg && values.fps !== undefined) throw new Error('--fps: only with --path');
+  const fps = fpsArg(values.fps ?? '30');
+  let frames = Number(values.frames ?? '200');
   if (values.timing !== 'stages' && values.timing !== 'total') throw new Error(`--timing must be 'stages' or 'total', got '${values.timing}'`);
   // 'total': two timestamps around the whole frame and none between its passes (the
   // frame as the page draws it without the profiler); the stage columns stay empty.
@@ -133,6 +151,7 @@ runCli(async () => {
   if (values['no-coverage']) values.coverage = false;
   const maxShDegree = shArg(values.sh);
   if (isLodMetaFile(values.scene)) {
+    if (flightArg) throw new Error(`--path: not for a streamed LOD scene (${values.scene})`);
     const memory = Number(values.memory);
     if (!(memory > 0)) throw new Error(`--memory ${values.memory}: expected megabytes > 0`);
     await lodFrameBench({
@@ -158,7 +177,7 @@ runCli(async () => {
   const memory = meterGpuMemory(device);
   const hasTs = device.features.has('timestamp-query');
   console.log(`adapter: ${gpu.description}${hasTs ? '' : ' (no timestamp-query: CPU wall times per frame)'}`);
-  console.log(`scene: ${cloud.source.name}, ${cloud.count} splats, SH ${cloud.shDegree}; ${width}x${height}, ${frames} frames (+${warmup} warm-up)`);
+  console.log(`scene: ${cloud.source.name}, ${cloud.count} splats, SH ${cloud.shDegree}; ${width}x${height}, ${flightArg ? 'the path\'s frames' : `${frames} frames`} (+${warmup} warm-up)`);
 
   const available = listStrategies(device).map((s) => s.name);
   const names = values.strategies === 'all' ? available : values.strategies!.split(',');
@@ -196,8 +215,14 @@ runCli(async () => {
   const sceneBytes = memory.live - beforeScene;
   console.log(`scene on the GPU: ${mib(sceneBytes)} (${(sceneBytes / Math.max(1, cloud.count)).toFixed(1)} B a splat: the scene and the first draw's per-splat buffers, as setScene made them)`);
   console.log(`scene buffers (${renderer.precision}): ${mib(renderer.sceneBytes)} (${renderer.sceneBytes / Math.max(1, cloud.count)} B a splat)`);
-  const path = fixedPose ? [fixedPose] : benchmarkPath(robustBounds(cloud.positions), upVector('-y'), 60, width / height, frames);
-  const cameraName = fixedPose ? formatCameraArg(fixedPose) : 'orbit';
+  // --path: the flight's frames (the orbit preset goes round the fitted view benchmarkPath starts from).
+  const flightPath = flightArg ? resolvePathArg(flightArg, fitPose(robustBounds(cloud.positions), upVector('-y'), 60, width / height)) : null;
+  const flight = flightPath ? pathFrames(flightPath, fps) : null;
+  if (flight) frames = flight.length;
+  const duration = flightPath ? flightPath.keyframes[flightPath.keyframes.length - 1].time : 0;
+  const path = flight ? flight.map((f) => f.pose) : fixedPose ? [fixedPose] : benchmarkPath(robustBounds(cloud.positions), upVector('-y'), 60, width / height, frames);
+  const cameraName = flightArg ? `path ${flightArg.name}, ${duration} s at ${fps} fps` : fixedPose ? formatCameraArg(fixedPose) : 'orbit';
+  if (flight) console.log(`path: ${flightArg!.name}, ${flightPath!.keyframes.length} keyframes, 0-${duration} s at ${fps} fps: ${frames} frames`);
   console.log(`camera: ${cameraName}${values.aa ? '; anti-aliased mode (--aa)' : ''}`);
   const settings = { shDegree: cloud.shDegree, splatScale: 1, cull: !values['no-cull'], keyBits, background: [0, 0, 0] as const, minContribution: 0, antialias: values.aa! };
   const drawSettingsOf = (shape: DrawShape) => ({
@@ -254,8 +279,9 @@ runCli(async () => {
   const coverage = new Map<string, { covered: number; contributing: number }>();
   const floors = new Map<string, number>();
   for (const draw of draws) for (const name of names) {
-    if (drawByName(draw).needsGpuSorter && !strategyByName(name).sorter) {
-      console.log(`  ${name}: skipped for draw ${draw} (a host sort)`);
+    const refusal = drawRefusal(draw, name);
+    if (refusal) {
+      console.log(`  ${name}: skipped for draw ${draw} (${refusal})`);
       continue;
     }
     renderer.setDraw('quads');
@@ -345,13 +371,28 @@ runCli(async () => {
     runs,
   });
   console.log(formatTable(rows, gpu.description));
+  // --path: each row's maxima, per-frame times and slowest second (rows are in the runs' order).
+  const profiles = flight ? runs.map((run) => profilePath(run.samples, flight.map((f) => f.time), fps, duration)) : null;
+  if (profiles) {
+    rows.forEach((r, i) => {
+      const name = [r.strategy, r.draw, r.geometry].filter((x) => x !== undefined).join(' ');
+      console.log(`  ${name}: ${formatMax(profiles[i].max)}`);
+      console.log(`  ${name}: ${formatSlowestSecond(profiles[i].slowestSecond)}`);
+    });
+  }
   for (const r of rows) {
     if (r.stages.draw !== null && r.rasterFloorMs) {
       console.log(`  ${r.strategy} ${r.geometry}: draw / raster floor = ${(r.stages.draw / r.rasterFloorMs).toFixed(2)}x`);
     }
   }
   if (values.json) {
-    fs.writeFileSync(values.json, toJson(rows));
+    const out = profiles
+      ? rows.map((r, i) => {
+          const { max, ...flown } = profiles[i];
+          return { ...r, max, path: { name: flightArg!.name, ...flown } };
+        })
+      : rows;
+    fs.writeFileSync(values.json, toJson(out));
     console.log(`wrote ${values.json}`);
   }
   probe.destroy();

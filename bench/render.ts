@@ -5,6 +5,8 @@
  *                   [--draw quads|tiles] [--key-bits N] [--geometry tri|quad|rect|hex|oct|auto] [--cut]
  *                   [--min-contribution PX] [--aa] [--pair-capacity N] [--budget N]
  *                   [--precision compact|full] [--psnr-against IMAGE.png]
+ * npm run render -- --scene FILE --path PATH.json|orbit[:SECONDS] [--fps 30] --frames-out DIR [...]
+ * npm run render -- --scene A.ply --add B.ply [--transform "translate=X,Y,Z rotate=W,X,Y,Z scale=S"] [--add ...] --out x.png [...]
  *
  * --sh N loads the scene with SH degree N at most (the higher bands are dropped while
  * parsing: less memory on the CPU and the GPU) and renders at that degree. A scene
@@ -34,12 +36,25 @@
  * compact (the default, 72 B a splat at SH3) or full (f32 covariances, f16 SH: 144 B).
  * --psnr-against IMAGE.png prints the PSNR of the image written against another of the
  * same size (e.g. the same view rendered with --precision full).
+ * --add FILE (repeatable; a file or a generated scene, as --scene) places another object in the
+ * same world, drawn in the same frame and sort (SplatRenderer.addObject, issue 32); the
+ * --transform after it places it: x' = R (s x) + t, "translate=X,Y,Z rotate=W,X,Y,Z scale=S"
+ * (any of the three; rotate a quaternion, normalised) or "matrix=" 16 numbers (a column-major
+ * similarity); without one it stays at the identity, as --scene does. Without --camera the
+ * view then frames every object as placed. Not with a streamed LOD scene.
+ * --path PATH.json flies a camera path file (docs/PATHS.md; `orbit:SECONDS` the orbit
+ * preset round the first view) and writes one PNG a frame into --frames-out DIR
+ * (made if missing): frame-00000.png at path time 0, frame i at i / fps (--fps, default
+ * 30), up to the last keyframe's time: floor(duration x fps) + 1 frames. Not with --out
+ * or --camera, nor a streamed LOD scene.
  */
 import fs from 'node:fs';
+import nodePath from 'node:path';
 import { parseArgs } from 'node:util';
 import { PNG } from 'pngjs';
 import { defaultForward, fitPose, parseCameraArg, upVector, type UpAxis } from '../renderer/camera/camera';
 import { firstViewPose } from '../renderer/camera/framing';
+import { pathFrames } from '../renderer/camera/camera-path';
 import { frameCamera } from '../renderer/camera/frame-camera';
 import { renderOffscreen } from '../renderer/frame/offscreen';
 import { SplatRenderer } from '../renderer/frame/splat-renderer';
@@ -49,10 +64,13 @@ import { bindingLimit, formatBytes } from '../renderer/frame/gpu-budget';
 import { isLodMetaFile, openLodMeta, settledLodScene } from './lod-node';
 import { DEFAULT_PRECISION, parsePrecision } from '../renderer/gpu-scene/scene-precision';
 import { describeSanitized } from '../scenes/sanitize';
-import { budgetArg, drawShapesFromArg, nonNegativeList, parseRgb, parseSize, runCli, sceneFromArg, shArg } from './cli';
+import { transformBounds } from '../scenes/transform';
+import type { Bounds } from '../scenes/splat-cloud';
+import { budgetArg, placedAddsArg, drawShapesFromArg, fpsArg, nonNegativeList, parseRgb, parseSize, pathArg, resolvePathArg, runCli, sceneFromArg, shArg } from './cli';
 
 runCli(async () => {
-  const { values } = parseArgs({
+  const { values, tokens } = parseArgs({
+    tokens: true,
     options: {
       scene: { type: 'string' },
       out: { type: 'string' },
@@ -73,9 +91,27 @@ runCli(async () => {
       budget: { type: 'string' },
       precision: { type: 'string', default: DEFAULT_PRECISION },
       'psnr-against': { type: 'string' },
+      path: { type: 'string' },
+      fps: { type: 'string' },
+      'frames-out': { type: 'string' },
+      add: { type: 'string', multiple: true },
+      transform: { type: 'string', multiple: true },
     },
   });
-  if (!values.scene || !values.out) throw new Error('usage: npm run render -- --scene FILE --out IMAGE.png [--size WxH] [--camera ...]');
+  if (!values.scene || (!values.out && values.path === undefined)) {
+    throw new Error('usage: npm run render -- --scene FILE --out IMAGE.png [--size WxH] [--camera ...] | --path PATH.json [--fps N] --frames-out DIR');
+  }
+  // A path file is read and checked before the scene: its errors name keyframe and field.
+  const flightArg = values.path === undefined ? null : pathArg(values.path);
+  if (flightArg) {
+    if (values['frames-out'] === undefined) throw new Error('--path: needs --frames-out DIR (one PNG a frame)');
+    if (values.out !== undefined || values.camera !== undefined) throw new Error('--path: not with --out or --camera (the path gives the poses, --frames-out the files)');
+    if (values['psnr-against'] !== undefined) throw new Error('--psnr-against: not with --path');
+    if (isLodMetaFile(values.scene)) throw new Error(`--path: not for a streamed LOD scene (${values.scene})`);
+  } else if (values['frames-out'] !== undefined || values.fps !== undefined) {
+    throw new Error('--frames-out and --fps: only with --path');
+  }
+  const fps = fpsArg(values.fps ?? '30');
   const { width, height } = parseSize(values.size!);
   const background = parseRgb(values.background!);
   const [shape] = drawShapesFromArg(values.geometry!, values.cut!);
@@ -85,6 +121,10 @@ runCli(async () => {
   const lodMeta = lodFile === null ? null : openLodMeta(lodFile).meta;
   const budget = values.budget === undefined ? lodMeta?.counts[0] ?? 0 : budgetArg(values.budget);
   const cloud = lodMeta === null ? await sceneFromArg(values.scene, maxShDegree === undefined ? {} : { maxShDegree }) : null;
+  // The objects placed beside the scene (--add, each placed by the --transform after it).
+  const placed = placedAddsArg(tokens ?? []);
+  if (placed.length > 0 && lodMeta !== null) throw new Error(`--add: not with a streamed LOD scene (${values.scene})`);
+  const adds = await Promise.all(placed.map(async (a) => ({ cloud: await sceneFromArg(a.scene, maxShDegree === undefined ? {} : { maxShDegree }), transform: a.transform })));
   const gpu = await createNodeGpu();
   console.log(`adapter: ${gpu.description}`);
   const keyBits = Number(values['key-bits']);
@@ -102,15 +142,19 @@ runCli(async () => {
   if (renderer.draw === 'tiles' && (values.cut || values.geometry !== DEFAULT_GEOMETRY)) {
     console.warn('WARNING: --cut and --geometry shape the quads draw only: the tiles draw ignores them');
   }
-  const sceneBounds = cloud?.bounds ?? lodMeta!.bound;
+  // Every object as placed (the scene at the identity).
+  const sceneBounds = adds.length > 0 ? unionBounds([cloud!.bounds, ...adds.map((a) => transformBounds(a.transform, a.cloud.bounds))]) : (cloud?.bounds ?? lodMeta!.bound);
   const pose = values.camera
     ? parseCameraArg(values.camera)
-    : cloud
+    : cloud && adds.length === 0
       ? firstViewPose(cloud, upVector(values.up as UpAxis), defaultForward(values.up as UpAxis), 60, width / height)
-      : fitPose(sceneBounds, upVector(values.up as UpAxis), 60, width / height); // a LOD file: its tree's bound (no points here yet)
+      : fitPose(sceneBounds, upVector(values.up as UpAxis), 60, width / height, adds.length > 0 ? defaultForward(values.up as UpAxis) : undefined); // placed objects: all of them; a LOD file: its tree's bound (no points here yet)
   const cam = frameCamera(pose, width, height, sceneBounds);
   let drawnLine = '';
-  if (cloud) renderer.setScene(cloud);
+  if (cloud) {
+    renderer.setScene(cloud);
+    for (const a of adds) renderer.addObject(a.cloud, a.transform);
+  }
   else {
     const { lod, scene, errors } = await settledLodScene(gpu.device, lodFile!, cam, { budget, bindingBytes: bindingLimit(gpu.device.limits).bytes, ...(maxShDegree === undefined ? {} : { load: { maxShDegree } }) });
     for (const e of errors) console.warn(`WARNING: ${e}`);
@@ -121,9 +165,7 @@ runCli(async () => {
     lod.destroy();
   }
   const drawnCloud = renderer.cloud!;
-  gpu.device.pushErrorScope('validation');
-  const t0 = performance.now();
-  const image = await renderOffscreen(renderer, cam, {
+  const frameSettings = {
     shDegree: drawnCloud.shDegree,
     splatScale: Number(values['splat-scale']),
     cull: true,
@@ -134,13 +176,39 @@ runCli(async () => {
     minContribution,
     antialias: values.aa!,
     ...(shape.frontToBack !== undefined ? { drawOrder: shape.frontToBack ? ('front-to-back' as const) : ('back-to-front' as const) } : {}),
-  }, { firstFrame: pairCapacity !== undefined });
+  };
+  if (flightArg) {
+    // The flight: one PNG a frame, frame-00000.png at path time 0 (the orbit preset goes round the first view).
+    const flight = pathFrames(resolvePathArg(flightArg, pose), fps);
+    const dir = values['frames-out']!;
+    fs.mkdirSync(dir, { recursive: true });
+    gpu.device.pushErrorScope('validation');
+    const t0 = performance.now();
+    for (const f of flight) {
+      const image = await renderOffscreen(renderer, frameCamera(f.pose, width, height, sceneBounds), frameSettings, { firstFrame: pairCapacity !== undefined });
+      const png = new PNG({ width, height });
+      png.data = Buffer.from(image.rgba.buffer, image.rgba.byteOffset, image.rgba.byteLength);
+      fs.writeFileSync(nodePath.join(dir, `frame-${String(f.index).padStart(5, '0')}.png`), PNG.sync.write(png));
+    }
+    const err = await gpu.device.popErrorScope();
+    if (err) throw new Error(`WebGPU validation error: ${err.message}`);
+    const last = flight[flight.length - 1];
+    console.log(
+      `${drawnCloud.source.name}: path ${flightArg.name}, ${flight.length} frames at ${fps} fps (0-${last.time.toFixed(3)} s), ${width}x${height}, draw ${renderer.draw} in ${(performance.now() - t0).toFixed(0)} ms -> ${nodePath.join(dir, 'frame-00000.png')} .. frame-${String(last.index).padStart(5, '0')}.png`,
+    );
+    renderer.destroy();
+    gpu.device.destroy();
+    return;
+  }
+  gpu.device.pushErrorScope('validation');
+  const t0 = performance.now();
+  const image = await renderOffscreen(renderer, cam, frameSettings, { firstFrame: pairCapacity !== undefined });
   const ms = performance.now() - t0;
   const err = await gpu.device.popErrorScope();
   if (err) throw new Error(`WebGPU validation error: ${err.message}`);
   const png = new PNG({ width, height });
   png.data = Buffer.from(image.rgba.buffer, image.rgba.byteOffset, image.rgba.byteLength);
-  fs.writeFileSync(values.out, PNG.sync.write(png));
+  fs.writeFileSync(values.out!, PNG.sync.write(png));
   if (values['psnr-against']) console.log(`PSNR against ${values['psnr-against']}: ${pngPsnr(png, PNG.sync.read(fs.readFileSync(values['psnr-against']))).toFixed(2)} dB`);
   const tiles = renderer.tileStatus;
   if (tiles?.last) {
@@ -151,6 +219,9 @@ runCli(async () => {
     console.log(`tiles: ${n(tiles.last.needed)} (tile, depth) pairs needed, ${how}`);
   }
   if (drawnLine) console.log(drawnLine);
+  if (adds.length > 0) {
+    console.log(`${renderer.objects.length} objects in one frame and one sort: ${values.scene} at the identity, ${placed.map((a) => `${a.scene} at ${JSON.stringify(a.transform)}`).join(', ')} (the bytes a splat below count each object's own buffers and their assembly)`);
+  }
   const packed = renderer.packReport;
   if (packed && (packed.dropped || packed.clamped)) console.log(`packing (${precision}): ${describeSanitized(packed)}`);
   const paging = renderer.scenePaging;
@@ -172,4 +243,17 @@ function pngPsnr(a: PNG, b: PNG): number {
   }
   const mse = sum / (a.width * a.height * 3);
   return mse === 0 ? Infinity : 10 * Math.log10((255 * 255) / mse);
+}
+
+/** The box round several boxes. */
+function unionBounds(boxes: readonly Bounds[]): Bounds {
+  const min: [number, number, number] = [Infinity, Infinity, Infinity];
+  const max: [number, number, number] = [-Infinity, -Infinity, -Infinity];
+  for (const b of boxes) {
+    for (let a = 0; a < 3; a++) {
+      min[a] = Math.min(min[a]!, b.min[a]!);
+      max[a] = Math.max(max[a]!, b.max[a]!);
+    }
+  }
+  return { min, max };
 }

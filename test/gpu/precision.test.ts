@@ -13,7 +13,8 @@ import { renderOffscreen } from '../../renderer/frame/offscreen';
 import type { ScenePrecision } from '../../renderer/gpu-scene/scene-precision';
 import { sceneBytesPerSplat } from '../../renderer/gpu-scene/scene-precision';
 import { SplatRenderer } from '../../renderer/frame/splat-renderer';
-import { listStrategies, strategyByName } from '../../renderer/order/strategies';
+import { listStrategies } from '../../renderer/order/strategies';
+import { drawServedBy } from '../../renderer/draw/draw-strategies';
 import { generateDefaultScene } from '../../scenes/generate';
 import { loadScene } from '../../scenes/load';
 import type { SplatCloud } from '../../scenes/splat-cloud';
@@ -83,8 +84,7 @@ describe('compact scenes with every sort strategy', () => {
     const strategies = listStrategies(ctx.gpu.device);
     expect(strategies.length).toBeGreaterThan(2);
     for (const s of strategies) {
-      // The tiles draw sorts on the GPU only.
-      const draws = strategyByName(s.name).sorter ? ['quads', 'tiles'] : ['quads'];
+      const draws = ['quads', 'tiles'].filter((d) => drawServedBy(d, s.name));
       const got = await render(cloud, pose, 'compact', s.name, draws);
       got.forEach((img, k) => {
         const db = psnr(rgbOf(img), rgbOf(want!));
