@@ -1,72 +1,29 @@
-import { sortBufferUsage } from '../../sort/types';
 import type { Bounds, SanitizeReport, ShDegree, SplatCloud } from '../../scenes/splat-cloud';
 import { IDENTITY_TRANSFORM, type SplatTransform } from '../../scenes/transform';
-import { DrawArgs } from '../stage/draw-args';
 import type { FrameTimestamps } from '../stage/frame-stages';
 import { FrameUniforms, type FrameCamera, type FrameSettings } from '../stage/frame-uniforms';
-import { allocateOrThrow, assertSceneFits, bindingLimit, type BudgetLimits } from './gpu-budget';
+import { assertSceneFits, bindingLimit, type BudgetLimits } from './gpu-budget';
 import { GpuScene } from '../gpu-scene/gpu-scene';
 import type { PackedScene } from '../gpu-scene/compact-pack';
 import { DEFAULT_PRECISION, type ScenePrecision } from '../gpu-scene/scene-precision';
 import type { ScenePaging } from '../gpu-scene/scene-wgsl';
-import { ProjectPass } from '../project/project-pass';
-import { PagedBuffer, sortPagingFor } from '../gpu-scene/paging';
+import type { PagedBuffer } from '../gpu-scene/paging';
 import { strategyByName, type SortStrategy, type SortTarget, type StrategyInfo } from '../order/strategies';
 import { drawKindByName, refusalOf, type Draw, type DrawContext, type DrawKind, type DrawName, type DrawnOrder, type EncodeOptions } from '../draw/draw-strategies';
 import type { TileRasterizerOptions } from '../draw/tiles/tile-rasterizer';
 import type { PairStatus } from '../draw/tiles/pair-budget';
-import { assembleScenes, assemblySize } from '../gpu-scene/assemble';
-import { MAX_OBJECTS } from '../gpu-scene/objects';
-import { World, type ObjectHandle } from './world';
+import type { ObjectHandle } from './world';
+import { PlacedObjects, type ObjectInfo } from './placed-objects';
+import { Prepared, SceneSetup, type PreparedScene } from './scene-setup';
 
 export type { FrameCamera, FrameSettings } from '../stage/frame-uniforms';
 export type { FrameTimestamps } from '../stage/frame-stages';
 export type { DrawName, EncodeOptions } from '../draw/draw-strategies';
 export type { ObjectHandle } from './world';
+export type { ObjectInfo } from './placed-objects';
+export type { PreparedScene } from './scene-setup';
 export type { SplatTransform } from '../../scenes/transform';
 export { drawShape, F2B_MIN_LAYERS } from '../draw/quads/draw-order';
-
-/**
- * A scene set up on the GPU and not drawn yet (SplatRenderer.prepareScene): its
- * buffers, its sort buffers and the active draw's state, built while the scene on
- * screen keeps drawing. SplatRenderer.adoptScene switches to it (owning it from
- * then on); `destroy` frees it when it is not wanted after all.
- */
-export interface PreparedScene {
-  readonly cloud: SplatCloud;
-  destroy(): void;
-}
-
-class Prepared implements PreparedScene {
-  constructor(
-    readonly scene: GpuScene,
-    readonly keys: PagedBuffer,
-    readonly values: PagedBuffer,
-    readonly target: SortTarget,
-    /** The active draw's state for it (made with the draw and sort strategy of its day). */
-    public state: Draw,
-  ) {}
-
-  get cloud(): SplatCloud {
-    return this.scene.cloud;
-  }
-
-  destroy(): void {
-    this.state.destroy();
-    this.scene.destroy();
-    this.keys.destroy();
-    this.values.destroy();
-  }
-}
-
-/** What SplatRenderer.objects tells of a placed object. */
-export interface ObjectInfo {
-  readonly handle: ObjectHandle;
-  /** Its splats, in its own frame. */
-  readonly cloud: SplatCloud;
-  readonly transform: SplatTransform;
-  readonly visible: boolean;
-}
 
 /**
  * One frame of the pipeline: the frame uniforms, then the draw strategy's frame
@@ -77,31 +34,23 @@ export interface ObjectInfo {
  * only that draw's state is alive, switching frees it.
  *
  * Placed objects (issue 32: addObject, setObjectTransform, setObjectVisible,
- * removeObject): each object's splats on the GPU once, in its own frame (world.ts owns
- * them); the shown ones drawn in one frame and one sort, as one scene: the one shown
- * object's own, or several assembled by GPU copies (renderer/gpu-scene/assemble.ts),
- * each splat read through its object's entry in the scene's object table
- * (renderer/gpu-scene/objects.ts: transform, SH degree, compact ranges). Moving an
- * object rewrites its table entry (a uniform, with the next frame); adding, showing,
- * hiding or removing one assembles the drawn scene again from the objects' own buffers
- * (GPU copies; nothing uploaded from the CPU) and makes its sort buffers and draw state.
+ * removeObject; placed-objects.ts): the shown ones drawn in one frame and one sort, as
+ * one scene, set up here (scene-setup.ts: its sort buffers and draw state) like any.
  * setScene, prepareScene + adoptScene and setGpuScene replace every object with one at the
  * identity: a plain scene is drawn exactly as before.
  */
 export class SplatRenderer {
   private readonly uniforms: FrameUniforms;
-  /** The drawn scene: the one drawn object's own (owned by `world`), or an assembly of several (owned here: `ownsScene`). */
+  /** The drawn scene: the one drawn object's own (owned by `placed`), or an assembly of several (owned here: `ownsScene`). */
   private scene: GpuScene | null = null;
-  /** Whether `scene` is an assembly this renderer made (else an object's scene, the world's). */
+  /** Whether `scene` is an assembly this renderer made (else an object's scene, `placed`'s). */
   private ownsScene = false;
   /** The placed objects (their scenes on the GPU). */
-  private readonly world = new World();
-  /** Each drawn object's run in the drawn scene's object table. */
-  private drawnRuns = new Map<ObjectHandle, number>();
+  private readonly placed: PlacedObjects;
+  /** Sets scenes up: their sort buffers and draw state (it owns the draw arguments). */
+  private readonly setup: SceneSetup;
   private keys: PagedBuffer | null = null;
   private values: PagedBuffer | null = null;
-  /** drawIndirect arguments (struct DrawArgs of shaders/stage/splat_common.wgsl). */
-  private readonly drawArgs: GPUBuffer;
   private target: SortTarget | null = null;
   private sortStrategy: SortStrategy;
   /** The draw strategy. */
@@ -134,13 +83,15 @@ export class SplatRenderer {
     this.uniforms = new FrameUniforms(device);
     this.sortStrategy = strategyByName(strategy);
     this.drawKind = this.checkedDraw(draw, this.sortStrategy);
-    this.drawArgs = device.createBuffer({
-      label: 'SplatRenderer.drawArgs',
-      size: DrawArgs.size,
-      usage: GPUBufferUsage.INDIRECT | GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC,
-    });
     const sortPageBytes = this.budgetLimits.sortPageBytes;
+    this.setup = new SceneSetup(device, this.uniforms.buffer, this.bindingBytes, sortPageBytes, (scene, target) => this.drawFor(scene, target));
     this.drawContext = { device, format, frame: this.uniforms.buffer, bindingBytes: this.bindingBytes, tileOptions, ...(sortPageBytes ? { sortPageBytes } : {}) };
+    this.placed = new PlacedObjects({
+      device,
+      bindingBytes: this.bindingBytes,
+      assertFits: (name, count, shDegree, precision) => assertSceneFits(name, count, shDegree, this.draw, this.budgetLimits, precision),
+      drawScene: (scene, owns) => this.drawObjects(scene, owns),
+    });
   }
 
   /**
@@ -161,9 +112,7 @@ export class SplatRenderer {
 
   /** GPU memory of the scene's buffers (centres, covariances, SH), in bytes: every object's and an assembly's of several; 0 without a scene. */
   get sceneBytes(): number {
-    let bytes = this.ownsScene ? (this.scene?.bytes ?? 0) : 0;
-    for (const o of this.world.objects) bytes += o.scene.bytes;
-    return bytes;
+    return (this.ownsScene ? (this.scene?.bytes ?? 0) : 0) + this.placed.bytes;
   }
 
   /** What the compact packing replaced or clamped (non-finite or out-of-range values); null without a scene. */
@@ -224,8 +173,7 @@ export class SplatRenderer {
   setScene(cloud: SplatCloud): void {
     assertSceneFits(cloud.source.name, cloud.count, cloud.shDegree, this.draw, this.budgetLimits, this.precision);
     const scene = new GpuScene(this.device, cloud, bindingLimit(this.budgetLimits).bytes, { precision: this.precision });
-    const { keys, values, target } = this.sortTargetFor(scene);
-    this.adoptScene(new Prepared(scene, keys, values, target, this.drawFor(scene, target)));
+    this.adoptScene(this.setup.setUp(scene));
   }
 
   /** The most bytes one binding holds under this renderer's limits (what GpuScene and the draws page their arrays under). */
@@ -252,8 +200,7 @@ export class SplatRenderer {
    */
   prepareGpuScene(scene: GpuScene): PreparedScene {
     assertSceneFits(scene.cloud.source.name, scene.count, scene.cloud.shDegree, this.draw, this.budgetLimits, scene.precision);
-    const { keys, values, target } = this.sortTargetFor(scene);
-    return new Prepared(scene, keys, values, target, this.drawFor(scene, target));
+    return this.setup.setUp(scene);
   }
 
   /**
@@ -271,35 +218,9 @@ export class SplatRenderer {
    *   device runs out of memory making the scene's or the draw's buffers (all of them freed)
    */
   async prepareScene(cloud: SplatCloud, pause: () => Promise<void>, progress?: (uploaded: number) => void, signal?: AbortSignal, packed?: PackedScene | null): Promise<PreparedScene> {
-    const budget = assertSceneFits(cloud.source.name, cloud.count, cloud.shDegree, this.draw, this.budgetLimits, packed ? 'compact' : this.precision);
-    const scene = await GpuScene.create(this.device, cloud, bindingLimit(this.budgetLimits).bytes, pause, {
-      precision: packed ? 'compact' : this.precision,
-      ...(packed ? { packed } : {}),
-      ...(progress ? { progress } : {}),
-      ...(signal ? { signal } : {}),
-    });
-    let sort: ReturnType<SplatRenderer['sortTargetFor']> | null = null;
-    try {
-      await pause();
-      signal?.throwIfAborted();
-      sort = this.sortTargetFor(scene);
-      await pause();
-      signal?.throwIfAborted();
-      const target = sort.target;
-      // The draw's buffers (records, pairs, the sorter's): the device may run out of memory here too.
-      const state = await allocateOrThrow(this.device, () => this.drawFor(scene, target), (draw) => draw.destroy(), {
-        scene: cloud.source.name,
-        count: cloud.count,
-        what: 'the sort and draw buffers',
-        bytes: budget.totalBytes - scene.bytes,
-      });
-      return new Prepared(scene, sort.keys, sort.values, target, state);
-    } catch (e) {
-      scene.destroy();
-      sort?.keys.destroy();
-      sort?.values.destroy();
-      throw e;
-    }
+    const precision = packed ? 'compact' : this.precision;
+    const budget = assertSceneFits(cloud.source.name, cloud.count, cloud.shDegree, this.draw, this.budgetLimits, precision);
+    return this.setup.upload(cloud, { precision, packed, pause, progress, signal, budgetBytes: budget.totalBytes });
   }
 
   /**
@@ -327,16 +248,14 @@ export class SplatRenderer {
     }
     this.releaseScene();
     // Every object goes: the scene is the one object now, at the identity.
-    for (const o of this.world.clear()) o.scene.destroy();
-    const object = this.world.add(scene, IDENTITY_TRANSFORM);
-    this.show(scene, false, [object.handle], prepared);
+    this.placed.replaceWith(scene);
+    this.show(scene, false, prepared);
   }
 
   /** Makes `scene` the drawn one (its sort buffers and draw state made already: `sorted`). */
-  private show(scene: GpuScene, owns: boolean, handles: readonly ObjectHandle[], sorted: { keys: PagedBuffer; values: PagedBuffer; target: SortTarget; state: Draw }): void {
+  private show(scene: GpuScene, owns: boolean, sorted: { keys: PagedBuffer; values: PagedBuffer; target: SortTarget; state: Draw }): void {
     this.scene = scene;
     this.ownsScene = owns;
-    this.drawnRuns = new Map(handles.map((h, k) => [h, k]));
     this.keys = sorted.keys;
     this.values = sorted.values;
     this.target = sorted.target;
@@ -347,12 +266,12 @@ export class SplatRenderer {
 
   /** The placed objects, in the order added (setScene's scene is the one object after it). */
   get objects(): ObjectInfo[] {
-    return this.world.objects.map((o) => ({ handle: o.handle, cloud: o.scene.cloud, transform: o.transform, visible: o.visible }));
+    return this.placed.objects;
   }
 
   /** The bounds of the shown objects as placed now (the drawn scene's cloud keeps those of when it was assembled); null when none is shown. */
   get worldBounds(): Bounds | null {
-    return this.world.bounds();
+    return this.placed.bounds;
   }
 
   /**
@@ -366,11 +285,7 @@ export class SplatRenderer {
    *   among full ones
    */
   addObject(cloud: SplatCloud, transform: SplatTransform = IDENTITY_TRANSFORM, packed?: PackedScene | null): ObjectHandle {
-    const precision = this.world.precision ?? (packed ? 'compact' : this.precision);
-    if (packed && precision !== 'compact') throw new RangeError(`addObject: a packed (compact) scene among objects kept ${precision}`);
-    this.assertObjectsFit(cloud.source.name, [{ count: cloud.count, shDegree: cloud.shDegree }], precision);
-    const scene = new GpuScene(this.device, cloud, this.bindingBytes, { precision, ...(packed ? { packed } : {}) });
-    return this.addGpuObject(scene, transform);
+    return this.placed.add(cloud, transform, packed, this.precision);
   }
 
   /**
@@ -379,24 +294,7 @@ export class SplatRenderer {
    * @throws as addObject
    */
   addGpuObject(scene: GpuScene, transform: SplatTransform = IDENTITY_TRANSFORM, visible = true): ObjectHandle {
-    const precision = this.world.precision;
-    try {
-      if (precision !== null && scene.precision !== precision) throw new RangeError(`addObject: a scene kept ${scene.precision} among objects kept ${precision}`);
-      if (visible) this.assertObjectsFit(scene.cloud.source.name, [scene], scene.precision);
-    } catch (e) {
-      scene.destroy();
-      throw e;
-    }
-    const object = this.world.add(scene, transform, visible);
-    if (!visible) return object.handle;
-    try {
-      this.redraw();
-    } catch (e) {
-      this.world.take(object.handle);
-      scene.destroy();
-      throw e;
-    }
-    return object.handle;
+    return this.placed.addGpu(scene, transform, visible);
   }
 
   /**
@@ -404,10 +302,7 @@ export class SplatRenderer {
    * (no scene buffer is written, no splat touched on the CPU).
    */
   setObjectTransform(handle: ObjectHandle, transform: SplatTransform): void {
-    const o = this.world.get(handle);
-    o.transform = transform;
-    const run = this.drawnRuns.get(handle);
-    if (run !== undefined) this.scene!.objects.setTransform(run, transform);
+    this.placed.setTransform(handle, transform);
   }
 
   /**
@@ -416,102 +311,33 @@ export class SplatRenderer {
    * @throws GpuBudgetError or RangeError, changing nothing, when showing it would not fit (as addObject)
    */
   setObjectVisible(handle: ObjectHandle, visible: boolean): void {
-    const o = this.world.get(handle);
-    if (o.visible === visible) return;
-    if (visible) this.assertObjectsFit(o.scene.cloud.source.name, [o.scene], o.scene.precision);
-    o.visible = visible;
-    try {
-      this.redraw();
-    } catch (e) {
-      o.visible = !visible;
-      throw e;
-    }
+    this.placed.setVisible(handle, visible);
   }
 
   /** Removes an object and frees its GPU memory; the others are drawn on (assembled again on the GPU). */
   removeObject(handle: ObjectHandle): void {
-    const { object, restore } = this.world.take(handle);
-    try {
-      this.redraw();
-    } catch (e) {
-      restore();
-      throw e;
-    }
-    object.scene.destroy();
+    this.placed.remove(handle);
   }
 
   /**
-   * Whether the shown objects and `more` would fit one drawn scene: at most MAX_OBJECTS,
-   * and the binding limits (gpu-budget.ts) for their splats at their largest SH degree.
-   * @throws RangeError, GpuBudgetError
+   * Draws the placed objects' drawn scene from now on (ObjectsRenderer.drawScene), with
+   * new sort buffers and draw state; the previous drawn state is freed once the new one
+   * is made (a failure changes nothing, and destroys `scene` if `owns`). null: nothing drawn.
    */
-  private assertObjectsFit(name: string, more: readonly { count: number; shDegree: number }[], precision: ScenePrecision): void {
-    const parts = [...this.world.drawn().map((o) => o.scene), ...more].map((scene) => ({ scene }));
-    if (parts.length > MAX_OBJECTS) throw new RangeError(`${name}: ${parts.length} objects shown at once, at most ${MAX_OBJECTS}`);
-    const { count, shDegree } = assemblySize(parts);
-    assertSceneFits(name, count, shDegree, this.draw, this.budgetLimits, precision);
-  }
-
-  /**
-   * Draws the shown objects from now on: the one's own scene (its table holding its
-   * transform), or an assembly of several (GPU copies), with new sort buffers and draw
-   * state; the previous drawn state is freed once the new one is made (a failure
-   * changes nothing). None shown: nothing drawn (the background).
-   */
-  private redraw(): void {
-    const drawn = this.world.drawn();
-    if (drawn.length === 0) {
+  private drawObjects(scene: GpuScene | null, owns: boolean): void {
+    if (!scene) {
       this.releaseScene();
-      this.drawnRuns = new Map();
       return;
     }
-    let scene: GpuScene;
-    let owns = false;
-    if (drawn.length === 1) {
-      const o = drawn[0]!;
-      scene = o.scene;
-      scene.objects.setRuns([{ first: 0, count: scene.count, transform: o.transform, shDegree: scene.shDegree, decode: scene.decode }]);
-    } else {
-      scene = assembleScenes(this.device, drawn, this.bindingBytes);
-      owns = true;
-    }
-    let sort: ReturnType<SplatRenderer['sortTargetFor']> | null = null;
-    let state: Draw;
+    let prepared: Prepared;
     try {
-      sort = this.sortTargetFor(scene);
-      state = this.drawFor(scene, sort.target);
+      prepared = this.setup.setUp(scene);
     } catch (e) {
-      sort?.keys.destroy();
-      sort?.values.destroy();
       if (owns) scene.destroy();
       throw e;
     }
     this.releaseScene();
-    this.show(scene, owns, drawn.map((o) => o.handle), { ...sort, state });
-  }
-
-  /** A scene's (key, id) buffers and project pass: what a sort strategy fills. */
-  private sortTargetFor(scene: GpuScene): { keys: PagedBuffer; values: PagedBuffer; target: SortTarget } {
-    const device = this.device;
-    const cloud = scene.cloud;
-    // In pages when one binding does not hold a u32 a splat (the sort then merges them: sort/paged-sort.ts).
-    const paging = sortPagingFor(cloud.count, Math.min(this.bindingBytes, this.budgetLimits.sortPageBytes ?? Infinity));
-    const usage = sortBufferUsage();
-    const keys = new PagedBuffer(device, 'SplatRenderer.keys', paging, usage);
-    const values = new PagedBuffer(device, 'SplatRenderer.values', paging, usage);
-    const drawArgs = this.drawArgs;
-    const project = new ProjectPass(device, { frame: this.uniforms.buffer, scene, keys, values, drawArgs }, cloud.count);
-    const target: SortTarget = {
-      cloud,
-      objects: scene.objects,
-      keys,
-      values,
-      drawArgs,
-      project,
-      // The count only: the vertex count is the draw's (quads writes it every frame).
-      writeCount: (count) => device.queue.writeBuffer(drawArgs, DrawArgs.countOffset, new Uint32Array([count])),
-    };
-    return { keys, values, target };
+    this.show(scene, owns, prepared);
   }
 
   /** The order the last frame was drawn in ('auto' resolved), and the depth complexity 'auto' saw. */
@@ -634,7 +460,7 @@ export class SplatRenderer {
 
   /** GPU buffers for tests and profiling: sorted (key, id) pairs (their pages) and the draw arguments. */
   get debugBuffers(): { keys: readonly GPUBuffer[]; values: readonly GPUBuffer[]; drawArgs: GPUBuffer } | null {
-    return this.keys && this.values ? { keys: this.keys.buffers, values: this.values.buffers, drawArgs: this.drawArgs } : null;
+    return this.keys && this.values ? { keys: this.keys.buffers, values: this.values.buffers, drawArgs: this.setup.drawArgs } : null;
   }
 
   /** Frees the drawn state: the draw's, the sort buffers, and the drawn scene if it is an assembly (the objects' stay). */
@@ -652,8 +478,8 @@ export class SplatRenderer {
 
   destroy(): void {
     this.releaseScene();
-    for (const o of this.world.clear()) o.scene.destroy();
+    this.placed.destroy();
     this.uniforms.destroy();
-    this.drawArgs.destroy();
+    this.setup.destroy();
   }
 }
