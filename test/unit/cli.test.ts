@@ -15,7 +15,8 @@ function run(entry: string, args: string[]) {
   return { code: r.status, stdout: r.stdout, stderr: r.stderr.split('\n').filter((l) => l && !l.startsWith('Warning:')) };
 }
 
-describe('CLI on bad input', () => {
+// Each case spawns node processes: past vitest's 5 s default on a loaded 2-core machine (CI saw 6.9 s).
+describe('CLI on bad input', { timeout: 60_000 }, () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'splat-cli-'));
   const notPly = path.join(dir, 'notes.ply');
   fs.writeFileSync(notPly, 'hello, this is not a PLY file\n');
