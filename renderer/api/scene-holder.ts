@@ -5,6 +5,7 @@
  * scene's view (lod-stream.ts) with its splat budget.
  */
 import type { SplatCloud } from '../../scenes/splat-cloud';
+import type { PackedScene } from '../gpu-scene/compact-pack';
 import type { BodyView } from '../camera/framing';
 import type { DrawName } from '../draw/draw-strategies';
 import type { BudgetLimits } from '../frame/gpu-budget';
@@ -54,15 +55,22 @@ export class SceneHolder {
   lodStream: LodStreamView | null = null;
   /** The splat budget a streamed LOD scene opens with (ViewerOptions.lodBudget). */
   lodBudget = DEFAULT_LOD_BUDGET;
+  /**
+   * The scene load() showed, as kept on the CPU: its cloud and the packed arrays it was
+   * uploaded from (the cloud then lacks its SH); what a lost device's recovery uploads
+   * again. Not the renderer's drawn cloud: with placed objects (objects.ts) that is their
+   * assembly.
+   */
+  private kept: { cloud: SplatCloud; packed: PackedScene | null } | null = null;
 
   constructor(device: GPUDevice, private readonly format: GPUTextureFormat, strategy: string, draw: DrawName, budgetLimits: BudgetLimits, precision?: ScenePrecision) {
     this.renderer = new SplatRenderer(device, format, strategy, draw, {}, budgetLimits);
     if (precision) this.renderer.precision = precision;
   }
 
-  /** The cloud on screen (kept on the CPU for picking and recovery). */
+  /** The scene on screen (kept on the CPU for recovery): load()'s, or a streamed LOD scene's drawn set; null without one. */
   get cloud(): SplatCloud | null {
-    return this.renderer.cloud;
+    return this.lodStream ? this.renderer.cloud : (this.kept?.cloud ?? null);
   }
 
   /**
@@ -81,6 +89,8 @@ export class SceneHolder {
         throw e;
       }
     } else this.renderer.setScene(cloud);
+    // A streamed LOD scene's chunks are no cloud kept: after a loss its source opens again.
+    this.kept = lod ? null : { cloud, packed: this.renderer.scenePacked };
     this.probe?.destroy();
     this.probe = ready?.probe ?? new DrawnOrderProbe(device, cloud.count);
     this.sceneId = id;
@@ -136,7 +146,7 @@ export class SceneHolder {
   async remake(device: GPUDevice, budgetLimits: BudgetLimits, stale: () => boolean, retry: (change: () => void) => void): Promise<{ uploadError: unknown; reopen: boolean } | null> {
     const old = this.renderer;
     // A streamed LOD scene's chunks were on the lost device: its source opens again, nothing is uploaded from the CPU.
-    const cloud = this.lodStream ? null : old.cloud;
+    const cloud = this.lodStream ? null : (this.kept?.cloud ?? null);
     let renderer: SplatRenderer;
     try {
       renderer = new SplatRenderer(device, this.format, old.strategy, old.draw, {}, budgetLimits);
@@ -151,7 +161,7 @@ export class SceneHolder {
     if (cloud) {
       try {
         // From what was kept: the packed scene the loader's worker made (the cloud then lacks its SH), or the cloud.
-        prepared = await renderer.prepareScene(cloud, yieldToPage, undefined, undefined, old.scenePacked);
+        prepared = await renderer.prepareScene(cloud, yieldToPage, undefined, undefined, this.kept?.packed ?? null);
       } catch (err) {
         uploadError = err;
       }
@@ -163,6 +173,7 @@ export class SceneHolder {
     }
     // The switch: the new renderer takes the scene; what the user changed meanwhile follows.
     if (prepared) renderer.adoptScene(prepared);
+    else this.kept = null; // not on the new device: no scene on screen
     this.renderer = renderer;
     if (old.strategy !== renderer.strategy) retry(() => renderer.setStrategy(old.strategy));
     if (old.draw !== renderer.draw) retry(() => renderer.setDraw(old.draw));
@@ -175,6 +186,7 @@ export class SceneHolder {
   }
 
   destroy(): void {
+    this.kept = null;
     this.probe?.destroy();
     this.probe = null;
     this.lodStream?.destroy();

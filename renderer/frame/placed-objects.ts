@@ -12,6 +12,7 @@
  */
 import type { Bounds, ShDegree, SplatCloud } from '../../scenes/splat-cloud';
 import { IDENTITY_TRANSFORM, type SplatTransform } from '../../scenes/transform';
+import type { SplatCrop } from '../../scenes/crop';
 import { GpuScene } from '../gpu-scene/gpu-scene';
 import type { PackedScene } from '../gpu-scene/compact-pack';
 import type { ScenePrecision } from '../gpu-scene/scene-precision';
@@ -26,6 +27,8 @@ export interface ObjectInfo {
   readonly cloud: SplatCloud;
   readonly transform: SplatTransform;
   readonly visible: boolean;
+  /** Its crop box in its own frame, or null. */
+  readonly crop: SplatCrop | null;
 }
 
 /** What the placed objects ask of the renderer that draws them (SplatRenderer). */
@@ -58,7 +61,7 @@ export class PlacedObjects {
 
   /** The placed objects, in the order added. */
   get objects(): ObjectInfo[] {
-    return this.world.objects.map((o) => ({ handle: o.handle, cloud: o.scene.cloud, transform: o.transform, visible: o.visible }));
+    return this.world.objects.map((o) => ({ handle: o.handle, cloud: o.scene.cloud, transform: o.transform, visible: o.visible, crop: o.crop }));
   }
 
   /** The bounds of the shown objects as placed now; null when none is shown. */
@@ -127,6 +130,15 @@ export class PlacedObjects {
     if (drawn && run !== undefined) drawn.scene.objects.setTransform(run, transform);
   }
 
+  /** Crops an object (its own frame; null: none): its entry in the drawn scene's object table, if drawn. */
+  setCrop(handle: ObjectHandle, crop: SplatCrop | null): void {
+    const o = this.world.get(handle);
+    o.crop = crop;
+    const drawn = this.drawn;
+    const run = drawn?.runs.get(handle);
+    if (drawn && run !== undefined) drawn.scene.objects.setCrop(run, crop);
+  }
+
   /** Shows or hides an object. @throws GpuBudgetError or RangeError, changing nothing, when showing it would not fit */
   setVisible(handle: ObjectHandle, visible: boolean): void {
     const o = this.world.get(handle);
@@ -187,7 +199,7 @@ export class PlacedObjects {
     if (drawn.length === 1) {
       const o = drawn[0]!;
       scene = o.scene;
-      scene.objects.setRuns([{ first: 0, count: scene.count, transform: o.transform, shDegree: scene.shDegree, decode: scene.decode }]);
+      scene.objects.setRuns([{ first: 0, count: scene.count, transform: o.transform, shDegree: scene.shDegree, decode: scene.decode, crop: o.crop }]);
     } else {
       scene = assembleScenes(this.renderer.device, drawn, this.renderer.bindingBytes);
       owns = true;

@@ -1,5 +1,6 @@
 import type { Bounds, SanitizeReport, ShDegree, SplatCloud } from '../../scenes/splat-cloud';
 import { IDENTITY_TRANSFORM, type SplatTransform } from '../../scenes/transform';
+import type { SplatCrop } from '../../scenes/crop';
 import type { FrameTimestamps } from '../stage/frame-stages';
 import { FrameUniforms, type FrameCamera, type FrameSettings } from '../stage/frame-uniforms';
 import { assertSceneFits, bindingLimit, type BudgetLimits } from './gpu-budget';
@@ -23,6 +24,7 @@ export type { ObjectHandle } from './world';
 export type { ObjectInfo } from './placed-objects';
 export type { PreparedScene } from './scene-setup';
 export type { SplatTransform } from '../../scenes/transform';
+export type { SplatCrop } from '../../scenes/crop';
 export { drawShape, F2B_MIN_LAYERS } from '../draw/quads/draw-order';
 
 /**
@@ -33,7 +35,7 @@ export { drawShape, F2B_MIN_LAYERS } from '../draw/quads/draw-order';
  * arguments, which a sort strategy fills, and the active draw's state for the scene:
  * only that draw's state is alive, switching frees it.
  *
- * Placed objects (issue 32: addObject, setObjectTransform, setObjectVisible,
+ * Placed objects (issue 32: addObject, setObjectTransform, setObjectCrop, setObjectVisible,
  * removeObject; placed-objects.ts): the shown ones drawn in one frame and one sort, as
  * one scene, set up here (scene-setup.ts: its sort buffers and draw state) like any.
  * setScene, prepareScene + adoptScene and setGpuScene replace every object with one at the
@@ -306,6 +308,15 @@ export class SplatRenderer {
   }
 
   /**
+   * Crops an object to a box in its own frame (scenes/crop.ts; null: no crop): splats whose
+   * centre is outside are not drawn (culled in the project passes of both draws). Its
+   * entry in the object table only, written with the next frame.
+   */
+  setObjectCrop(handle: ObjectHandle, crop: SplatCrop | null): void {
+    this.placed.setCrop(handle, crop);
+  }
+
+  /**
    * Shows or hides an object: the drawn scene assembled again without or with it (GPU
    * copies of the shown objects' buffers).
    * @throws GpuBudgetError or RangeError, changing nothing, when showing it would not fit (as addObject)
@@ -458,9 +469,9 @@ export class SplatRenderer {
     return (await this.active?.settle()) ?? false;
   }
 
-  /** GPU buffers for tests and profiling: sorted (key, id) pairs (their pages) and the draw arguments. */
-  get debugBuffers(): { keys: readonly GPUBuffer[]; values: readonly GPUBuffer[]; drawArgs: GPUBuffer } | null {
-    return this.keys && this.values ? { keys: this.keys.buffers, values: this.values.buffers, drawArgs: this.setup.drawArgs } : null;
+  /** GPU buffers for tests, profiling and the GPU pick (gpu-pick.ts): sorted (key, id) pairs (their pages), the draw arguments, the drawn scene. */
+  get debugBuffers(): { keys: readonly GPUBuffer[]; values: readonly GPUBuffer[]; drawArgs: GPUBuffer; scene: GpuScene } | null {
+    return this.keys && this.values && this.scene ? { keys: this.keys.buffers, values: this.values.buffers, drawArgs: this.setup.drawArgs, scene: this.scene } : null;
   }
 
   /** Frees the drawn state: the draw's, the sort buffers, and the drawn scene if it is an assembly (the objects' stay). */

@@ -7,6 +7,7 @@
  */
 import type { Bounds } from '../../scenes/splat-cloud';
 import type { SplatTransform } from '../../scenes/transform';
+import type { SplatCrop } from '../../scenes/crop';
 import type { GpuScene } from '../gpu-scene/gpu-scene';
 import { placedBounds } from '../gpu-scene/assemble';
 import type { ScenePrecision } from '../gpu-scene/scene-precision';
@@ -20,6 +21,8 @@ export interface WorldObject {
   readonly scene: GpuScene;
   transform: SplatTransform;
   visible: boolean;
+  /** Its crop box in its own frame (scenes/crop.ts), or null: every splat drawn. */
+  crop: SplatCrop | null;
 }
 
 export class World {
@@ -41,14 +44,14 @@ export class World {
     return this.list.filter((o) => o.visible && o.scene.count > 0);
   }
 
-  /** The bounds of the drawn objects as placed now; null when none is drawn. */
+  /** The bounds of the drawn objects as placed now (within their crop boxes); null when none is drawn. */
   bounds(): Bounds | null {
     const drawn = this.drawn();
     return drawn.length > 0 ? placedBounds(drawn) : null;
   }
 
   add(scene: GpuScene, transform: SplatTransform, visible = true): WorldObject {
-    const o: WorldObject = { handle: this.next++ as ObjectHandle, scene, transform, visible };
+    const o: WorldObject = { handle: this.next++ as ObjectHandle, scene, transform, visible, crop: null };
     this.list.push(o);
     return o;
   }

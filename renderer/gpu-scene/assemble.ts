@@ -13,6 +13,7 @@
 import restrideWgsl from '../../shaders/gpu-scene/restride.wgsl?raw';
 import { type Bounds, type ShDegree, type SplatCloud } from '../../scenes/splat-cloud';
 import { transformBounds, type SplatTransform } from '../../scenes/transform';
+import { croppedBounds, type SplatCrop } from '../../scenes/crop';
 import { GpuScene } from './gpu-scene';
 import { MAX_OBJECTS } from './objects';
 import type { PagedBuffer } from './paging';
@@ -21,6 +22,8 @@ import type { PagedBuffer } from './paging';
 export interface AssemblyPart {
   scene: GpuScene;
   transform: SplatTransform;
+  /** Its crop box in its own frame (the object table's); none: every splat drawn. */
+  crop?: SplatCrop | null;
 }
 
 /** The parts' SH degree (the largest) and splat count: what the assembly's buffers must hold. */
@@ -34,12 +37,12 @@ export function assemblySize(parts: readonly { scene: { count: number; shDegree:
   return { count, shDegree: degree as ShDegree };
 }
 
-/** The union of the parts' bounds as placed. */
-export function placedBounds(parts: readonly { scene: { cloud: SplatCloud }; transform: SplatTransform }[]): Bounds {
+/** The union of the parts' bounds (within their crop boxes) as placed. */
+export function placedBounds(parts: readonly { scene: { cloud: SplatCloud }; transform: SplatTransform; crop?: SplatCrop | null }[]): Bounds {
   const min: [number, number, number] = [Infinity, Infinity, Infinity];
   const max: [number, number, number] = [-Infinity, -Infinity, -Infinity];
   for (const p of parts) {
-    const b = transformBounds(p.transform, p.scene.cloud.bounds);
+    const b = transformBounds(p.transform, croppedBounds(p.scene.cloud.bounds, p.crop ?? null));
     for (let a = 0; a < 3; a++) {
       min[a] = Math.min(min[a]!, b.min[a]!);
       max[a] = Math.max(max[a]!, b.max[a]!);
@@ -104,7 +107,7 @@ export function assembleScenes(device: GPUDevice, parts: readonly AssemblyPart[]
   let first0 = 0;
   scene.objects.setRuns(
     parts.map((p) => {
-      const run = { first: first0, count: p.scene.count, transform: p.transform, shDegree: p.scene.shDegree, decode: p.scene.decode };
+      const run = { first: first0, count: p.scene.count, transform: p.transform, shDegree: p.scene.shDegree, decode: p.scene.decode, crop: p.crop ?? null };
       first0 += p.scene.count;
       return run;
     }),

@@ -11,6 +11,8 @@
  *   the frame's view times the model matrix, which the passes use where they used the
  *   frame's view (the centre, and the EWA projection's W, which turns the covariance into
  *   s^2 R Sigma R^T), and the eye in the object's frame (the SH view direction there);
+ * - per object, its crop box in its own frame (scenes/crop.ts; setCrop: the table only),
+ *   which the project passes of both draws test each splat's centre against (objectKeeps);
  * - per object, set when the runs change: its SH degree (the drawn buffers hold the
  *   largest object's stride, a smaller object's higher bands are never read) and its
  *   compact ranges (each object keeps its own GpuScene's: assembling objects repacks
@@ -23,6 +25,7 @@
 import objectsWgslText from '../../shaders/gpu-scene/objects.wgsl?raw';
 import { lazy, wgslStruct } from '../../sort/kernel-kit';
 import { inverseTransformPoint, isIdentity, multiplyMat4, transformMatrix, type SplatTransform } from '../../scenes/transform';
+import type { SplatCrop } from '../../scenes/crop';
 import type { CompactDecode } from './compact-pack';
 
 /** Objects one drawn scene holds at most (the WGSL's array sizes: objects.wgsl). */
@@ -38,7 +41,12 @@ export interface ObjectRun {
   shDegree: number;
   /** Its compact ranges (its own GpuScene's decode); null for a full scene. */
   decode: CompactDecode | null;
+  /** Its crop box in its own frame (scenes/crop.ts): splats whose centre is outside are not drawn; none: every splat. */
+  crop?: SplatCrop | null;
 }
+
+/** The box written for no crop: the largest finite one (objects.wgsl compares against it; no infinities on the GPU). */
+const NO_CROP = 3.4e38;
 
 /** The block's layout, reflected from objects.wgsl (kernel-kit's WgslStruct) on first use: after the GPU globals exist. */
 const layout = lazy(() => {
@@ -52,6 +60,8 @@ const layout = lazy(() => {
     view: entry.fieldOffset('view'),
     eye: entry.fieldOffset('eye'),
     info: entry.fieldOffset('info'),
+    cropMin: entry.fieldOffset('cropMin'),
+    cropMax: entry.fieldOffset('cropMax'),
     dcMin: entry.fieldOffset('dcMin'),
     dcStep: entry.fieldOffset('dcStep'),
     lsRange: entry.fieldOffset('lsRange'),
@@ -123,6 +133,7 @@ export class ObjectTable {
       const at = (L.entries + k * L.entryBytes) / 4;
       this.u32.fill(0, at + L.info / 4, at + L.info / 4 + 4);
       this.u32[at + L.info / 4] = r.shDegree;
+      this.writeCrop(k, r.crop ?? null);
       const d = r.decode;
       this.f32.fill(0, at + L.dcMin / 4, at + L.entryBytes / 4);
       if (d) {
@@ -143,6 +154,31 @@ export class ObjectTable {
     r.transform = transform;
     this.written = null;
     this.version++;
+  }
+
+  /**
+   * Crops run `k`'s object to `crop` (its own frame; null: none): written with the next
+   * frame, the table only (no scene buffer changes).
+   */
+  setCrop(k: number, crop: SplatCrop | null): void {
+    const r = this.list[k];
+    if (!r) throw new RangeError(`ObjectTable: no object ${k}`);
+    r.crop = crop;
+    this.writeCrop(k, crop);
+    this.written = null;
+    this.version++;
+  }
+
+  /** Run `k`'s crop box into the block's bytes (sent by the next writeView). */
+  private writeCrop(k: number, crop: SplatCrop | null): void {
+    const L = layout();
+    const at = (L.entries + k * L.entryBytes) / 4;
+    for (let a = 0; a < 3; a++) {
+      this.f32[at + L.cropMin / 4 + a] = Math.max(-NO_CROP, crop ? crop.min[a]! : -NO_CROP);
+      this.f32[at + L.cropMax / 4 + a] = Math.min(NO_CROP, crop ? crop.max[a]! : NO_CROP);
+    }
+    this.f32[at + L.cropMin / 4 + 3] = 0;
+    this.f32[at + L.cropMax / 4 + 3] = 0;
   }
 
   /**

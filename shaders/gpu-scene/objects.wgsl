@@ -11,6 +11,9 @@
 //   - the SH with the view direction in the object's frame (splat - eye there: R^-1 of
 //     the world direction, so a rotated object keeps its look);
 //   - the frustum cull's radius times s;
+//   - the crop: a splat whose centre (in the object's frame) is outside its object's
+//     box is culled where the passes cull (objectKeeps: one test, no branch on whether
+//     there is a crop);
 //   - a compact scene's ranges, per object (objects of different ranges share the
 //     drawn buffers as their own GPU scenes packed them: no repacking).
 // The binding is declared by scene-wgsl.ts (objectsBindingWgsl) as `objectTable`.
@@ -19,6 +22,10 @@ struct SplatObject {
   view: mat4x4f,        // the frame's view times the object's model matrix
   eye: vec4f,           // xyz: the eye in the object's frame; w: the object's scale s
   info: vec4u,          // x: the object's SH degree (its splats hold no higher band); yzw: 0
+  // The object's crop box in its own frame (scenes/crop.ts): splats whose centre is
+  // outside are not drawn; no crop is the largest finite box (+-3.4e38 on each axis).
+  cropMin: vec4f,
+  cropMax: vec4f,
   // The object's compact ranges (renderer/gpu-scene/compact-pack.ts CompactDecode; unused when full):
   dcMin: vec4f,         // f_dc of code 0 (rgb)
   dcStep: vec4f,        // f_dc a code step (rgb)
@@ -61,4 +68,10 @@ fn objectScale(o: u32) -> f32 {
 
 fn objectShDegree(o: u32) -> u32 {
   return objectTable.entries[o].info.x;
+}
+
+// Whether object o's crop box keeps a splat of centre p (in the object's frame): inside,
+// faces included. Every splat is tested (an object without a crop has the largest box).
+fn objectKeeps(o: u32, p: vec3f) -> bool {
+  return all(p >= objectTable.entries[o].cropMin.xyz) && all(p <= objectTable.entries[o].cropMax.xyz);
 }

@@ -3,10 +3,11 @@
 // visible splat for the sort.
 //
 // Steps (one thread per splat, 256 per workgroup):
-//   0. a splat whose opacity as drawn (effectiveOpacity, splat_common.wgsl: the
-//      anti-aliased mode's factor applied) is under 1/255 (or NaN) can reach the
-//      fragment test's 1/255 nowhere: dropped here, before the sort, whatever the
-//      cull setting.
+//   0. a splat whose centre its object's crop box leaves out (objects.wgsl
+//      objectKeeps) is dropped, whatever the cull setting; so is a splat whose
+//      opacity as drawn (effectiveOpacity, splat_common.wgsl: the anti-aliased mode's
+//      factor applied) is under 1/255 (or NaN): it can reach the fragment test's
+//      1/255 nowhere.
 //   1. depth d = -z_view; visible if d > near and the splat's 3-sigma bounding sphere
 //      (3 * maxScale * splatScale) overlaps the view frustum's side planes (with
 //      culling off: every splat in front of the near plane). With the contribution
@@ -43,9 +44,11 @@ fn isVisible(i: u32) -> vec2f {
   // scale and compact ranges.
   let o = objectOf(i);
   let view = objectView(o);
-  let v = view * vec4f(splatPosition(i), 1.0);
+  let p = splatPosition(i);
+  let v = view * vec4f(p, 1.0);
   let d = -v.z;
-  if (d <= frame.near) {
+  // In front of the near plane, and kept by its object's crop box (objects.wgsl).
+  if (d <= frame.near || !objectKeeps(o, p)) {
     return vec2f(0.0, d);
   }
   // The opacity and contribution tests of projectSplat (project_splat.wgsl), with the

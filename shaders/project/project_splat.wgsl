@@ -5,9 +5,10 @@
 // (scene_full.wgsl or scene_compact.wgsl: splatPosition, splatOpacity, splatCov) and
 // sh_eval.wgsl (for splatColour).
 //
-// The forward model (test/reference/forward-model.ts projectSplat): a splat is not
-// drawn when its depth d = -z_view <= near, its centre's |ndc| > 1.3, det(cov2D) <= 0,
-// its effective opacity (effectiveOpacity: the anti-aliased mode's factor applied)
+// A splat whose centre its object's crop box leaves out (objects.wgsl objectKeeps; on
+// the CPU scenes/crop.ts) is not drawn. Then the forward model
+// (test/reference/forward-model.ts projectSplat): a splat is not drawn when its depth
+// d = -z_view <= near, its centre's |ndc| > 1.3, det(cov2D) <= 0, its effective opacity (effectiveOpacity: the anti-aliased mode's factor applied)
 // < 1/255 (no pixel can reach 1/255), or, with the contribution cull on
 // (frame.minContribution > 0), its screenContribution is under the threshold. The
 // quads draw's cull pass (project.wgsl) makes the same opacity and contribution tests
@@ -33,7 +34,8 @@ fn projectSplat(i: u32) -> ProjectedSplat {
   let t = view * vec4f(p, 1.0);
   let d = -t.z;
   s.depth = d;
-  if (!(d > frame.near)) {
+  // In front of the near plane, and kept by its object's crop box (objects.wgsl).
+  if (!(d > frame.near) || !objectKeeps(o, p)) {
     return s;
   }
   let pv = frame.proj * t;
