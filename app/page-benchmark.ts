@@ -1,9 +1,17 @@
 /**
  * The page's benchmark: started from the panel, flown by the viewer
  * (viewer.benchmark), its table shown in the #bench box with CSV / JSON downloads.
+ * With a camera path set (the Path folder: keyframes or the orbit preset), it flies
+ * the path's frames at 30 fps instead of the orbit: the table adds max per stage and
+ * each row's slowest second, the box a plot of each frame's GPU time against its
+ * path time (path-plot.ts), and CSV / JSON the per-frame series.
  */
-import { formatTable, toCsv, toJson, type BenchmarkRow, type Viewer } from '../renderer/api/index';
+import { formatTable, frameCount, toCsv, toJson, type BenchmarkRow, type Viewer } from '../renderer/api/index';
 import type { ViewerPanel } from './gui';
+import { drawPathPlot } from './path-plot';
+
+/** Frames a second of path time a benchmark flies a camera path at. */
+export const PATH_BENCH_FPS = 30;
 
 export function downloadText(name: string, type: string, text: string): void {
   const url = URL.createObjectURL(new Blob([text], { type }));
@@ -20,6 +28,8 @@ export class PageBenchmark {
     private readonly box: HTMLElement,
     private readonly panel: () => ViewerPanel,
     private readonly say: (text: string | null, kind?: 'error' | 'info') => void,
+    /** The camera path's name for the rows ('orbit', 'keyframes', a file's). */
+    private readonly pathName: () => string = () => 'path',
   ) {
     box.addEventListener('click', (e) => {
       if ((e.target as HTMLElement).dataset.action === 'close') box.hidden = true;
@@ -33,8 +43,11 @@ export class PageBenchmark {
     if (strategies.length === 0) return;
     this.panel().setExportEnabled(false);
     this.box.hidden = true;
-    this.say(`Benchmark: ${strategies.join(', ')} × ${v.settings.benchFrames} frames…`, 'info');
-    v.benchmark(strategies).then(
+    const path = v.path;
+    const along = path ? { path, fps: PATH_BENCH_FPS, name: this.pathName() } : undefined;
+    const frames = path ? `the ${along!.name} path's ${frameCount(path, PATH_BENCH_FPS)} frames` : `${v.settings.benchFrames} frames`;
+    this.say(`Benchmark: ${strategies.join(', ')} × ${frames}…`, 'info');
+    v.benchmark(strategies, along).then(
       (rows) => {
         this.say(null);
         this.show(rows);
@@ -67,7 +80,13 @@ export class PageBenchmark {
       if (action === 'json') b.onclick = () => downloadText('splatview-benchmark.json', 'application/json', toJson(rows));
       bar.appendChild(b);
     }
-    box.append(pre, bar);
+    // A camera path's flight: each frame's GPU time against its path time.
+    if (rows.some((r) => r.path)) {
+      const plot = document.createElement('canvas');
+      plot.className = 'sv-path-plot';
+      box.append(pre, plot, bar);
+      drawPathPlot(plot, rows);
+    } else box.append(pre, bar);
     box.hidden = false;
     this.panel().setExportEnabled(true);
   }

@@ -2,9 +2,11 @@
  * The view in the URL hash (view-url.ts): written every 500 ms while the view
  * changes (replaceState: no history entry per move); a hash the page did not
  * write (the user's edit, back / forward, a pasted link) is applied instead:
- * its pose, or its scene opened first when it was saved for another.
+ * its pose, or its scene opened first when it was saved for another. The camera
+ * path, when there is one, rides along as the hash's `path=` entry (its short form,
+ * docs/PATHS.md): `#cam=...&scene=...&path=...`; a hash with one sets the page's path.
  */
-import type { CameraPose } from '../renderer/api/index';
+import { decodePathHash, encodePathHash, type CameraPath, type CameraPose } from '../renderer/api/index';
 import type { SceneSource } from './scene-list';
 import { decodeViewState, encodeViewHash, sceneIdIsUrl, viewAppliesTo, type ViewState } from './view-url';
 
@@ -15,6 +17,17 @@ export interface HashHost {
   sceneSource(id: string): SceneSource | undefined;
   open(source: SceneSource): void;
   busy(): boolean;
+  /** The page's camera path, or null. */
+  path(): CameraPath | null;
+  /** A path from the hash (a link, the user's edit). */
+  applyPath(path: CameraPath): void;
+  /** A hash whose path entry is not a valid path: the reason (CameraPathError's message). */
+  badPath(message: string): void;
+}
+
+/** The view's hash with the path's entry after it (none without a path). */
+export function withPathEntry(viewHash: string, path: CameraPath | null): string {
+  return path ? `${viewHash}&${encodePathHash(path).slice(1)}` : viewHash;
 }
 
 export class HashSync {
@@ -33,7 +46,18 @@ export class HashSync {
     const view = decodeViewState(location.hash);
     this.known = location.hash;
     this.pending = view;
+    this.applyPath(location.hash);
     return view;
+  }
+
+  /** The hash's path entry, if any, becomes the page's path (a bad one is reported, the path kept). */
+  private applyPath(hash: string): void {
+    try {
+      const path = decodePathHash(hash);
+      if (path) this.host.applyPath(path);
+    } catch (e) {
+      this.host.badPath(e instanceof Error ? e.message : String(e));
+    }
   }
 
   /** A scene `id` is on screen: the pending view applies if it was saved for it. */
@@ -50,7 +74,7 @@ export class HashSync {
     }
     if (now - this.written < 500) return;
     this.written = now;
-    const hash = encodeViewHash(pose, this.host.sceneId());
+    const hash = withPathEntry(encodeViewHash(pose, this.host.sceneId()), this.host.path());
     if (location.hash !== hash) {
       history.replaceState(null, '', hash);
       this.known = location.hash;
@@ -60,6 +84,7 @@ export class HashSync {
   private apply(hash: string): void {
     if (hash === this.known) return;
     this.known = hash;
+    if (!this.host.busy()) this.applyPath(hash);
     const view = decodeViewState(hash);
     if (!view || this.host.busy()) return;
     if (viewAppliesTo(view, this.host.sceneId() ?? '')) {

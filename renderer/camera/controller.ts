@@ -153,6 +153,12 @@ export class CameraController {
     return true;
   }
 
+  /** The home pose (`reset()` goes there): a scene's first view. */
+  get homePose(): CameraPose {
+    const h = this.home;
+    return { eye: [...h.eye], target: [...h.target], up: [...h.up], fovyDeg: h.fovyDeg };
+  }
+
   /** Makes `pose` (default: the current pose) the one `reset()` returns to. */
   setHome(pose: CameraPose = this.pose): void {
     this.home = { eye: [...pose.eye], target: [...pose.target], up: [...pose.up], fovyDeg: pose.fovyDeg };

@@ -17,6 +17,35 @@ export const REPORT_STAGES: readonly ReportStage[] = [...FRAME_STAGES.filter((s)
 /** One figure (ms) per stage; `null` where no frame measured that stage. */
 export type StageFigures = Record<ReportStage, number | null>;
 
+/** One frame of a flight along a camera path: its path time (s) and GPU times (ms) where measured (path-profile.ts). */
+export type PathFrameTimes = { time: number } & Partial<Record<ReportStage, number>>;
+
+/** A path's slowest whole second (the last may be shorter), by its median GPU total (path-profile.ts). */
+export interface SlowestSecond {
+  /** Path time where it starts and ends (s). */
+  from: number;
+  to: number;
+  /** Median GPU total (ms) of its frames. */
+  medianMs: number;
+  /** The stage with the largest median in it, and that median (ms); null where no stage was timed. */
+  stage: ReportStage | null;
+  stageMs: number | null;
+  /** Frames it holds. */
+  frames: number;
+}
+
+/** A row's flight along a camera path (bench:frame --path, a benchmark of the viewer's path): docs/PATHS.md. */
+export interface RowPath {
+  /** The path's name (a file, `orbit`, `keyframes`). */
+  name: string;
+  fps: number;
+  /** The last keyframe's time (s): frame i at i / fps from 0 to it. */
+  duration: number;
+  /** Per frame, in path order. */
+  frames: PathFrameTimes[];
+  slowestSecond: SlowestSecond | null;
+}
+
 /** One strategy's results on one scene. */
 export interface BenchmarkRow {
   strategy: string;
@@ -36,6 +65,10 @@ export interface BenchmarkRow {
   stages: StageFigures;
   /** Nearest-rank 95th percentile ms per stage. */
   p95: StageFigures;
+  /** Maximum ms per stage: rows of a flight along a camera path. */
+  max?: StageFigures;
+  /** The flight along a camera path, frame by frame, and its slowest second. */
+  path?: RowPath;
   /** Draw time of the same geometry with a trivial fragment shader (the raster floor), measured in the same run; absent if not measured. */
   rasterFloorMs?: number | null;
   /** See {@link outOfOrderFraction}: 0 for an exact sort; NaN (null in JSON) where not measured (tiles). */
@@ -171,18 +204,50 @@ export const CSV_COLUMNS: readonly string[] = [
   'date',
 ];
 
+/** The columns rows of a camera path flight add after {@link CSV_COLUMNS}. */
+export const CSV_PATH_COLUMNS: readonly string[] = [
+  ...REPORT_STAGES.map((s) => `${s}_max_ms`),
+  'path',
+  'path_fps',
+  'path_duration_s',
+  'slowest_second_from_s',
+  'slowest_second_to_s',
+  'slowest_second_median_ms',
+  'slowest_second_stage',
+];
+
+/** The columns of the per-frame table that follows the rows of a camera path flight. */
+export const CSV_FRAME_COLUMNS: readonly string[] = ['strategy', 'draw', 'frame', 'path_time_s', ...REPORT_STAGES.map((s) => `${s}_ms`)];
+
+type Cell = string | number | null | undefined;
+const csvLine = (cells: readonly Cell[]) => cells.map((c) => csvField(typeof c === 'number' ? csvNumber(c) : (c ?? ''))).join(',');
+
 /**
  * CSV (RFC 4180 quoting, `\n` line ends, a final newline): the header of
  * {@link CSV_COLUMNS}, then one line per row. Missing figures are empty fields;
- * numbers carry 6 significant digits.
+ * numbers carry 6 significant digits. Rows of a flight along a camera path (`path`)
+ * add {@link CSV_PATH_COLUMNS} (max per stage, the slowest second), and after an
+ * empty line a second table, {@link CSV_FRAME_COLUMNS}: one line per frame flown.
  */
 export function toCsv(rows: readonly BenchmarkRow[]): string {
-  const lines = [CSV_COLUMNS.map(csvField).join(',')];
+  const flown = rows.some((r) => r.path !== undefined || r.max !== undefined);
+  const lines = [csvLine(flown ? [...CSV_COLUMNS, ...CSV_PATH_COLUMNS] : CSV_COLUMNS)];
   for (const r of rows) {
-    const cells: Array<string | number | null | undefined> = [r.strategy, r.draw, r.scene, r.splats, r.visible, r.frames];
+    const cells: Cell[] = [r.strategy, r.draw, r.scene, r.splats, r.visible, r.frames];
     for (const s of REPORT_STAGES) cells.push(r.stages[s], r.p95[s]);
     cells.push(r.rasterFloorMs, r.outOfOrderFraction, r.keyBits, r.resolution, r.adapter, r.date);
-    lines.push(cells.map((c) => csvField(typeof c === 'number' ? csvNumber(c) : (c ?? ''))).join(','));
+    if (flown) {
+      for (const s of REPORT_STAGES) cells.push(r.max?.[s]);
+      const slow = r.path?.slowestSecond;
+      cells.push(r.path?.name, r.path?.fps, r.path?.duration, slow?.from, slow?.to, slow?.medianMs, slow?.stage);
+    }
+    lines.push(csvLine(cells));
+  }
+  if (rows.some((r) => r.path !== undefined)) {
+    lines.push('', csvLine(CSV_FRAME_COLUMNS));
+    for (const r of rows) {
+      r.path?.frames.forEach((f, i) => lines.push(csvLine([r.strategy, r.draw, i, f.time, ...REPORT_STAGES.map((s) => f[s])])));
+    }
   }
   return lines.join('\n') + '\n';
 }
@@ -233,7 +298,9 @@ export function formatTable(rows: readonly BenchmarkRow[], adapter?: string): st
   const optional = new Set<string>(FRAME_STAGES.filter((s) => 'optional' in s && s.optional).map((s) => s.name));
   for (const s of REPORT_STAGES) {
     if (optional.has(s) && !rows.some((r) => r.stages[s] !== null)) continue;
-    columns.push({ title: `${s} ms med / p95`, right: true, cell: (r) => `${fmtMs(r.stages[s])} / ${fmtMs(r.p95[s])}` });
+    if (rows.some((r) => r.max !== undefined)) {
+      columns.push({ title: `${s} ms med / p95 / max`, right: true, cell: (r) => `${fmtMs(r.stages[s])} / ${fmtMs(r.p95[s])} / ${fmtMs(r.max?.[s] ?? null)}` });
+    } else columns.push({ title: `${s} ms med / p95`, right: true, cell: (r) => `${fmtMs(r.stages[s])} / ${fmtMs(r.p95[s])}` });
   }
   if (rows.some((r) => r.rasterFloorMs !== undefined)) {
     columns.push({ title: 'raster floor ms', right: true, cell: (r) => fmtMs(r.rasterFloorMs ?? null) });
@@ -259,6 +326,14 @@ export function formatTable(rows: readonly BenchmarkRow[], adapter?: string): st
     );
   }
   if (rows.length === 0) out.push('(no results)');
+  // A flight along a camera path: where it was slowest, row by row.
+  for (const r of rows) {
+    const slow = r.path?.slowestSecond;
+    if (!r.path) continue;
+    const name = [r.strategy, r.draw].filter((x) => x !== undefined).join(' ');
+    const stage = !slow ? '' : slow.stage === null ? ', no stage timed' : `, stage ${slow.stage}`;
+    out.push(slow ? `${name}: slowest second ${slow.from.toFixed(1)}-${slow.to.toFixed(1)} s, ${fmtMs(slow.medianMs)} ms median${stage}` : `${name}: slowest second: - (no frame timed)`);
+  }
   return out.join('\n') + '\n';
 }
 

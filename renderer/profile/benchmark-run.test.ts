@@ -99,4 +99,17 @@ describe('BenchmarkRun', () => {
     expect(() => new BenchmarkRun({ strategies: [], path: [pose(0)] })).toThrow(RangeError);
     expect(() => new BenchmarkRun({ strategies: ['radix4'], path: [] })).toThrow(RangeError);
   });
+
+  it('flown(): each strategy\'s frames in path order with their path index, whatever order they were profiled in', async () => {
+    const path = Array.from({ length: 4 }, (_, i) => pose(i));
+    const run = new BenchmarkRun({ strategies: ['radix4'], path, warmup: 1 });
+    const frames = await fly(run);
+    // Profiled out of order (frame 3 before 2); the warm-up frame (id 0) does not count.
+    for (const id of [1, 3, 2, 4, 0]) run.profiled(id, { cpuMs: 1, frameMs: 16, total: id });
+    expect(run.complete).toBe(true);
+    expect(frames.map((f) => f.id)).toEqual([0, 1, 2, 3, 4]);
+    const [flown] = run.flown();
+    expect(flown!.frames).toEqual([0, 1, 2, 3]);
+    expect(flown!.samples.map((s) => s.total)).toEqual([1, 2, 3, 4]);
+  });
 });

@@ -28,9 +28,10 @@ export interface BenchmarkRunOptions {
   onComplete?: (run: BenchmarkRun) => void;
 }
 
-/** A counted frame: whose it is, and the host sort time when the strategy sorts on the host. */
+/** A counted frame: whose it is, its index on the path, and the host sort time when the strategy sorts on the host. */
 interface Owned {
   index: number;
+  frame: number;
   hostSortMs: number | null;
 }
 
@@ -46,6 +47,8 @@ export class BenchmarkRun {
   /** Profiler frame id -> the strategy it counts for. */
   private readonly owners = new Map<number, Owned>();
   private readonly samples: FrameSample[][];
+  /** The path index of each of `samples` (profiled in submit order, but said so). */
+  private readonly sampleFrames: number[][];
   private readonly outOfOrder: number[][];
   private pending = 0;
   private probeBusy = false;
@@ -63,6 +66,7 @@ export class BenchmarkRun {
     this.warmup = opts.warmup ?? 5;
     this.onComplete = opts.onComplete;
     this.samples = this.strategies.map(() => []);
+    this.sampleFrames = this.strategies.map(() => []);
     this.outOfOrder = this.strategies.map(() => []);
     this.wantFloor = opts.rasterFloor ?? false;
     this.floor = this.wantFloor;
@@ -97,7 +101,7 @@ export class BenchmarkRun {
     if (index >= this.strategies.length) return;
     if (this.floor) {
       if (this.step >= this.warmup) {
-        this.owners.set(frameId, { index: -1, hostSortMs: null });
+        this.owners.set(frameId, { index: -1, frame: this.step - this.warmup, hostSortMs: null });
         this.pending++;
       }
       if (++this.step >= this.warmup + this.path.length) {
@@ -107,7 +111,7 @@ export class BenchmarkRun {
       return;
     }
     if (this.step >= this.warmup) {
-      this.owners.set(frameId, { index, hostSortMs });
+      this.owners.set(frameId, { index, frame: this.step - this.warmup, hostSortMs });
       this.pending++;
     }
     if (probe) {
@@ -143,6 +147,7 @@ export class BenchmarkRun {
     }
     // A host sort stands for the sort stage, which the GPU does not do.
     this.samples[owner.index].push(owner.hostSortMs === null ? sample : withHostStage(sample, 'sort', owner.hostSortMs));
+    this.sampleFrames[owner.index].push(owner.frame);
     this.check();
   }
 
@@ -170,6 +175,20 @@ export class BenchmarkRun {
             ? this.outOfOrder[i].reduce((a, b) => a + b, 0) / this.outOfOrder[i].length
             : 0,
       })),
+    });
+  }
+
+  /**
+   * Per strategy, its frames in path order with their path indices (`draw`: only that draw's stages): what a flight
+   * along a camera path is profiled from (path-profile.ts profilePath, with times[index]).
+   */
+  flown(draw?: DrawInfo): { samples: FrameSample[]; frames: number[] }[] {
+    return this.strategies.map((_, i) => {
+      const order = this.sampleFrames[i].map((frame, j) => ({ frame, j })).sort((a, b) => a.frame - b.frame);
+      return {
+        samples: order.map(({ j }) => (draw ? ownStages(this.samples[i][j], draw) : this.samples[i][j])),
+        frames: order.map(({ frame }) => frame),
+      };
     });
   }
 

@@ -4,25 +4,10 @@
  * against its path time, and the slowest second of the path with the stage that
  * dominates it. Pure: no DOM, no GPU.
  */
-import { REPORT_STAGES, type ReportStage, type StageFigures } from './benchmark-report';
+import { REPORT_STAGES, type PathFrameTimes, type ReportStage, type SlowestSecond, type StageFigures } from './benchmark-report';
 import { summarize, type FrameSample } from './frame-stats';
 
-/** One frame of the flight: its path time (s) and GPU times (ms) where measured. */
-export type PathFrameTimes = { time: number } & Partial<Record<ReportStage, number>>;
-
-/** The path's slowest whole second (the last may be shorter), by its median GPU total. */
-export interface SlowestSecond {
-  /** Path time where it starts and ends (s). */
-  from: number;
-  to: number;
-  /** Median GPU total (ms) of its frames. */
-  medianMs: number;
-  /** The stage with the largest median in it, and that median (ms); null where no stage was timed. */
-  stage: ReportStage | null;
-  stageMs: number | null;
-  /** Frames it holds. */
-  frames: number;
-}
+export type { PathFrameTimes, SlowestSecond } from './benchmark-report';
 
 /** What a row of bench:frame --path adds to the report's row. */
 export interface PathProfile {
