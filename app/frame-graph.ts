@@ -1,8 +1,12 @@
 /**
  * A rolling frame-time graph on a small 2D canvas: one stacked bar per frame
  * (project, sort, draw from the GPU timestamps, then 'other' = the rest of the
- * frame time), a budget line, an auto-scaled y axis, a legend with each stage's
- * median, and min / median / p95 of the GPU total and of the frame time.
+ * time until the next frame was submitted), a 60 fps budget line, an auto-scaled
+ * y axis, a legend with each stage's median, and min / median / p95 of the GPU
+ * total ("gpu frame") and of the time between frames submitted ("submit gap":
+ * with two frames queued on the GPU a frame can be submitted one display refresh
+ * after the previous one, 16.7 ms, however long each takes on the GPU; the page's
+ * FPS counts completed frames instead).
  *
  * Plain canvas, no chart library: a few hundred fillRects at most 30 times a
  * second cost nothing next to the frame it measures. The pure parts (stacking,
@@ -245,9 +249,10 @@ export class FrameGraph {
     }
     const total = stats.fieldSummary('total');
     ctx.fillStyle = this.note && !total ? '#f0b060' : '#d8d8d8';
-    ctx.fillText(this.note && !total ? this.note : `gpu   ${figuresText(total)}`, PAD_PX, legendY + LINE_PX);
+    ctx.fillText(this.note && !total ? this.note : `gpu frame  ${figuresText(total)}`, PAD_PX, legendY + LINE_PX);
     ctx.fillStyle = '#d8d8d8';
-    ctx.fillText(`frame ${figuresText(stats.fieldSummary('frameMs'))}`, PAD_PX, legendY + 2 * LINE_PX);
+    // The time between frames submitted (not completed: that is the FPS), named so it is not read as a frame's time.
+    ctx.fillText(`submit gap ${figuresText(stats.fieldSummary('frameMs'))}`, PAD_PX, legendY + 2 * LINE_PX);
 
     const stacks: BarStack[] = [];
     for (let i = 0; i < n; i++) stacks.push(stackSample(stats.at(i)!));
@@ -311,7 +316,7 @@ export class FrameGraph {
     // Below the line when above it would run into the text.
     const above = by - top > FONT_PX + 2;
     ctx.textBaseline = above ? 'bottom' : 'top';
-    ctx.fillText(`${formatMs(this.budgetMs)} ms`, left + 2, above ? by - 1 : by + 1);
+    ctx.fillText(`${formatMs(this.budgetMs)} ms (${Math.round(1000 / this.budgetMs)} fps)`, left + 2, above ? by - 1 : by + 1);
   }
 
   /** Removes the canvas and stops redrawing. */

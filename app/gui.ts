@@ -49,8 +49,11 @@ export interface PanelActions {
   toggleFullscreen(): void;
 }
 
-/** Screens this narrow (CSS px) start with the panel collapsed: open, it would cover most of a phone. */
+/** Screens narrower than this (CSS px) start with the panel collapsed: open, it would cover most of a phone (public/style.css: the same 640). */
 export const NARROW_SCREEN_PX = 640;
+
+/** The media query of a screen narrower than NARROW_SCREEN_PX (640 itself is not narrow: docs/USAGE.md). */
+export const NARROW_SCREEN_QUERY = `(max-width: ${NARROW_SCREEN_PX - 0.02}px)`;
 
 /**
  * Settings kept across reloads in localStorage; URL parameters win for a visit. Only
@@ -116,7 +119,7 @@ export class ViewerPanel {
   ) {
     const gui = new GUI({ title: 'splatview' });
     this.gui = gui;
-    if (window.matchMedia?.(`(max-width: ${NARROW_SCREEN_PX}px)`).matches) gui.close();
+    if (window.matchMedia?.(NARROW_SCREEN_QUERY).matches) gui.close();
 
     const scene = gui.addFolder('Scene');
     scene.add({ open: () => actions.openFile() }, 'open').name('Open scene…');
@@ -198,7 +201,8 @@ export class ViewerPanel {
     profile.add(this.stats, 'cpuMs').name('CPU frame ms').disable().listen();
     profile.add(this.stats, 'visible').name('visible splats').disable().listen();
     profile.add(this.stats, 'project').name('GPU project ms').disable().listen();
-    profile.add(this.stats, 'sort').name('GPU sort ms').disable().listen();
+    // 'sort ms': a GPU stage, or the cpu strategy's worker time (its value says so).
+    profile.add(this.stats, 'sort').name('sort ms').disable().listen();
     profile.add(this.stats, 'draw').name('GPU draw ms (quads)').disable().listen();
     profile.add(this.stats, 'blend').name('GPU blend ms (tiles)').disable().listen();
     profile.add(this.stats, 'tilePairs').name('tile pairs').disable().listen();

@@ -22,7 +22,7 @@ const base: HudFigures = {
 describe('hudText', () => {
   it('names the scene, counts, true FPS, the strategy and who chose it, the stage times', () => {
     expect(hudText(base)).toBe(
-      'garden.ply  1,234,567 splats (600,000 visible)\n0.18 fps  sort onesweep (auto)\ngpu 3250 ms (project 1.50 / sort 249 / draw 3000)',
+      'garden.ply  1,234,567 splats (600,000 visible)\n0.18 fps (5.5 s a frame)  sort onesweep (auto)\ngpu 3250 ms (project 1.50 / sort 249 / draw 3000)',
     );
   });
 
@@ -52,9 +52,25 @@ describe('hudText', () => {
     });
     expect(t.split('\n').slice(0, 3)).toEqual([
       'garden.ply  1,234,567 splats (152,605 visible)',
-      '0.18 fps  draw tiles (auto)  sort onesweep (auto)',
+      '0.18 fps (5.5 s a frame)  draw tiles (auto)  sort onesweep (auto)',
       'gpu 0.592 ms (project 0.071 / sort 0.081 / blend 0.440)',
     ]);
+  });
+
+  it('a host sort (the cpu worker) is named apart from the GPU stages, which add up to the GPU total (issue 34)', () => {
+    const t = hudText({
+      ...base,
+      fps: 1.5,
+      strategy: 'cpu',
+      auto: false,
+      stages: [
+        { name: 'project', ms: null },
+        { name: 'draw', ms: 662 },
+      ],
+      total: 662,
+      hostSortMs: 11.2,
+    });
+    expect(t.split('\n').slice(1)).toEqual(['1.5 fps  sort cpu', 'gpu 662 ms (project - / draw 662)  · sort (CPU worker) 11.2 ms']);
   });
 
   it('shows the loading line while a scene loads', () => {

@@ -31,6 +31,11 @@ export interface HudFigures {
    */
   stages: readonly { name: string; ms: number | null }[];
   total: number | null;
+  /**
+   * A sort run on the host (the `cpu` strategy's worker): its median ms, shown apart from
+   * the GPU stages (it is no GPU time, and the GPU total does not hold it); null or absent for a GPU sort.
+   */
+  hostSortMs?: number | null;
   /** Why GPU stage times are missing (shown when total is null), or null. */
   gpuNote: string | null;
 }
@@ -47,13 +52,17 @@ export function hudText(f: HudFigures): string {
   if (f.loading) lines.push(f.loading);
   lines.push(`${f.scene ?? '-'}  ${formatCount(f.splats)} splats (${formatCount(f.visible)} visible)`);
   if (f.sanitized) lines.push(f.sanitized);
-  lines.push(`${formatFps(f.fps)} fps${f.drawName ? `  draw ${f.drawName}` : ''}  sort ${f.strategy ?? '-'}${f.auto ? ' (auto)' : ''}`);
+  // Below 1 fps the seconds a frame too (the same rule at every rate: the completed frames of the scene on screen).
+  const slow = f.fps !== null && Number.isFinite(f.fps) && f.fps > 0 && f.fps < 1 ? ` (${(1 / f.fps).toFixed(1)} s a frame)` : '';
+  lines.push(`${formatFps(f.fps)} fps${slow}${f.drawName ? `  draw ${f.drawName}` : ''}  sort ${f.strategy ?? '-'}${f.auto ? ' (auto)' : ''}`);
+  // A host sort is no GPU stage: named apart, so that the GPU stages add up to the GPU total.
+  const host = f.hostSortMs !== undefined && f.hostSortMs !== null ? `  · sort (CPU worker) ${formatMs(f.hostSortMs)} ms` : '';
   if (f.total !== null) {
-    lines.push(`gpu ${formatMs(f.total)} ms (${f.stages.map((s) => `${s.name} ${formatMs(s.ms)}`).join(' / ')})`);
+    lines.push(`gpu ${formatMs(f.total)} ms (${f.stages.map((s) => `${s.name} ${formatMs(s.ms)}`).join(' / ')})${host}`);
   } else if (f.gpuNote) {
-    lines.push(`gpu stage times: ${f.gpuNote}`);
+    lines.push(`gpu stage times: ${f.gpuNote}${host}`);
   } else {
-    lines.push('gpu -');
+    lines.push(`gpu -${host}`);
   }
   return lines.join('\n');
 }

@@ -1,4 +1,5 @@
 import { ViewerApp } from './app';
+import { showNoWebGpu } from './no-webgpu';
 
 function byId<T extends HTMLElement>(id: string): T {
   const el = document.getElementById(id);
@@ -14,6 +15,7 @@ async function main(): Promise<void> {
       canvas,
       hud: byId('hud'),
       message: byId('message'),
+      messageDetails: byId<HTMLDetailsElement>('message-details'),
       drop: byId('drop'),
       help: byId('help'),
       file: byId<HTMLInputElement>('file'),
@@ -22,13 +24,10 @@ async function main(): Promise<void> {
       load: byId('load'),
     });
   } catch (err) {
-    // A page without WebGPU says what is missing instead of showing a blank canvas.
+    // A page without WebGPU says what is missing and what to do next instead of showing a blank canvas,
+    // with a screenshot of what it would show (docs/screenshot.png, an asset of the build: fetched only if opened).
     canvas.remove();
-    const div = document.createElement('div');
-    div.className = 'no-webgpu';
-    div.id = 'no-webgpu';
-    div.textContent = err instanceof Error ? err.message : String(err);
-    document.body.appendChild(div);
+    showNoWebGpu(document, err instanceof Error ? err.message : String(err), new URL('../docs/screenshot.png', import.meta.url).href);
     return;
   }
   (window as unknown as { splatview: ViewerApp }).splatview = app;

@@ -28,7 +28,8 @@ export function updateFigures(v: Viewer, views: FigureViews): void {
   // A strategy that sorts on the host: its sort stage is the worker's time.
   const hostSortMs = live.hostSortMs;
   const sortMs = hostSortMs !== null ? hostSortMs : med(sum.sort);
-  const fps = live.figures.fps.rate(performance.now());
+  // Frames of the scene on screen only: none before it (a scene being generated draws nothing).
+  const fps = scene ? live.figures.fps.rate(performance.now()) : null;
   const fmt = (x: number | null) => formatMs(x);
   const tiles = v.draw === 'tiles';
   const pairs = live.tileStatus;
@@ -44,7 +45,8 @@ export function updateFigures(v: Viewer, views: FigureViews): void {
   s.fps = fps === null ? '-' : fps < 1 ? fps.toFixed(2) : fps.toFixed(1);
   s.cpuMs = fmt(med(sum.cpuMs));
   s.project = fmt(med(sum.project));
-  s.sort = fmt(sortMs);
+  // A host sort is the worker's time, not a GPU stage: said so (the GPU total does not hold it).
+  s.sort = hostSortMs !== null ? `${fmt(hostSortMs)} (CPU worker, not GPU)` : fmt(sortMs);
   s.gpuTotal = fmt(med(sum.total));
   s.draw = tiles ? '-' : fmt(med(sum.draw));
   s.blend = tiles ? fmt(med(sum.blend)) : '-';
@@ -74,18 +76,14 @@ export function updateFigures(v: Viewer, views: FigureViews): void {
       (v.draw === 'quads' ? ` ${live.drawOrder}${v.settings.drawOrder === 'auto' ? ' (auto)' : ''}` : ''),
     strategy: v.strategy,
     auto: v.settings.sorter === AUTO_STRATEGY,
-    stages: tiles
-      ? [
-          { name: 'project', ms: med(sum.project) },
-          { name: 'sort', ms: sortMs },
-          { name: 'blend', ms: med(sum.blend) },
-        ]
-      : [
-          { name: 'project', ms: med(sum.project) },
-          { name: 'sort', ms: sortMs },
-          { name: 'draw', ms: med(sum.draw) },
-        ],
+    // The GPU stages, adding up to the GPU total; a host sort apart (hostSortMs).
+    stages: [
+      { name: 'project', ms: med(sum.project) },
+      ...(hostSortMs !== null ? [] : [{ name: 'sort', ms: sortMs }]),
+      tiles ? { name: 'blend', ms: med(sum.blend) } : { name: 'draw', ms: med(sum.draw) },
+    ],
     total: med(sum.total),
+    hostSortMs,
     gpuNote: reason ? (live.timestampsSupported ? 'unavailable (timestamps read 0 on this adapter)' : 'unavailable (no timestamp-query)') : null,
   });
   panel.setStrategyNote(v.strategyNote);

@@ -37,11 +37,19 @@ describe('StatusMessages: a message belongs to the action that raised it', () =>
     expect(text()).toBeNull();
   });
 
+  it('a failed load\'s line carries its long form (details) for the page\'s toggle; the next line its own', () => {
+    const { status } = line();
+    status.raise('load', 'x.jpg: not a splat scene: it starts like a JPEG image', 'error', false, 'x.jpg: unknown-format: ...');
+    expect(status.current?.details).toBe('x.jpg: unknown-format: ...');
+    status.raise('sort', "sort 'cpu' refused");
+    expect(status.current?.details).toBeNull();
+  });
+
   it('a newer message replaces the older; hiding twice tells the page once', () => {
     const { status, seen, text } = line();
     status.raise('sort', 'a');
     status.raise('draw', 'b', 'info');
-    expect(status.current).toEqual({ text: 'b', kind: 'info', action: 'draw', progress: false });
+    expect(status.current).toEqual({ text: 'b', kind: 'info', action: 'draw', progress: false, details: null });
     status.ended('sort'); // not sort's any more
     expect(text()).toBe('b');
     status.hide();

@@ -16,6 +16,8 @@ export interface StatusMessage {
   action: MessageAction;
   /** A line about work in progress: only its own action removes it. */
   progress: boolean;
+  /** The long form behind the line (a failed load's loader message), shown under a 'details' toggle; null for none. */
+  details: string | null;
 }
 
 export class StatusMessages {
@@ -28,9 +30,9 @@ export class StatusMessages {
     return this.shown;
   }
 
-  /** `action` says `text` (replacing whatever was shown). */
-  raise(action: MessageAction, text: string, kind: 'error' | 'info' = 'error', progress = false): void {
-    this.shown = { text, kind, action, progress };
+  /** `action` says `text` (replacing whatever was shown), with its long form `details`, if any. */
+  raise(action: MessageAction, text: string, kind: 'error' | 'info' = 'error', progress = false, details: string | null = null): void {
+    this.shown = { text, kind, action, progress, details };
     this.onChange(this.shown);
   }
 

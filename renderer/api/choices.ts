@@ -35,6 +35,8 @@ export interface ChoicesHooks {
   clearStats(): void;
   /** Resolves when the next frame's GPU work completes. */
   frameDone(): Promise<void>;
+  /** The target's size in pixels. */
+  targetSize(): { width: number; height: number };
   /** Frames submitted whose GPU work has not completed. */
   inFlight(): number;
   /** The frame's own time on the queue (queue-clock.ts), or null while unknown; a trial sort's place on it. */
@@ -85,6 +87,7 @@ export class AutoChoices {
         noted: () => hooks.voice.change(),
         inFlight: hooks.inFlight,
         redraw: hooks.redraw,
+        size: hooks.targetSize,
       },
       init.drawSource ?? 'default',
       new AutoPicks<DrawChoice>('draw', picksKey, isPickOf<DrawChoice>(DRAW_NAMES), store),

@@ -25,11 +25,13 @@ export interface DrawAutoHooks {
   inFlight(): number;
   /** The next frame does the whole frame's work (the sort too). */
   redraw(): void;
+  /** The target's size in pixels (the trial's note says at what size it measured). */
+  size(): { width: number; height: number };
 }
 
 export class DrawAuto {
   /** The trial over the frames in progress, or null. */
-  trial: { trial: DrawTrial; count: number; finishedAt: number | null } | null = null;
+  trial: { trial: DrawTrial; count: number; finishedAt: number | null; size: string } | null = null;
   /** Measure the draws once the scene is on screen (auto, not measured for this splat count). */
   wanted = false;
   /** The trial's draws compiling on the side before it starts (start). */
@@ -141,7 +143,8 @@ export class DrawAuto {
         // Something changed meanwhile (a scene, the setting: apply()): that measures anew.
         if (token !== this.token) return;
         this.preparing = false;
-        this.trial = { trial, count, finishedAt: null };
+        const { width, height } = this.hooks.size();
+        this.trial = { trial, count, finishedAt: null, size: `${width}x${height}` };
       });
   }
 
@@ -150,7 +153,7 @@ export class DrawAuto {
     if (!t) return;
     this.trial = null;
     const { timings, method } = t.trial.result();
-    const choice = chooseDraw(timings, t.count, method);
+    const choice = chooseDraw(timings, t.count, method, t.size);
     if (!choice) {
       this.apply();
       this.wanted = false;

@@ -7,8 +7,10 @@
  *   camera      "eye=x,y,z target=x,y,z up=x,y,z fovy=deg" (any of them)
  *   background  #rrggbb
  *   controls    "off" turns the built-in orbit/fly input off (read once)
- * Its `viewer` property is the Viewer (index.ts) once made (null before; the
- * `ready` promise resolves with it). The viewer's `load`, `error` and `progress`
+ * Its `viewer` property is the Viewer (index.ts) once made (null before). The
+ * `ready` promise resolves with it once the first scene (`src`) is on screen
+ * (`viewer.scene` set, after the `load` event), at once without `src`; it rejects
+ * where there is no WebGPU or that first load fails. The viewer's `load`, `error` and `progress`
  * events are dispatched on the element too. Removed from the page, it destroys
  * its viewer. `device` (set before it is added) shares a device the host has.
  */
@@ -38,8 +40,14 @@ export class SplatViewElement extends HTMLElement {
   viewer: Viewer | null = null;
   /** A device the host has, shared with other viewers (set before the element is added). */
   device: GPUDevice | undefined;
-  /** Resolves with the viewer once made (rejects where there is no WebGPU). */
+  /**
+   * Resolves with the viewer once its first scene (`src`) is shown, the `load` event
+   * dispatched (at once without `src`; a newer `src` before then: once that one is
+   * shown); rejects where there is no WebGPU, or with the error of that first load.
+   */
   readonly ready: Promise<Viewer>;
+  /** `ready` has settled. */
+  private settled = false;
   private resolveReady!: (v: Viewer) => void;
   private rejectReady!: (e: unknown) => void;
   private readonly canvas: HTMLCanvasElement;
@@ -86,16 +94,24 @@ export class SplatViewElement extends HTMLElement {
         for (const type of ['load', 'error', 'progress'] as const) {
           viewer.addEventListener(type, (e) => this.dispatchEvent(new CustomEvent(type, { detail: (e as CustomEvent).detail })));
         }
-        this.resolveReady(viewer);
         const src = this.getAttribute('src');
         if (src) this.load(src);
+        else this.settle(viewer);
       },
       (err) => {
         this.making = false;
-        this.rejectReady(err);
+        this.settle(null, err);
         this.dispatchEvent(new CustomEvent('error', { detail: { name: this.getAttribute('src') ?? '', error: err } }));
       },
     );
+  }
+
+  /** Settles `ready` once: with the viewer, or rejected with `err`. */
+  private settle(viewer: Viewer | null, err?: unknown): void {
+    if (this.settled) return;
+    this.settled = true;
+    if (viewer) this.resolveReady(viewer);
+    else this.rejectReady(err);
   }
 
   disconnectedCallback(): void {
@@ -126,8 +142,12 @@ export class SplatViewElement extends HTMLElement {
     v.load(src, { signal: abort.signal }).then(
       () => {
         if (camera) v.camera = parseCameraAttribute(camera);
+        if (this.loadAbort === abort) this.settle(v);
       },
-      () => undefined, // the error event says why
+      (err) => {
+        // The error event says why; `ready` settles with this load unless a newer src replaced it.
+        if (this.loadAbort === abort) this.settle(null, err);
+      },
     );
   }
 }

@@ -4,6 +4,7 @@
  * buffers are transferred, how often progress is sent, what a URL's scene is
  * called. No DOM, no Worker: unit-tested in Node.
  */
+import * as sceneErrors from '../../scenes/errors';
 import type { LoadOptions } from '../../scenes/load-options';
 import type { LoadProgress } from '../../scenes/stream';
 import type { SplatCloud } from '../../scenes/splat-cloud';
@@ -98,4 +99,41 @@ export function announcedSize(contentLength: string | null, contentEncoding: str
   if (contentLength === null || !/^\s*\d+\s*$/.test(contentLength)) return undefined;
   const n = Number(contentLength);
   return Number.isSafeInteger(n) && n > 0 ? n : undefined;
+}
+
+/**
+ * The loaders' error classes by the `name` their errors carry (scenes/errors.ts: SceneLoadError
+ * and each subclass). Read from an instance, not the class: a minified build renames classes.
+ */
+const SCENE_ERRORS: ReadonlyMap<string, typeof sceneErrors.SceneLoadError> = new Map(
+  Object.values(sceneErrors)
+    .filter((v): v is typeof sceneErrors.SceneLoadError => typeof v === 'function' && (v === sceneErrors.SceneLoadError || v.prototype instanceof sceneErrors.SceneLoadError))
+    .map((c) => [c === sceneErrors.SceneLoadError ? new c('', 'bad-data', '').name : new (c as unknown as new (f: string, d: string) => sceneErrors.SceneLoadError)('', '').name, c]),
+);
+
+/**
+ * The loader's typed error again, from what crossed the worker's boundary: comlink
+ * carries an error's name and message only, so the page got a plain Error named
+ * 'UnknownFormatError'. Rebuilt as that class (its `file`, `code` and detail read
+ * back from the one-line message `FILE: CODE: DETAIL`), so that `instanceof
+ * SceneLoadError` holds in the browser as in Node (docs/API.md) and the page's
+ * wording (error-lines.ts) can tell the causes apart. Anything else passes as it is.
+ */
+export function reviveLoadError(e: unknown): unknown {
+  if (!(e instanceof Error) || e instanceof sceneErrors.SceneLoadError) return e;
+  const Class = SCENE_ERRORS.get(e.name);
+  if (!Class) return e;
+  const isBase = Class === sceneErrors.SceneLoadError;
+  // The class's code: a subclass fixes it (read from an instance); the base's is in the message.
+  const code = isBase ? /^.*?: ([a-z-]+): /.exec(e.message)?.[1] : new (Class as unknown as new (f: string, d: string) => sceneErrors.SceneLoadError)('', '').code;
+  if (!code) return e;
+  const at = e.message.indexOf(`: ${code}: `);
+  if (at < 0) return e;
+  const file = e.message.slice(0, at);
+  const detail = e.message.slice(at + code.length + 4);
+  const revived = isBase
+    ? new sceneErrors.SceneLoadError(file, code as sceneErrors.SceneLoadErrorCode, detail)
+    : new (Class as unknown as new (f: string, d: string) => sceneErrors.SceneLoadError)(file, detail);
+  if (e.stack) revived.stack = e.stack;
+  return revived;
 }

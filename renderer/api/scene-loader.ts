@@ -7,7 +7,7 @@
  * worker had decoded at once, and a finished load leaves nothing behind.
  */
 import * as Comlink from 'comlink';
-import type { LoadedScene, LoadProgress, LoadSource } from './scene-load-protocol';
+import { reviveLoadError, type LoadedScene, type LoadProgress, type LoadSource } from './scene-load-protocol';
 import type { SceneLoadApi } from './scene-load-job';
 
 export type { LoadProgress, LoadSource } from './scene-load-protocol';
@@ -59,6 +59,9 @@ export class SceneLoader {
     };
     try {
       return await Promise.race([api.load(source, Comlink.transfer(progress.port2, [progress.port2])), stopped]);
+    } catch (e) {
+      // Comlink brings an error's name and message only: the loader's typed error again (reviveLoadError).
+      throw reviveLoadError(e);
     } finally {
       worker.terminate();
       progress.port1.close();

@@ -8,10 +8,10 @@
 import type { SplatCloud } from '../../scenes/splat-cloud';
 import type { BodyView } from '../camera/framing';
 import type { PackedScene } from '../gpu-scene/compact-pack';
-import { GpuBudgetError } from '../frame/gpu-budget';
 import type { SplatRenderer } from '../frame/splat-renderer';
 import { DrawnOrderProbe } from '../profile/benchmark-path';
-import { budgetLine, loadOptionsFor } from './load-sh';
+import { checkDeclaredSize, loadErrorLine } from './error-lines';
+import { loadOptionsFor } from './load-sh';
 import { SceneLoadCancelled, SceneLoader } from './scene-loader';
 import { normalizeSource, type SceneInput } from './sources';
 import { nextPaint, stepsInTasks, yieldToPage } from './tasks';
@@ -173,9 +173,11 @@ export class SceneLoads {
           if (p.declared && !checked) {
             checked = true;
             try {
+              // A header that claims more splats than the file holds is a short file, not a scene too big for the GPU.
+              checkDeclaredSize(load.name, p.declared, p.totalBytes ?? source.size);
               hooks.renderer().assertFits(load.name, p.declared.splats, p.declared.shDegree);
             } catch (e) {
-              if (e instanceof GpuBudgetError) return this.loader.stop(() => e);
+              if (e instanceof Error) return this.loader.stop(() => e);
               throw e;
             }
           }
@@ -241,7 +243,8 @@ export class SceneLoads {
       if (record && record.outcome === 'loading') record.outcome = token !== this.token ? 'superseded' : err instanceof SceneLoadCancelled ? 'cancelled' : 'failed';
       if (token !== this.token || this.ended) throw err instanceof SceneLoadCancelled ? err : new SceneLoadCancelled(name);
       this.loading = null;
-      const msg = err instanceof GpuBudgetError ? budgetLine(err) : err instanceof Error ? err.message : String(err);
+      // One line a page user can act on, the loader's long form as its details (error-lines.ts).
+      const { text: msg, details } = loadErrorLine(err);
       // Said again in the recovered line should it come after this one.
       if (err instanceof DeviceLostDuringLoad && link.lost) hooks.lostLoad(msg);
       if (err instanceof SceneLoadCancelled) {
@@ -249,7 +252,7 @@ export class SceneLoads {
         voice.say(`${msg}; ${cloud ? `${cloud.source.name} stays on screen` : 'nothing else is open'}`, 'info', 'load');
       } else {
         console.warn(`scene load failed: ${msg}`);
-        voice.say(msg, 'error', 'load');
+        voice.say(msg, 'error', 'load', false, details);
       }
       emit('error', { name, error: err });
       voice.change();
@@ -301,9 +304,9 @@ export class SceneLoads {
       voice.unsay('load');
     } catch (err) {
       if (superseded()) throw err instanceof SceneLoadCancelled ? err : new SceneLoadCancelled(name);
-      const msg = err instanceof Error ? err.message : String(err);
+      const { text: msg, details } = loadErrorLine(err);
       console.warn(`scene load failed: ${msg}`);
-      voice.say(msg, 'error', 'load');
+      voice.say(msg, 'error', 'load', false, details);
       voice.emit('error', { name, error: err });
       voice.change();
       throw err;

@@ -10,9 +10,9 @@ export type Emit = <K extends ViewerEventName>(type: K, detail: ViewerEventMap[K
 export class Voice {
   constructor(readonly emit: Emit) {}
 
-  /** A line for the host's status bar (the `message` event), owned by `action`. */
-  say(text: string, kind: 'error' | 'info' = 'error', action: MessageAction = 'device', progress = false): void {
-    this.emit('message', { text, kind, action, ...(progress ? { progress } : {}) });
+  /** A line for the host's status bar (the `message` event), owned by `action`; `details`: its long form, if any. */
+  say(text: string, kind: 'error' | 'info' = 'error', action: MessageAction = 'device', progress = false, details: string | null = null): void {
+    this.emit('message', { text, kind, action, ...(progress ? { progress } : {}), ...(details ? { details } : {}) });
   }
 
   /** `action` succeeded: an earlier action's line no longer holds (the `message` event with null). */

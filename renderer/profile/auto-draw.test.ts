@@ -17,6 +17,10 @@ describe("auto draw's choice given measured times", () => {
     expect(c.name).toBe('tiles');
     expect(c.ranked.map((r) => r.name)).toEqual(['tiles', 'quads']);
     expect(c.reason).toBe('auto: tiles, 0.84 ms vs quads 4.07 ms measured on this adapter (GPU timestamps, 60,000 splats)');
+    // What was measured and at what size, so the note is not read against the HUD's figures of another (issue 34).
+    expect(chooseDraw([{ name: 'quads', ms: [1137] }, { name: 'tiles', ms: [2400] }], 10_000, 'wall clock of whole frames run alone, submit to done', '480x360')!.reason).toBe(
+      'auto: quads, 1,137 ms vs tiles 2,400 ms measured on this adapter (wall clock of whole frames run alone, submit to done, 10,000 splats at 480x360 px)',
+    );
   });
 
   it('quads when quads measure faster; tiles on a tie; null without a finite time', () => {
@@ -113,7 +117,7 @@ describe('the draw trial (a plan of the page frames)', () => {
     expect(seq).toEqual(['tiles', ...Array(5).fill('tiles*'), 'quads', 'quads', 'quads', ...Array(5).fill('quads*')]);
     expect(trial.reportsIn).toBe(true);
     const r = trial.result();
-    expect(r.method).toBe('GPU timestamps');
+    expect(r.method).toBe('GPU timestamps of whole frames');
     expect(chooseDraw(r.timings)!.reason).toBe('auto: tiles, 0.84 ms vs quads 4.07 ms measured on this adapter');
   });
 
@@ -122,7 +126,7 @@ describe('the draw trial (a plan of the page frames)', () => {
     const frames = runTrial(trial, { tiles: 400, quads: 1500 }, { tiles: undefined, quads: undefined });
     expect(frames.filter((f) => f.timed).map((f) => f.draw)).toEqual(['tiles', 'quads']); // 400 ms: 1 rep; quads > 3x: 1
     const r = trial.result();
-    expect(r.method).toBe('wall clock of lone frames');
+    expect(r.method).toBe('wall clock of whole frames run alone, submit to done');
     expect(r.timings).toEqual([
       { name: 'tiles', ms: [400] },
       { name: 'quads', ms: [1500] },
@@ -146,6 +150,6 @@ describe('the draw trial (a plan of the page frames)', () => {
     expect(trial.reportsIn).toBe(false);
     trial.reported(3, 0); // read 0: no usable GPU time
     expect(trial.reportsIn).toBe(true);
-    expect(trial.result()).toEqual({ timings: [{ name: 'tiles', ms: [10, 11] }], method: 'wall clock of lone frames' });
+    expect(trial.result()).toEqual({ timings: [{ name: 'tiles', ms: [10, 11] }], method: 'wall clock of whole frames run alone, submit to done' });
   });
 });

@@ -45,7 +45,7 @@ export interface DrawChoice {
   name: DrawName;
   /** Median ms of the winner. */
   ms: number;
-  /** "auto: tiles, 0.84 ms vs quads 4.07 ms measured on this adapter (GPU timestamps, 60,000 splats)". */
+  /** "auto: tiles, 0.84 ms vs quads 4.07 ms measured on this adapter (GPU timestamps of whole frames, 60,000 splats at 1280x720 px)". */
   reason: string;
   /** Every draw measured, fastest first. */
   ranked: { name: DrawName; ms: number }[];
@@ -62,9 +62,11 @@ function median(values: readonly number[]): number {
 
 /**
  * The draw with the lowest median frame time; null when none has a finite time.
- * Ties go to tiles (the prior). `splats` and `method` only feed the reason.
+ * Ties go to tiles (the prior). `splats`, `method` and `size` (the target's pixels the
+ * trial drew, "1280x720") only feed the reason: what was measured, at what size, so
+ * that it is not read against the HUD's figures of another size or kind.
  */
-export function chooseDraw(timings: readonly DrawTiming[], splats?: number, method?: string): DrawChoice | null {
+export function chooseDraw(timings: readonly DrawTiming[], splats?: number, method?: string, size?: string): DrawChoice | null {
   const ranked = timings
     .map((t) => ({ name: t.name, ms: median(t.ms) }))
     .filter((t) => Number.isFinite(t.ms))
@@ -73,7 +75,8 @@ export function chooseDraw(timings: readonly DrawTiming[], splats?: number, meth
   const best = ranked[0];
   const others = ranked.slice(1).map((r) => `${r.name} ${formatSortMs(r.ms)} ms`);
   const vs = others.length ? ` vs ${others.join(', ')}` : '';
-  const how = [method, splats !== undefined ? `${splats.toLocaleString('en-US')} splats` : ''].filter((s) => s).join(', ');
+  const at = size ? ` at ${size} px` : '';
+  const how = [method, splats !== undefined ? `${splats.toLocaleString('en-US')} splats${at}` : at.trim()].filter((s) => s).join(', ');
   const reason = `auto: ${best.name}, ${formatSortMs(best.ms)} ms${vs} measured on this adapter${how ? ` (${how})` : ''}`;
   return { name: best.name, ms: best.ms, reason, ranked, ...(splats !== undefined ? { splats } : {}) };
 }
@@ -258,6 +261,6 @@ export class DrawTrial {
   result(): { timings: DrawTiming[]; method: string } {
     const gpuOk = this.timedFrames.size > 0 && [...this.timedFrames.entries()].every(([id, p]) => Number.isFinite(p.gpu.get(id) ?? NaN));
     const timings = this.plans.map((p) => ({ name: p.name, ms: gpuOk ? [...p.gpu.values()] : [...p.wall] }));
-    return { timings, method: gpuOk ? 'GPU timestamps' : 'wall clock of lone frames' };
+    return { timings, method: gpuOk ? 'GPU timestamps of whole frames' : 'wall clock of whole frames run alone, submit to done' };
   }
 }

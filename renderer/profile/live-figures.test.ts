@@ -15,12 +15,15 @@ describe('LiveFigures: figures of what is on screen now', () => {
     expect(f.stats.fieldSummary('total')?.median).toBe(35_706);
   });
 
-  it('FPS comes from completions of this epoch only', () => {
+  it('FPS comes from completions of the scene on screen: a setting\'s change keeps it, a new scene starts it over', () => {
     const f = new LiveFigures();
     for (let i = 0; i < 5; i++) f.submitted(i);
     for (let i = 0; i < 5; i++) f.completed(i, i * 16);
     expect(f.fps.rate(70)).toBeCloseTo(62.5, 3);
-    f.change();
+    f.change(); // a setting: the same scene's frames complete on
+    expect(f.fps.rate(70)).toBeCloseTo(62.5, 3);
+    expect(f.stats.fieldSummary('total')).toBeNull();
+    f.sceneChanged();
     expect(f.fps.rate(80)).toBeNull();
     f.completed(4, 90); // an old frame completing late does not count
     f.submitted(5);
@@ -41,6 +44,18 @@ describe('LiveFigures: figures of what is on screen now', () => {
     expect(f.fps.count).toBe(3);
     expect(f.fps.rate(40)).toBeCloseTo(50, 6);
     expect(f.visible).toBe(102);
+  });
+
+  it('one rule at every frame time: 4-5.6 s frames and 6.5 s frames both have a rate, through settings changes', () => {
+    for (const ms of [4000, 5600, 6500]) {
+      const f = new LiveFigures();
+      f.submitted(0);
+      f.completed(0, ms);
+      f.change(); // e.g. auto's trial switching the draw between the two frames
+      f.submitted(1);
+      f.completed(1, 2 * ms);
+      expect(f.fps.rate(2 * ms + 10)).toBeCloseTo(1000 / ms, 6);
+    }
   });
 
   it('the visible count of an older frame is ignored after a change', () => {

@@ -16,30 +16,43 @@ const MAX_TRACKED = 1024;
 export class LiveFigures {
   /** The current epoch (0 at start). */
   epoch = 0;
+  /** The current scene's epoch: a new scene (or device) starts one, and with it the FPS. */
+  sceneEpoch = 0;
   /** GPU stage and CPU times of this epoch's reported frames (a short window). */
   readonly stats: FrameStats;
-  /** FPS from this epoch's completed frames. */
+  /**
+   * FPS from the completed frames of the scene on screen, whatever the settings they
+   * were drawn with: one rule at every frame time, "-" only before the scene's second
+   * completed frame. A setting's change does not blank it (the frames on screen
+   * complete at the rate they do; the window follows within 2 s or two frames).
+   */
   readonly fps: CompletedFrameRate;
   /** Splats that passed the cull in this epoch's latest counted frame, or null. */
   visible: number | null = null;
-  private readonly owner = new Map<number, number>();
+  private readonly owner = new Map<number, { epoch: number; scene: number }>();
 
   constructor(window = 60, fpsWindowMs = 2000) {
     this.stats = new FrameStats(window);
     this.fps = new CompletedFrameRate(fpsWindowMs);
   }
 
-  /** Something changed the work (scene, strategy, settings): forget the figures so far. */
+  /** Something changed the work (strategy, draw, settings): forget the stage times and the visible count so far. */
   change(): void {
     this.epoch++;
     this.stats.clear();
-    this.fps.clear();
     this.visible = null;
+  }
+
+  /** A new scene (or a new device) is on screen: forget every figure, the FPS too. */
+  sceneChanged(): void {
+    this.change();
+    this.sceneEpoch++;
+    this.fps.clear();
   }
 
   /** Frame `frameId` was submitted in the current epoch. */
   submitted(frameId: number): void {
-    this.owner.set(frameId, this.epoch);
+    this.owner.set(frameId, { epoch: this.epoch, scene: this.sceneEpoch });
     if (this.owner.size > MAX_TRACKED) {
       const oldest = this.owner.keys().next().value;
       if (oldest !== undefined) this.owner.delete(oldest);
@@ -48,12 +61,12 @@ export class LiveFigures {
 
   /** Whether frame `frameId` belongs to the current epoch. */
   current(frameId: number): boolean {
-    return this.owner.get(frameId) === this.epoch;
+    return this.owner.get(frameId)?.epoch === this.epoch;
   }
 
-  /** Frame `frameId`'s GPU work completed at time `t`. */
+  /** Frame `frameId`'s GPU work completed at time `t` (counted for FPS if it drew the scene on screen). */
   completed(frameId: number, t: number): void {
-    if (this.current(frameId)) this.fps.complete(t);
+    if (this.owner.get(frameId)?.scene === this.sceneEpoch) this.fps.complete(t);
   }
 
   /** Frame `frameId`'s timings arrived (the profiler reports every submitted frame once). */

@@ -449,7 +449,7 @@ describe('viewer page: figures, views, auto, conveniences (issue 11)', () => {
       console.log(`draw trial: ${g.length} animation frames, the longest gap ${Math.max(0, ...g).toFixed(0)} ms; gaps over 1 s: ${JSON.stringify(g.filter((x) => x > 1000).map(Math.round))}`);
     }
     expect(choice.ranked.map((r) => r.name).sort()).toEqual(['quads', 'tiles']);
-    expect(drawNote).toMatch(new RegExp(`^auto: ${choice.name}, [\\d.,]+ ms vs ${choice.name === 'tiles' ? 'quads' : 'tiles'} [\\d.,]+ ms measured on this adapter \\((GPU timestamps|wall clock of lone frames), 10,000 splats\\)$`));
+    expect(drawNote).toMatch(new RegExp(`^auto: ${choice.name}, [\\d.,]+ ms vs ${choice.name === 'tiles' ? 'quads' : 'tiles'} [\\d.,]+ ms measured on this adapter \\((GPU timestamps of whole frames|wall clock of whole frames run alone, submit to done), 10,000 splats at \\d+x\\d+ px\\)$`));
     expect(await app(page, (a) => a.scenesShown)).toEqual(['default:10000']);
     expect(await app(page, (a) => a.draw)).toBe(choice.name);
     // The HUD names the draw in use.

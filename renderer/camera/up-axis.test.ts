@@ -1,0 +1,63 @@
+import fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { generateDefaultScene } from '../../scenes/generate';
+import { loadScene } from '../../scenes/load';
+import { haveSharedScenes, sharedScene } from '../../test/support/shared-scenes';
+import { detectUpAxis } from './up-axis';
+
+/** A z-up scene: a ground disc of radius 3 at z = 0 (most splats), a few things standing on it up to z = 1.6, floaters. */
+function zUpScene(seed = 1): Float32Array {
+  let s = seed;
+  const rnd = () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+  const pts: number[] = [];
+  for (let i = 0; i < 12_000; i++) {
+    const r = 3 * Math.sqrt(rnd());
+    const a = 2 * Math.PI * rnd();
+    pts.push(r * Math.cos(a), r * Math.sin(a), 0.03 * (rnd() - 0.5));
+  }
+  for (const [cx, cy, h] of [[-1, 0, 1.6], [1.2, 0.5, 0.8], [0, -1.4, 1.1]] as const) {
+    for (let i = 0; i < 2500; i++) pts.push(cx + 0.3 * (rnd() - 0.5), cy + 0.3 * (rnd() - 0.5), h * rnd());
+  }
+  for (let i = 0; i < 200; i++) pts.push(40 * (rnd() - 0.5), 40 * (rnd() - 0.5), 40 * (rnd() - 0.5));
+  return Float32Array.from(pts);
+}
+
+/** The same points in the COLMAP frame (y down): (x, y, z) -> (x, -z, y). */
+function toColmap(p: Float32Array): Float32Array {
+  const out = new Float32Array(p.length);
+  for (let i = 0; i < p.length; i += 3) {
+    out[i] = p[i]!;
+    out[i + 1] = -p[i + 2]!;
+    out[i + 2] = p[i + 1]!;
+  }
+  return out;
+}
+
+describe('detectUpAxis: the up of a scene whose file says none (issue 34)', () => {
+  it('a synthetic z-up scene (ground plane, things standing on it, floaters): +z, and in the COLMAP frame -y', () => {
+    const z = detectUpAxis(zUpScene());
+    expect(z).toMatchObject({ axis: '+z', detected: true });
+    expect(z.why).toMatch(/^flat along z \(0\.\d\d of the other spread\), rising towards \+z$/);
+    expect(detectUpAxis(toColmap(zUpScene()))).toMatchObject({ axis: '-y', detected: true });
+    // Upside down (a y-up export): +y.
+    const yUp = toColmap(zUpScene()).map((v, i) => (i % 3 === 1 ? -v : v));
+    expect(detectUpAxis(yUp)).toMatchObject({ axis: '+y', detected: true });
+  });
+
+  it('the generated default scene (COLMAP frame) keeps -y', () => {
+    expect(detectUpAxis(generateDefaultScene(20_000).positions).axis).toBe('-y');
+  });
+
+  it.runIf(haveSharedScenes())('the real scenes, all in the COLMAP frame (y down), keep -y', async () => {
+    for (const name of ['biker.compressed.ply', 'guitar.compressed.ply', 'playbot_31k_sh2_reordered.ply', 'inria_sh3_tile_6831.ply', 'inria_sh3_tile_1971.ply']) {
+      const cloud = await loadScene(fs.readFileSync(sharedScene(name)), name);
+      const up = detectUpAxis(cloud.positions);
+      expect(up.axis, `${name}: ${up.why}`).toBe('-y');
+    }
+    // playbot stands on a flat base: said so, not only defaulted; the inria tiles (top-down grass, flat in z, rising to -z) are no file convention.
+    const playbot = detectUpAxis((await loadScene(fs.readFileSync(sharedScene('playbot_31k_sh2_reordered.ply')), 'p')).positions);
+    expect(playbot).toMatchObject({ axis: '-y', detected: true });
+    const tile = detectUpAxis((await loadScene(fs.readFileSync(sharedScene('inria_sh3_tile_6831.ply')), 't')).positions);
+    expect(tile.why).toMatch(/rising towards -z: no file convention/);
+  });
+});
