@@ -3,7 +3,8 @@
  * its public entry only) with the page's own UI around it: the panel, the HUD and
  * graph (page-figures.ts), the loading bar, the message line, the scene list,
  * the hash (page-hash.ts), files opened or dropped (page-inputs.ts), the
- * benchmark box (page-benchmark.ts) and screenshots as downloads.
+ * benchmark box (page-benchmark.ts), screenshots as downloads, and the camera
+ * path's folder (path-panel.ts: keyframes, playback, its video).
  */
 import { LodPanel } from './lod-panel';
 import { readPrecisionParam } from './precision-param';
@@ -30,6 +31,7 @@ import { FrameGraph } from './frame-graph';
 import { ViewerPanel, type ViewerSettings } from './gui';
 import { LoadProgressView } from './load-progress';
 import { PageBenchmark } from './page-benchmark';
+import { PathPanel } from './path-panel';
 import { updateFigures } from './page-figures';
 import { HashSync } from './page-hash';
 import { wireFileInputs } from './page-inputs';
@@ -43,7 +45,10 @@ import { readSceneParam, sceneIdIsUrl } from './view-url';
 export interface AppElements {
   canvas: HTMLCanvasElement;
   hud: HTMLElement;
+  /** The message line (one line a user can act on). */
   message: HTMLElement;
+  /** Its long form behind a 'details' toggle (a failed load's loader message), if the page has one. */
+  messageDetails?: HTMLDetailsElement;
   drop: HTMLElement;
   help: HTMLElement;
   file: HTMLInputElement;
@@ -100,6 +105,8 @@ export class ViewerApp {
   private capShown = false;
   private legendDraw: DrawName | null = null;
   private readonly lodPanel: LodPanel;
+  /** The panel's Path folder: the keyframes, playback, the video export (read by the end-to-end tests). */
+  readonly pathUi: PathPanel;
   /**
    * The message line (#message), owned by the action that raised it (status-messages.ts):
    * the viewer's lines say theirs (the message event's action), the page's own theirs.
@@ -136,13 +143,22 @@ export class ViewerApp {
   ) {
     const v = viewer;
     this.status = new StatusMessages((m) => {
+      const more = el.messageDetails;
       if (!m) {
         el.message.hidden = true;
+        if (more) more.hidden = true;
         return;
       }
       el.message.textContent = m.text;
       el.message.className = m.kind === 'info' ? 'info' : '';
       el.message.hidden = false;
+      // The long form (a failed load's loader message) behind a toggle, closed: the line is what to act on.
+      if (more) {
+        more.hidden = m.details === null;
+        more.open = false;
+        const pre = more.querySelector('pre');
+        if (pre) pre.textContent = m.details ?? '';
+      }
     });
     this.panel = new ViewerPanel(settings, v.strategies, this.scenes.options(), {
       openFile: () => el.file.click(),
@@ -168,13 +184,29 @@ export class ViewerApp {
     this.graph.setVisible(settings.graph);
     this.setLegend();
     // The benchmark's line is work in progress: only the benchmark's end removes it.
-    this.benchUi = new PageBenchmark(v, el.bench, () => this.panel, (t, kind) => (t === null ? this.status.ended('benchmark') : this.showMessage(t, kind, 'benchmark', true)));
+    this.benchUi = new PageBenchmark(
+      v,
+      el.bench,
+      () => this.panel,
+      (t, kind) => (t === null ? this.status.ended('benchmark') : this.showMessage(t, kind, 'benchmark', true)),
+      () => this.pathUi.name,
+    );
+    // The video export's bar sits under the loading bar.
+    const videoBar = document.createElement('div');
+    videoBar.id = 'video';
+    videoBar.setAttribute('role', 'status');
+    videoBar.hidden = true;
+    el.load.after(videoBar);
+    this.pathUi = new PathPanel(this.panel.gui, v, { say: (t, kind) => (t === null ? this.status.succeeded('path') : this.showMessage(t, kind, 'path')) }, videoBar);
     this.hash = new HashSync({
       sceneId: () => v.sceneId,
       applyPose: (pose) => this.applyPose(pose),
       sceneSource: (id) => this.scenes.get(id)?.source,
       open: (source) => void this.openSource(source),
       busy: () => v.benchmarking,
+      path: () => v.path,
+      applyPath: (path) => this.pathUi.setPath(path),
+      badPath: (why) => this.showMessage(`The link's camera path: ${why}`, 'error', 'path'),
     });
     this.lodPanel = new LodPanel(this.panel.gui, v);
     this.panel.setStrategyNote(v.strategyNote);
@@ -187,10 +219,10 @@ export class ViewerApp {
   private listen(): void {
     const on = <K extends keyof ViewerEventMap>(type: K, f: (d: ViewerEventMap[K]['detail']) => void) =>
       this.viewer.addEventListener(type, (e) => f((e as ViewerEventMap[K]).detail));
-    on('message', ({ text, kind, action, progress, hideAfterMs }) => {
+    on('message', ({ text, kind, action, progress, hideAfterMs, details }) => {
       // Null: that action succeeded, and an earlier action's line leaves (another's progress line stays).
       if (text === null) return this.status.succeeded(action);
-      this.showMessage(text, kind, action, progress === true);
+      this.showMessage(text, kind, action, progress === true, details ?? null);
       if (hideAfterMs) setTimeout(() => this.status.current?.text === text && this.hideMessage(), hideAfterMs);
     });
     on('change', ({ clearGraph }) => {
@@ -265,6 +297,7 @@ export class ViewerApp {
     else if (key === 'r') this.viewer.resetView();
     else if (key === 'h') this.el.help.hidden = !this.el.help.hidden;
     else if (key === 'p') this.screenshot(e.shiftKey ? 2 : 1);
+    else if (key === 'k') this.pathUi.addView();
   }
 
   /** Jumps to a pose, the field of view included (the panel follows). */
@@ -365,8 +398,8 @@ export class ViewerApp {
   }
 
   /** Through status-messages.ts: `action` owns the line (a progress line only its own action ends). */
-  showMessage(text: string, kind: 'error' | 'info' = 'error', action: MessageAction = 'page', progress = false): void {
-    this.status.raise(action, text, kind, progress);
+  showMessage(text: string, kind: 'error' | 'info' = 'error', action: MessageAction = 'page', progress = false, details: string | null = null): void {
+    this.status.raise(action, text, kind, progress, details);
   }
 
   private hideMessage(): void {

@@ -78,6 +78,12 @@ export interface FrameBench {
   advance(run: BenchmarkRun, frameId: number, probed: boolean, camera: ReturnType<typeof frameCamera>): void;
 }
 
+/** A camera path's part in the frames (path-player.ts). */
+export interface FramePath {
+  /** A frame is drawn `dt` seconds after the last: the path's pose, placed on the controller, or null when no flight. */
+  advance(dt: number): CameraPose | null;
+}
+
 /** What the frame loop draws with and for. */
 export interface FrameParts {
   target: RenderTarget;
@@ -88,6 +94,10 @@ export interface FrameParts {
   controller: CameraController;
   auto: FrameAuto;
   bench: FrameBench;
+  /** The camera path player: its flight drives the camera (a benchmark's flight first). */
+  path?: FramePath;
+  /** An offscreen render of a pose (a video's frame, pictures.ts) is in flight: it runs alone, no frame now. */
+  offscreenBusy?: () => boolean;
   /** A frame of the scene was just submitted: screenshots of the canvas are taken now, in the same task (pictures.ts). */
   submitted(): void;
   /** Schedules the next frame (default requestAnimationFrame, or a 16 ms timer without one). */
@@ -137,6 +147,8 @@ export class FrameLoop {
   private lastTime = 0;
   private waiters: (() => void)[] = [];
   private stopped = false;
+  /** What the figures so far were measured on (workNow): a `changed()` that changes none of it keeps them. */
+  private work: { key: string; cloud: unknown; device: GPUDevice } | null = null;
 
   constructor(private readonly parts: FrameParts) {
     this.schedule =
@@ -150,14 +162,39 @@ export class FrameLoop {
   }
 
   /**
-   * Something changed the work or the picture: redraw, and figures start over
-   * (`clearGraph`: a new scene or strategy, whose times are of other work).
+   * Something may have changed the work or the picture: redraw; if the work did change
+   * (the scene, the device, the sort or draw in use, a setting a frame is drawn with,
+   * the target's size: workNow), the figures start over (a new scene's, the FPS too),
+   * else they stay (a host's invalidate() after a setting set to what it was, a
+   * double-click's refocus, a failed load: the same work, the same figures).
+   * `clearGraph`: a new scene or strategy, whose times are of other work. `force`:
+   * start over whatever workNow says (a change it cannot see, e.g. a LOD budget).
    */
-  changed(clearGraph = false): void {
+  changed(clearGraph = false, force = false): void {
     this.dirty = true;
-    this.figures.change();
+    const before = this.work;
+    const now = this.workNow();
+    this.work = now;
+    const newScene = before === null || now.cloud !== before.cloud || now.device !== before.device;
+    if (!force && !newScene && now.key === before.key) {
+      this.parts.voice.change(false); // a UI refreshes its notes; the figures and the graph stay
+      return;
+    }
+    if (newScene) this.figures.sceneChanged();
+    else this.figures.change();
     this.queueClock.forgetFrames();
-    this.parts.voice.change(clearGraph);
+    this.parts.voice.change(clearGraph || newScene);
+  }
+
+  /** The work a frame does now: the scene, the device, the sort and draw in use, the settings it is drawn with, the size. */
+  private workNow(): { key: string; cloud: unknown; device: GPUDevice } {
+    const { settings: s, target, scene, link } = this.parts;
+    const r = scene.renderer;
+    const key = JSON.stringify([
+      r.strategy, r.draw, target.width, target.height,
+      s.keyBits, s.sortMode, s.shDegree, s.splatScale, s.cull, s.sigmaCut, s.minContribution, s.antialias, s.drawOrder, s.background, s.upAxis, s.fovyDeg,
+    ]);
+    return { key, cloud: r.cloud, device: link.device };
   }
 
   /** Follows the target's size; other pixels, other draw times: the figures start over. */
@@ -266,7 +303,7 @@ export class FrameLoop {
     // must not collect a queue of frames, which would grow latency without bound.
     // While auto times a sort, it runs alone.
     const inFlight = auto.measuring ? TRIAL_FRAMES_IN_FLIGHT : MAX_FRAMES_IN_FLIGHT;
-    if (this.inFlight >= inFlight || auto.holding) return;
+    if (this.inFlight >= inFlight || auto.holding || this.parts.offscreenBusy?.()) return;
     const trial = auto.trial;
     const trialFrame = bench.run ? null : auto.trialFrame(now);
     if (trialFrame === 'skip') return;
@@ -291,9 +328,11 @@ export class FrameLoop {
       probeThisFrame = next.probe;
       rasterFloor = next.rasterFloor;
     } else {
+      // A path's flight: the frame's time step moves it (never ahead of the frames drawn).
+      const flown = this.parts.path?.advance(dt) ?? null;
       controller.fovyDeg = s.fovyDeg;
-      moved = controller.update(dt);
-      pose = controller.pose;
+      moved = controller.update(dt) || flown !== null;
+      pose = flown ?? controller.pose;
     }
     // A strategy whose order lags the camera is asked every frame until it catches up.
     const sortNow = s.sortMode === 'every frame' || moved || this.dirty || renderer.strategyInfo.lagsCamera;
@@ -302,7 +341,8 @@ export class FrameLoop {
     const device = link.device;
     const encoder = device.createCommandEncoder({ label: 'Viewer.frame' });
     const timestamps = this.profiler.begin();
-    const bounds = scene.lodStream?.meta.bound ?? cloud?.bounds ?? { min: [-1, -1, -1], max: [1, 1, 1] };
+    // Placed objects: their bounds as placed now (an object moved since the drawn set was assembled).
+    const bounds = scene.lodStream?.meta.bound ?? renderer.worldBounds ?? cloud?.bounds ?? { min: [-1, -1, -1], max: [1, 1, 1] };
     const camera = frameCamera(pose, width, height, bounds);
     // A streamed LOD scene: this view's selection, loads and (when the drawn set changed) a new scene, without waiting.
     const lodScene = scene.lodStream?.frame(camera);
@@ -356,7 +396,8 @@ export class FrameLoop {
         else this.queueClock.completed(submitAt, done);
         if (trialFrame?.timed && trial) trial.completed(frameId, done - submitAt);
         scene.frameCompleted(frameId, done);
-        this.figures.completed(frameId, done);
+        // FPS counts frames that drew a scene (none while the first is generated: those only clear the target).
+        if (cloud) this.figures.completed(frameId, done);
         this.releaseWaiters();
         // Frames of a scene only (before the first, the target is only cleared).
         if (cloud) this.parts.voice.emit('frame', { frameId, stats: this.lastSample });
@@ -365,10 +406,11 @@ export class FrameLoop {
         if (device === link.device) this.inFlight--;
       },
     );
+    // The benchmark owns its frame before the profiler reports it: without timestamps (lavapipe) it reports at once.
+    if (run) bench.advance(run, frameId, probeThisFrame, camera);
     const cpuMs = performance.now() - t0;
     this.profiler.submitted({ cpuMs, frameMs: frameSeconds * 1000 });
     this.framesRendered++;
     if (readCount) this.readVisibleCount(now, frameId);
-    if (run) bench.advance(run, frameId, probeThisFrame, camera);
   }
 }

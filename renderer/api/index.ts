@@ -11,6 +11,7 @@ export type { KeyValueStore } from '../profile/auto-picks';
 export { defaultSettings, type RenderSettings } from './settings';
 export type { SceneInput } from './sources';
 export type { LoadRecord } from './scene-open';
+export { SplatObject, type AddOptions, type ExportFormat, type ObjectCrop, type ObjectTransform, type ObjectTransformInit } from './objects';
 export { SceneLoadCancelled } from './scene-loader';
 export { DeviceLostDuringLoad } from './scene-open';
 export { GpuBudgetError, GpuMemoryError } from '../frame/gpu-budget';
@@ -19,6 +20,26 @@ export * from '../../scenes/errors';
 export type { OffscreenImage } from '../frame/offscreen';
 export type { FrameSample } from '../profile/frame-stats';
 export type { CameraPose, UpAxis, Vec3 } from '../camera/camera';
+// Camera paths (docs/PATHS.md): the file and hash forms, poses and frames, the orbit preset; the viewer's player.
+export {
+  CameraPathError,
+  decodePathHash,
+  encodePathHash,
+  frameCount,
+  orbitPath,
+  parseCameraPath,
+  parseCameraPathJson,
+  pathFrames,
+  poseAt,
+  serializeCameraPath,
+  validateCameraPath,
+  type CameraPath,
+  type OrbitOptions,
+  type PathKeyframe,
+} from '../camera/camera-path';
+export type { PlayOptions } from './path-player';
+export type { BenchmarkPathOptions } from './benchmark';
+export type { RowPath, PathFrameTimes, SlowestSecond, StageFigures } from '../profile/benchmark-report';
 
 // For UIs over a viewer (the page's panel, HUD, graph): names, stage table, formatting.
 export { AUTO_STRATEGY } from '../profile/auto-strategy';

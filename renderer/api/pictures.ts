@@ -27,6 +27,8 @@ export interface PicturesHooks {
 }
 
 export class Pictures {
+  /** Offscreen renders of renderPose in flight: the frame loop draws no frame meanwhile (frame.ts). */
+  rendering = 0;
   private shotWaiters: { resolve: (b: Blob) => void; reject: (e: unknown) => void }[] = [];
 
   constructor(private readonly hooks: PicturesHooks) {}
@@ -76,7 +78,7 @@ export class Pictures {
     if (!cloud) return Promise.reject(new Error('screenshot: no scene is open'));
     const k = this.screenshotScale(scale);
     const { target, settings: s } = this.hooks;
-    const camera = frameCamera(this.hooks.pose(), target.width * k, target.height * k, cloud.bounds);
+    const camera = frameCamera(this.hooks.pose(), target.width * k, target.height * k, renderer.worldBounds ?? cloud.bounds);
     return renderOffscreen(renderer, camera, {
       shDegree: s.shDegree,
       splatScale: s.splatScale,
@@ -85,6 +87,40 @@ export class Pictures {
       background: hexToRgb(s.background),
       sort: true,
     });
+  }
+
+  /**
+   * `pose` rendered offscreen at width x height device pixels (each within the device's largest texture), with the
+   * frame's settings as drawn on screen: a video's frames (the page's path export).
+   */
+  async renderPose(pose: CameraPose, width: number, height: number): Promise<OffscreenImage> {
+    const renderer = this.hooks.renderer();
+    const cloud = renderer.cloud;
+    if (!cloud) throw new Error('render: no scene is open');
+    const max = this.hooks.device().limits.maxTextureDimension2D;
+    for (const [name, v] of [['width', width], ['height', height]] as const) {
+      if (!(Number.isInteger(v) && v >= 1 && v <= max)) throw new RangeError(`render: ${name} ${v} is not a whole number of pixels in 1..${max}`);
+    }
+    const s = this.hooks.settings;
+    const camera = frameCamera(pose, width, height, cloud.bounds);
+    // Alone on the queue: a slow GPU (SwiftShader) otherwise draws the live view's frames in between.
+    this.rendering++;
+    try {
+      return await renderOffscreen(renderer, camera, {
+        shDegree: s.shDegree,
+        splatScale: s.splatScale,
+        cull: s.cull,
+        sigmaCut: s.sigmaCut,
+        minContribution: s.minContribution,
+        antialias: s.antialias,
+        drawOrder: s.drawOrder,
+        keyBits: s.keyBits,
+        background: hexToRgb(s.background),
+        sort: true,
+      });
+    } finally {
+      this.rendering--;
+    }
   }
 
   /** Screenshots waiting for a frame fail. */

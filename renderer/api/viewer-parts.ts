@@ -12,6 +12,8 @@
  *   choices    sort and draw, the host's and auto's (choices.ts, draw-auto.ts)
  *   pictures   pick, screenshots, readPixels (pictures.ts)
  *   bench      the benchmark (benchmark.ts)
+ *   player     the camera path's flight (path-player.ts)
+ *   objects    the objects placed beside the scene: add, move, crop, export (objects.ts)
  */
 import type { SplatCloud } from '../../scenes/splat-cloud';
 import type { BudgetLimits } from '../frame/gpu-budget';
@@ -24,6 +26,8 @@ import { FrameLoop } from './frame';
 import type { AttachControlsOptions } from './input';
 import type { LodStreamView } from './lod-stream';
 import { Pictures } from './pictures';
+import { ViewerObjects } from './objects';
+import { PathPlayer } from './path-player';
 import { DeviceRecovery } from './recovery';
 import { SceneHolder, type ReadyScene } from './scene-holder';
 import { SceneLoads } from './scene-open';
@@ -67,6 +71,8 @@ export class ViewerParts {
   readonly bench: Benchmarks;
   readonly loop: FrameLoop;
   readonly loads: SceneLoads;
+  readonly objects: ViewerObjects;
+  readonly player: PathPlayer;
 
   constructor(init: ViewerInit, settings: RenderSettings, emit: Emit) {
     const { target } = init;
@@ -101,6 +107,7 @@ export class ViewerParts {
         redraw,
         clearStats: () => this.loop.profiler.stats.clear(),
         frameDone: () => this.loop.nextFrameDone(),
+        targetSize: () => ({ width: target.width, height: target.height }),
         inFlight: () => this.loop.inFlight,
         frameMs: () => this.loop.queueClock.frameMs,
         queued: (submitAt, done) => void this.loop.queueClock.completed(submitAt, done),
@@ -122,6 +129,14 @@ export class ViewerParts {
       starting: () => this.choices.benchmarkStarts(),
       redraw,
     });
+    this.player = new PathPlayer({
+      voice,
+      place: (pose) => {
+        this.camera.controller.setPose(pose);
+        settings.fovyDeg = pose.fovyDeg;
+      },
+      redraw,
+    });
     this.loop = new FrameLoop({
       target,
       settings,
@@ -131,6 +146,8 @@ export class ViewerParts {
       controller: this.camera.controller,
       auto: this.choices,
       bench: this.bench,
+      path: this.player,
+      offscreenBusy: () => this.pictures.rendering > 0,
       submitted: () => this.pictures.submitted(),
       ...(init.schedule ? { schedule: init.schedule } : {}),
     });
@@ -145,6 +162,14 @@ export class ViewerParts {
       show: (source, cloud, id, ready, lod) => this.show(source, cloud, id, ready, lod ?? null),
       lostLoad: (line) => this.recovery.loadLost(line),
     });
+    this.objects = new ViewerObjects({
+      settings,
+      renderer,
+      lodShown: () => this.scene.lodStream !== null,
+      sceneShown: () => this.scene.cloud !== null,
+      frame: (cloud) => this.camera.frameNew(cloud, null),
+      changed: () => this.loop.changed(),
+    });
     if (init.controls) this.camera.attachControls(init.controls, (x, y) => this.pictures.pick(x, y));
     this.loop.start();
   }
@@ -153,6 +178,7 @@ export class ViewerParts {
   private show(source: SceneInput, cloud: SplatCloud, id: string, ready: ReadyScene, lod: LodStreamView | null): void {
     this.bench.sceneChanged();
     this.scene.show(this.link.device, source, cloud, id, ready, lod);
+    this.objects.sceneReplaced(); // load() replaces everything: the placed objects went with the switch
     this.loop.resize(); // the target's real shape: a portrait phone frames narrower than the 300x150 default
     this.camera.frameNew(cloud, ready.view);
     this.choices.sceneChanged(); // a trial for the previous scene stops; this one is measured once on screen
@@ -165,6 +191,9 @@ export class ViewerParts {
     this.choices.adapterChanged(device);
     const remade = await this.scene.remake(device, this.link.budgetLimits, stale, (change) => void this.choices.tryChange(change));
     if (!remade) return null;
+    // Every placed object again, where it was, from what was kept on the CPU.
+    const objectError = this.objects.remake(this.scene.renderer);
+    if (objectError && !remade.uploadError) remade.uploadError = objectError;
     this.loop.deviceChanged(device);
     // A measurement the loss stopped runs again; the draw's trial too; the picks so far stay.
     this.choices.deviceChanged(device);
@@ -175,8 +204,10 @@ export class ViewerParts {
   destroy(): void {
     this.recovery.destroy();
     this.loads.destroy();
+    this.objects.destroy();
     this.choices.destroy();
     this.bench.destroy();
+    this.player.destroy();
     this.camera.destroy();
     this.pictures.destroy();
     this.loop.destroy();
