@@ -10,8 +10,16 @@
  *                          [--min-contribution 0,1,3] [--aa] [--no-coverage] [--no-cull] [--sh N] [--json PATH]
  *                          [--timing stages|total] [--path FILE|orbit[:SECONDS] [--fps 30]]
  *                          [--max-pairs N] [--precision compact|full] [--binding-limit MB]
+ *                          [--add FILE [--transform "translate=X,Y,Z rotate=W,X,Y,Z scale=S"]]...
  *   npm run bench:frame -- --scene DIR/lod-meta.json [--budget N] [--memory MB] [--strategies radix4] [--draw quads] ...
  *
+ * --add FILE (repeatable; a file or a generated scene, as --scene) places another object in
+ * the same world (SplatRenderer.addObject, issue 32), placed by the --transform after it
+ * (bench/cli.ts placedAddsArg, the syntax of `npm run render`): every timed frame draws
+ * all the objects in one sort and one draw, as the page does, so two 1M objects can be
+ * timed against one 2M scene. The camera path (orbit, fitted view) and the frames' depth
+ * range then cover all the objects as placed; the drawn-order probe is skipped (its
+ * indices are the first scene's): `outOfOrderFraction` is 0 in those rows.
  * --binding-limit MB: page the scene's arrays and the draws' records as under a
  * per-binding limit of MB megabytes (renderer/gpu-scene/paging.ts; the page's ?bindlimit),
  * to measure what paging costs where the adapter would need it.
@@ -93,14 +101,18 @@ import { meterGpuMemory, mib } from './gpu-memory';
 import { DEFAULT_GEOMETRY, formatDrawShape, type DrawShape } from '../renderer/draw/quads/quads-draw';
 import { isLodMetaFile } from './lod-node';
 import { lodFrameBench } from './lod-frame';
-import { budgetArg, cameraFromArg, drawShapesFromArg, fpsArg, nonNegativeList, parseSize, pathArg, resolvePathArg, runCli, sceneFromArg, shArg } from './cli';
+import { budgetArg, cameraFromArg, drawShapesFromArg, fpsArg, nonNegativeList, parseSize, pathArg, placedAddsArg, resolvePathArg, runCli, sceneFromArg, shArg, unionBounds } from './cli';
+import { transformBounds } from '../scenes/transform';
 
 const median = (v: number[]) => summarize(v)?.median ?? NaN;
 
 runCli(async () => {
-  const { values } = parseArgs({
+  const { values, tokens } = parseArgs({
+    tokens: true,
     options: {
       scene: { type: 'string' },
+      add: { type: 'string', multiple: true },
+      transform: { type: 'string', multiple: true },
       size: { type: 'string', default: '1920x1080' },
       frames: { type: 'string' },
       warmup: { type: 'string', default: '20' },
@@ -150,7 +162,10 @@ runCli(async () => {
   const minContributions = nonNegativeList('--min-contribution', values['min-contribution']!);
   if (values['no-coverage']) values.coverage = false;
   const maxShDegree = shArg(values.sh);
+  // The objects placed beside the scene (--add, each placed by the --transform after it).
+  const placed = placedAddsArg(tokens ?? []);
   if (isLodMetaFile(values.scene)) {
+    if (placed.length > 0) throw new Error(`--add: not with a streamed LOD scene (${values.scene})`);
     if (flightArg) throw new Error(`--path: not for a streamed LOD scene (${values.scene})`);
     const memory = Number(values.memory);
     if (!(memory > 0)) throw new Error(`--memory ${values.memory}: expected megabytes > 0`);
@@ -172,12 +187,21 @@ runCli(async () => {
   }
   if (values.budget !== undefined) throw new Error(`--budget: ${values.scene} is not a lod-meta.json (a streamed LOD scene)`);
   const cloud = await sceneFromArg(values.scene, maxShDegree === undefined ? {} : { maxShDegree });
+  const adds = await Promise.all(placed.map(async (a) => ({ name: a.scene, cloud: await sceneFromArg(a.scene, maxShDegree === undefined ? {} : { maxShDegree }), transform: a.transform })));
+  const totalSplats = cloud.count + adds.reduce((n, a) => n + a.cloud.count, 0);
+  // Every object as placed (the scene at the identity): the frames' depth range and the path's framing.
+  const sceneBounds = adds.length > 0 ? unionBounds([cloud.bounds, ...adds.map((a) => transformBounds(a.transform, a.cloud.bounds))]) : cloud.bounds;
+  const framedBounds = () =>
+    adds.length > 0 ? unionBounds([robustBounds(cloud.positions), ...adds.map((a) => transformBounds(a.transform, robustBounds(a.cloud.positions)))]) : robustBounds(cloud.positions);
   const gpu = await createNodeGpu({ timestamps: true });
   const { device } = gpu;
   const memory = meterGpuMemory(device);
   const hasTs = device.features.has('timestamp-query');
   console.log(`adapter: ${gpu.description}${hasTs ? '' : ' (no timestamp-query: CPU wall times per frame)'}`);
   console.log(`scene: ${cloud.source.name}, ${cloud.count} splats, SH ${cloud.shDegree}; ${width}x${height}, ${flightArg ? 'the path\'s frames' : `${frames} frames`} (+${warmup} warm-up)`);
+  if (adds.length > 0) {
+    console.log(`objects: ${1 + adds.length} in each frame (one sort, one draw), ${totalSplats} splats: ${values.scene} at the identity, ${adds.map((a) => `${a.name} (${a.cloud.count} splats) at ${JSON.stringify(a.transform)}`).join(', ')}`);
+  }
 
   const available = listStrategies(device).map((s) => s.name);
   const names = values.strategies === 'all' ? available : values.strategies!.split(',');
@@ -193,7 +217,7 @@ runCli(async () => {
   const view = target.createView();
   const timestamps = FrameTimestamps.create(device);
   const querySet = timestamps?.querySet ?? null;
-  const probe = new DrawnOrderProbe(device, cloud.count);
+  const probe = new DrawnOrderProbe(device, totalSplats);
 
   const maxPairs = values['max-pairs'] === undefined ? undefined : Number(values['max-pairs']);
   if (maxPairs !== undefined && !(Number.isInteger(maxPairs) && maxPairs >= 1)) throw new Error(`--max-pairs ${values['max-pairs']}: expected an integer >= 1`);
@@ -207,20 +231,21 @@ runCli(async () => {
   renderer.precision = parsePrecision(values.precision!, '--precision');
   const beforeScene = memory.live;
   renderer.setScene(cloud);
+  for (const a of adds) renderer.addObject(a.cloud, a.transform);
   const paging = renderer.scenePaging!;
   console.log(
     `binding limit ${mib(bindingLimit(limits).bytes)}: scene pages centers ${paging.centers.pages}, covariances ${paging.covs.pages}, SH ${paging.sh.pages}` +
       ` (the draws' records are paged under the same limit)`,
   );
   const sceneBytes = memory.live - beforeScene;
-  console.log(`scene on the GPU: ${mib(sceneBytes)} (${(sceneBytes / Math.max(1, cloud.count)).toFixed(1)} B a splat: the scene and the first draw's per-splat buffers, as setScene made them)`);
-  console.log(`scene buffers (${renderer.precision}): ${mib(renderer.sceneBytes)} (${renderer.sceneBytes / Math.max(1, cloud.count)} B a splat)`);
+  console.log(`scene on the GPU: ${mib(sceneBytes)} (${(sceneBytes / Math.max(1, totalSplats)).toFixed(1)} B a splat: the scene and the first draw's per-splat buffers, as setScene made them)`);
+  console.log(`scene buffers (${renderer.precision}): ${mib(renderer.sceneBytes)} (${renderer.sceneBytes / Math.max(1, totalSplats)} B a splat)`);
   // --path: the flight's frames (the orbit preset goes round the fitted view benchmarkPath starts from).
-  const flightPath = flightArg ? resolvePathArg(flightArg, fitPose(robustBounds(cloud.positions), upVector('-y'), 60, width / height)) : null;
+  const flightPath = flightArg ? resolvePathArg(flightArg, fitPose(framedBounds(), upVector('-y'), 60, width / height)) : null;
   const flight = flightPath ? pathFrames(flightPath, fps) : null;
   if (flight) frames = flight.length;
   const duration = flightPath ? flightPath.keyframes[flightPath.keyframes.length - 1].time : 0;
-  const path = flight ? flight.map((f) => f.pose) : fixedPose ? [fixedPose] : benchmarkPath(robustBounds(cloud.positions), upVector('-y'), 60, width / height, frames);
+  const path = flight ? flight.map((f) => f.pose) : fixedPose ? [fixedPose] : benchmarkPath(framedBounds(), upVector('-y'), 60, width / height, frames);
   const cameraName = flightArg ? `path ${flightArg.name}, ${duration} s at ${fps} fps` : fixedPose ? formatCameraArg(fixedPose) : 'orbit';
   if (flight) console.log(`path: ${flightArg!.name}, ${flightPath!.keyframes.length} keyframes, 0-${duration} s at ${fps} fps: ${frames} frames`);
   console.log(`camera: ${cameraName}${values.aa ? '; anti-aliased mode (--aa)' : ''}`);
@@ -239,7 +264,7 @@ runCli(async () => {
    * and the total) and, when probing, the drawn-order error.
    */
   async function frame(i: number, opts: { floor?: boolean; probe?: boolean }): Promise<{ t: FrameSample; ooo?: number }> {
-    const cam = frameCamera(path[i % path.length], width, height, cloud.bounds);
+    const cam = frameCamera(path[i % path.length], width, height, sceneBounds);
     const enc = device.createCommandEncoder({ label: 'bench.frame' });
     const t0 = performance.now();
     const frameSettings = { ...settings, ...drawSettings, rasterFloor: opts.floor, targetStorage: true };
@@ -305,14 +330,14 @@ runCli(async () => {
         for (let i = 0; i < frames; i++) floor.push((await frame(i, { floor: true })).t.draw ?? NaN);
         floors.set(label, median(floor));
         if (values.coverage) {
-          const cam = frameCamera(path[0], width, height, cloud.bounds);
+          const cam = frameCamera(path[0], width, height, sceneBounds);
           coverage.set(label, await renderer.measureCoverage(view, cam, { ...settings, ...drawSettings }));
         }
       }
       const samples: FrameSample[] = [];
       const ooo: number[] = [];
       for (let i = 0; i < frames; i++) {
-        const r = await frame(i, { probe: !tiles && i % 10 === 5 });
+        const r = await frame(i, { probe: !tiles && adds.length === 0 && i % 10 === 5 });
         // A host sort (the CPU strategy) stands for the sort stage, which the GPU does not do.
         const host = renderer.hostSortMs;
         const own = ownStages(r.t, drawByName(draw));
@@ -364,10 +389,10 @@ runCli(async () => {
   if (err) throw new Error(`WebGPU validation error: ${err.message}`);
 
   const rows = buildRows({
-    scene: cloud.source.name,
-    splats: cloud.count,
+    scene: adds.length > 0 ? [cloud.source.name, ...adds.map((a) => a.cloud.source.name)].join(' + ') : cloud.source.name,
+    splats: totalSplats,
     camera: cameraName,
-    visible: visibleCounts.length ? visibleCounts[0] : cloud.count,
+    visible: visibleCounts.length ? visibleCounts[0] : totalSplats,
     runs,
   });
   console.log(formatTable(rows, gpu.description));

@@ -65,8 +65,7 @@ import { isLodMetaFile, openLodMeta, settledLodScene } from './lod-node';
 import { DEFAULT_PRECISION, parsePrecision } from '../renderer/gpu-scene/scene-precision';
 import { describeSanitized } from '../scenes/sanitize';
 import { transformBounds } from '../scenes/transform';
-import type { Bounds } from '../scenes/splat-cloud';
-import { budgetArg, placedAddsArg, drawShapesFromArg, fpsArg, nonNegativeList, parseRgb, parseSize, pathArg, resolvePathArg, runCli, sceneFromArg, shArg } from './cli';
+import { budgetArg, placedAddsArg, unionBounds, drawShapesFromArg, fpsArg, nonNegativeList, parseRgb, parseSize, pathArg, resolvePathArg, runCli, sceneFromArg, shArg } from './cli';
 
 runCli(async () => {
   const { values, tokens } = parseArgs({
@@ -243,17 +242,4 @@ function pngPsnr(a: PNG, b: PNG): number {
   }
   const mse = sum / (a.width * a.height * 3);
   return mse === 0 ? Infinity : 10 * Math.log10((255 * 255) / mse);
-}
-
-/** The box round several boxes. */
-function unionBounds(boxes: readonly Bounds[]): Bounds {
-  const min: [number, number, number] = [Infinity, Infinity, Infinity];
-  const max: [number, number, number] = [-Infinity, -Infinity, -Infinity];
-  for (const b of boxes) {
-    for (let a = 0; a < 3; a++) {
-      min[a] = Math.min(min[a]!, b.min[a]!);
-      max[a] = Math.max(max[a]!, b.max[a]!);
-    }
-  }
-  return { min, max };
 }

@@ -14,7 +14,7 @@ import type { DrawInfo as DrawInfoOf, DrawKind } from './draw';
 import { quadsDraw } from './quads/quads';
 import { tilesDraw } from './tiles/tiles';
 
-export type { Draw, DrawContext, DrawFrame, DrawKind, DrawnOrder, EncodeOptions } from './draw';
+export type { Draw, DrawContext, DrawFrame, DrawKind, DrawnOrder, EncodeOptions, HostDepth, OutputDepth } from './draw';
 
 /** Every draw strategy, in the order the GUI lists them. */
 const DRAW_KINDS = [quadsDraw, tilesDraw] as const;

@@ -29,6 +29,41 @@ export interface DrawInfo<N extends string = string> {
   stages: readonly StageName[];
 }
 
+/**
+ * A host's depth buffer to composite with (docs/API.md "Composing with a host"): splats
+ * behind the host's opaque surfaces are hidden. The depth is the host's own, as its
+ * perspective projection wrote it: WebGPU NDC z in [0, 1] of a projection with the
+ * planes `near` and `far` (view distances along the camera's forward axis, the same
+ * camera as the frame's), z = far (d - near) / (d (far - near)) at view depth d, or
+ * with `reversed` (reversed-Z) z = near (far - d) / (d (far - near)). `far` may be
+ * Infinity (an infinite far plane). The texture is width x height of the target,
+ * with TEXTURE_BINDING usage and a depth format (depth16unorm, depth24plus,
+ * depth32float, or their stencil forms through a depth-only view aspect).
+ */
+export interface HostDepth {
+  view: GPUTextureView;
+  near: number;
+  far: number;
+  reversed?: boolean;
+}
+
+/**
+ * A depth for the host, written by the frame (docs/API.md "Composing with a host"): per
+ * pixel the depth of the splat at which the accumulated opacity first reaches 0.5, as
+ * NDC z in the convention of HostDepth (`near`, `far`, `reversed`: the host's projection),
+ * or the far plane's z (1; reversed 0) where it never does. `view`: an r32float texture
+ * of the target's size with STORAGE_BINDING usage (a depth format cannot be written by
+ * a compute pass: the host copies it into its depth buffer, e.g. a full-screen pass
+ * writing frag_depth). The depth is the splat's 16-bit one (1/65535 of the frame's depth
+ * range).
+ */
+export interface OutputDepth {
+  view: GPUTextureView;
+  near: number;
+  far: number;
+  reversed?: boolean;
+}
+
 /** What an encodeFrame call asks besides the frame's settings. */
 export interface EncodeOptions {
   background: readonly [number, number, number];
@@ -45,6 +80,21 @@ export interface EncodeOptions {
    * copied onto it. Default false.
    */
   targetStorage?: boolean;
+  /**
+   * Composite with a host's depth (HostDepth): the tiles draw stops each pixel's blend
+   * at the host's depth (a splat whose depth is behind it there contributes nothing),
+   * and draws over the target's colour (the host's picture: colour + T x target; the
+   * background setting is not drawn), through its image and a blended copy. Its blend is then a pipeline of its own (one per output format); without it the
+   * frame is drawn exactly as before. The quads draw refuses it (not supported yet), and a
+   * tiles fallback frame (its depth-sorted quads) ignores it.
+   */
+  hostDepth?: HostDepth;
+  /**
+   * Write a depth for the host (OutputDepth): the tiles draw, in its blend (a pipeline of
+   * its own, as hostDepth's; the two combine). The quads draw refuses it (not supported
+   * yet); a tiles fallback frame writes the far plane's z.
+   */
+  outputDepth?: OutputDepth;
 }
 
 /** What the renderer lends every draw it makes: the same for all its scenes. */

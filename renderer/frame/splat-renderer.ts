@@ -19,7 +19,7 @@ import { Prepared, SceneSetup, type PreparedScene } from './scene-setup';
 
 export type { FrameCamera, FrameSettings } from '../stage/frame-uniforms';
 export type { FrameTimestamps } from '../stage/frame-stages';
-export type { DrawName, EncodeOptions } from '../draw/draw-strategies';
+export type { DrawName, EncodeOptions, HostDepth, OutputDepth } from '../draw/draw-strategies';
 export type { ObjectHandle } from './world';
 export type { ObjectInfo } from './placed-objects';
 export type { PreparedScene } from './scene-setup';

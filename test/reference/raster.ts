@@ -38,6 +38,14 @@ export interface RasterOptions {
   cutSigma?: number;
   /** The anti-aliased mode (forward-model.ts effectiveOpacity); default false. */
   antialias?: boolean;
+  /**
+   * A host's depth (a composited renderer's depth buffer, EncodeOptions.hostDepth): the
+   * view depth of its surface at pixel (px, py); a splat whose depth d (ProjectedSplat.
+   * depth, its centre's) is at or behind it contributes nothing to that pixel. Default none.
+   */
+  depthLimit?: (px: number, py: number) => number;
+  /** Also give `halfDepth` (RasterResult); default false. */
+  halfDepth?: boolean;
 }
 
 export interface RasterResult {
@@ -49,6 +57,12 @@ export interface RasterResult {
   alpha: Float32Array;
   /** Number of splats that survived culling. */
   drawn: number;
+  /**
+   * With RasterOptions.halfDepth, width * height: the depth (ProjectedSplat.depth) of the
+   * splat at which the pixel's accumulated alpha, front to back, first reaches 0.5
+   * (EncodeOptions.outputDepth); Infinity where it never does.
+   */
+  halfDepth?: Float64Array;
 }
 
 /** Render `cloud` seen by `cam` with the forward model, on the CPU. */
@@ -74,6 +88,8 @@ export function rasterizeReference(cloud: SplatCloud, cam: CameraSpec, opts: Ras
 
   // 3. blend
   const acc = new Float64Array(W * H * 4);
+  // With halfDepth: each pixel's fragments (depth, alpha), back to front.
+  const fragments: [number, number][][] | null = opts.halfDepth ? Array.from({ length: W * H }, () => []) : null;
   for (const { id, p } of visible) {
     const pos = cloud.positions.subarray(id * 3, id * 3 + 3);
     const rgb = shColor(degree, viewDirection(pos, frame.eye), cloud.sh, id * K * 3);
@@ -86,8 +102,12 @@ export function rasterizeReference(cloud: SplatCloud, cam: CameraSpec, opts: Ras
     for (let py = y0; py <= y1; py++) {
       const dy = py + 0.5 - cy;
       for (let px = x0; px <= x1; px++) {
+        if (opts.depthLimit && p.depth >= opts.depthLimit(px, py)) continue;
         const a = fragmentAlpha(opacity, p.conic, px + 0.5 - cx, dy, cut * cut);
-        if (a > 0) blendOver(acc, (py * W + px) * 4, rgb, a);
+        if (a > 0) {
+          blendOver(acc, (py * W + px) * 4, rgb, a);
+          fragments?.[py * W + px]!.push([p.depth, a]);
+        }
       }
     }
   }
@@ -100,7 +120,21 @@ export function rasterizeReference(cloud: SplatCloud, cam: CameraSpec, opts: Ras
     alphaOut[j] = a;
     for (let c = 0; c < 3; c++) rgbOut[j * 3 + c] = acc[j * 4 + c] + (1 - a) * bg[c];
   }
-  return { width: W, height: H, rgb: rgbOut, alpha: alphaOut, drawn: visible.length };
+  let halfDepth: Float64Array | undefined;
+  if (fragments) {
+    halfDepth = new Float64Array(W * H).fill(Infinity);
+    fragments.forEach((list, j) => {
+      let T = 1;
+      for (let k = list.length - 1; k >= 0; k--) {
+        T *= 1 - list[k]![1];
+        if (T <= 0.5) {
+          halfDepth![j] = list[k]![0];
+          break;
+        }
+      }
+    });
+  }
+  return { width: W, height: H, rgb: rgbOut, alpha: alphaOut, drawn: visible.length, ...(halfDepth ? { halfDepth } : {}) };
 }
 
 /** Mean squared error of two equally long arrays. */

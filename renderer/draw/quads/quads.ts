@@ -39,6 +39,9 @@ class QuadsDraw implements Draw {
 
   encode(encoder: GPUCommandEncoder, frame: DrawFrame): void {
     const { camera, settings, timestamps, coverage } = frame;
+    if (settings.hostDepth || settings.outputDepth) {
+      throw new Error("hostDepth / outputDepth: the quads draw does not composite with a host's depth yet (the tiles draw does: setDraw('tiles'))");
+    }
     const shape = drawShape(settings);
     // Front to back draws strips only: a triangle list stays back to front.
     shape.frontToBack ??= !(shape.list ?? DEFAULT_LIST) && this.autoOrder.resolve(this.scene.cloud, camera, settings.splatScale, this.scene.objects) === 'front-to-back';

@@ -8,6 +8,9 @@ import rangesWgsl from '../../../shaders/draw/tiles/ranges.wgsl?raw';
 import blendWgsl from '../../../shaders/draw/tiles/blend.wgsl?raw';
 import blendPlainWgsl from '../../../shaders/draw/tiles/blend_plain.wgsl?raw';
 import blendSubgroupsWgsl from '../../../shaders/draw/tiles/blend_subgroups.wgsl?raw';
+import blendDepthCommonWgsl from '../../../shaders/draw/tiles/blend_depth_common.wgsl?raw';
+import blendHostDepthWgsl from '../../../shaders/draw/tiles/blend_host_depth.wgsl?raw';
+import blendOutputDepthWgsl from '../../../shaders/draw/tiles/blend_output_depth.wgsl?raw';
 import fullscreenWgsl from '../../../shaders/draw/fullscreen.wgsl?raw';
 import fallbackWgsl from '../../../shaders/draw/tiles/fallback.wgsl?raw';
 import { SH_WGSL } from '../../project/sh-wgsl';
@@ -51,7 +54,7 @@ export interface TilePipelines {
   /** By output format and variant (the blend writes a storage texture of the target's format). */
   blend: Map<string, { layout: GPUBindGroupLayout; pipeline: () => GPUComputePipeline }>;
   fallback: { layout: GPUBindGroupLayout; pipelines?: { fill: GPURenderPipeline; quads: GPURenderPipeline } };
-  present: { layout: GPUBindGroupLayout; byFormat: Map<GPUTextureFormat, GPURenderPipeline> };
+  present: { layout: GPUBindGroupLayout; byFormat: Map<string, GPURenderPipeline> };
 }
 
 /**
@@ -168,19 +171,24 @@ export function tileProjectPipeline(device: GPUDevice, kind: DrawKind): GPUCompu
 }
 
 /** The present pipeline (blend image -> target) for a target format. */
-export function presentPipeline(device: GPUDevice, kind: DrawKind, format: GPUTextureFormat): { layout: GPUBindGroupLayout; pipeline: GPURenderPipeline } {
+export function presentPipeline(device: GPUDevice, kind: DrawKind, format: GPUTextureFormat, over = false): { layout: GPUBindGroupLayout; pipeline: GPURenderPipeline } {
   const p = tilePipelines(device, kind).present;
-  let pipeline = p.byFormat.get(format);
+  const key = `${format}${over ? '+over' : ''}`;
+  let pipeline = p.byFormat.get(key);
   if (!pipeline) {
     const module = device.createShaderModule({ label: 'tiles.present.module', code: fullscreenWgsl });
+    // `over`: a premultiplied image (colour, 1 - T) over the target's colour (a host's picture).
+    const blend: GPUBlendState | undefined = over
+      ? { color: { srcFactor: 'one', dstFactor: 'one-minus-src-alpha', operation: 'add' }, alpha: { srcFactor: 'one', dstFactor: 'one-minus-src-alpha', operation: 'add' } }
+      : undefined;
     pipeline = device.createRenderPipeline({
-      label: `tiles.present.pipeline(${format})`,
+      label: `tiles.present.pipeline(${key})`,
       layout: device.createPipelineLayout({ label: 'tiles.present.pipelineLayout', bindGroupLayouts: [p.layout] }),
       vertex: { module, entryPoint: 'vs_full' },
-      fragment: { module, entryPoint: 'fs_copy', targets: [{ format }] },
+      fragment: { module, entryPoint: 'fs_copy', targets: [{ format, ...(blend ? { blend } : {}) }] },
       primitive: { topology: 'triangle-list' },
     });
-    p.byFormat.set(format, pipeline);
+    p.byFormat.set(key, pipeline);
   }
   return { layout: p.layout, pipeline };
 }
@@ -200,33 +208,89 @@ export function blendUsesSubgroups(device: GPUDevice): boolean {
   return (info?.subgroupMinSize ?? 0) >= 16;
 }
 
-/** The blend pipeline writing a storage texture of `format` (canBlendInto). */
-export function blendPipeline(device: GPUDevice, kind: DrawKind, format: GPUTextureFormat): { layout: GPUBindGroupLayout; pipeline: GPUComputePipeline } {
+/** Replaces `from` (which must occur once) in `code`: the host-depth blend's patches of blend.wgsl. */
+function patchOnce(code: string, from: string, to: string): string {
+  const at = code.indexOf(from);
+  if (at < 0 || code.indexOf(from, at + 1) >= 0) throw new Error(`tiles.blend host depth: blend.wgsl no longer has one '${from}'`);
+  return code.slice(0, at) + to + code.slice(at + from.length);
+}
+
+/** The blend's variants with a host's depth (EncodeOptions.hostDepth) and a depth written for it (outputDepth). */
+export interface BlendDepth {
+  hostDepth: boolean;
+  outputDepth: boolean;
+}
+
+const NO_DEPTH: BlendDepth = { hostDepth: false, outputDepth: false };
+
+/**
+ * blend.wgsl with a host depth (blend_host_depth.wgsl: each pixel's limit read once, a
+ * splat behind it skipped) and/or an output depth (blend_output_depth.wgsl: the depth
+ * where the opacity reaches 0.5 written); each splat's depth kept in the batch.
+ */
+function depthBlendWgsl(blend: string, depth: BlendDepth): string {
+  const { hostDepth: host, outputDepth: out } = depth;
+  let code = patchOnce(blend, 'batchC[l] = vec2f(rg.y, unpack2x16float(b.w).x);', 'batchC[l] = vec2f(rg.y, unpack2x16float(b.w).x);\n  batchDepth[l] = f32(b.w >> 16u);');
+  const head = 'fn blendSplat(k: u32, pixel: vec2f, C: ptr<function, vec3f>, T: ptr<function, f32>) -> bool {';
+  if (host) {
+    code = patchOnce(code, head, `${head}\n  if (batchDepth[k] >= hostLimit) {\n    return false;\n  }`);
+    // Over the host's picture: the image premultiplied (C, 1 - T), no background (presentPipeline `over`).
+    code = patchOnce(
+      code,
+      '  textureStore(output, gid, vec4f(clamp(C + T * tiles.background, vec3f(0.0), vec3f(1.0)), 1.0));',
+      '  textureStore(output, gid, vec4f(clamp(C, vec3f(0.0), vec3f(1.0)), 1.0 - T));',
+    );
+  }
+  if (out) code = patchOnce(code, '  *T *= 1.0 - alpha;\n', '  *T *= 1.0 - alpha;\n  if (*T <= 0.5 && crossDepth16 < 0.0) {\n    crossDepth16 = batchDepth[k];\n  }\n');
+  code = patchOnce(code, '  beginTile(lid, inside);\n', `  beginTile(lid, inside);\n${host ? '  hostLimit = hostDepthLimit(gid, inside);\n' : ''}${out ? '  crossDepth16 = -1.0;\n' : ''}`);
+  if (out) {
+    const none = '    crossDepth16 = -1.0;\n    writeOutputDepth(gid);\n';
+    code = patchOnce(code, '    writePixel(gid, CT.rgb, CT.a);\n', '    writePixel(gid, CT.rgb, CT.a);\n    writeOutputDepth(gid);\n');
+    code = patchOnce(code, '    writePixel(gid, vec3f(0.0), 1.0);\n', `    writePixel(gid, vec3f(0.0), 1.0);\n${none}`);
+    code = patchOnce(code, '    textureStore(output, gid, vec4f(clamp(c, vec3f(0.0), vec3f(1.0)), 1.0));\n', `    textureStore(output, gid, vec4f(clamp(c, vec3f(0.0), vec3f(1.0)), 1.0));\n${none}`);
+  }
+  return [code, blendDepthCommonWgsl, host ? blendHostDepthWgsl : '', out ? blendOutputDepthWgsl : ''].join('\n');
+}
+
+/**
+ * The blend pipeline writing a storage texture of `format` (canBlendInto); with
+ * `depth`, the variants that stop each pixel's blend at a host's depth (binding 7, the
+ * depth texture) and/or write a depth for the host (binding 9, an r32float storage
+ * texture), both with binding 8 (their parameters): a pipeline and layout each.
+ */
+export function blendPipeline(device: GPUDevice, kind: DrawKind, format: GPUTextureFormat, depth: BlendDepth = NO_DEPTH): { layout: GPUBindGroupLayout; pipeline: GPUComputePipeline } {
   const p = tilePipelines(device, kind);
   const sg = blendUsesSubgroups(device);
-  const key = `${format}${sg ? '+subgroups' : ''}`;
+  const anyDepth = depth.hostDepth || depth.outputDepth;
+  const variant = `${depth.hostDepth ? '+hostDepth' : ''}${depth.outputDepth ? '+outputDepth' : ''}`;
+  const key = `${format}${sg ? '+subgroups' : ''}${variant}`;
   let b = p.blend.get(key);
   if (!b) {
+    const C = GPUShaderStage.COMPUTE;
     const layout = device.createBindGroupLayout({
-      label: `tiles.blend.layout(${format})`,
+      label: `tiles.blend.layout(${format}${variant})`,
       entries: [
         ...(['uniform', 'read-only-storage'] as const).map((type, binding) => ({
           binding,
-          visibility: GPUShaderStage.COMPUTE,
+          visibility: C,
           buffer: { type },
         })),
-        ...pagedLayoutEntries(PAIRS_AT.blend.values, kind.pairs!, GPUShaderStage.COMPUTE, 'read-only-storage'),
-        ...pagedLayoutEntries(RECORDS_AT.blend, kind.records, GPUShaderStage.COMPUTE, 'read-only-storage'),
-        { binding: 4, visibility: GPUShaderStage.COMPUTE, texture: { sampleType: 'float' } },
-        { binding: 5, visibility: GPUShaderStage.COMPUTE, buffer: { type: 'read-only-storage' } },
-        { binding: 6, visibility: GPUShaderStage.COMPUTE, storageTexture: { access: 'write-only', format } },
+        ...pagedLayoutEntries(PAIRS_AT.blend.values, kind.pairs!, C, 'read-only-storage'),
+        ...pagedLayoutEntries(RECORDS_AT.blend, kind.records, C, 'read-only-storage'),
+        { binding: 4, visibility: C, texture: { sampleType: 'float' } },
+        { binding: 5, visibility: C, buffer: { type: 'read-only-storage' } },
+        { binding: 6, visibility: C, storageTexture: { access: 'write-only', format } },
+        ...(depth.hostDepth ? [{ binding: 7, visibility: C, texture: { sampleType: 'depth' as const } }] : []),
+        ...(anyDepth ? [{ binding: 8, visibility: C, buffer: { type: 'uniform' as const } }] : []),
+        ...(depth.outputDepth ? [{ binding: 9, visibility: C, storageTexture: { access: 'write-only' as const, format: 'r32float' as const } }] : []),
       ],
     });
+    const blend = blendWgsl.replaceAll('OUTPUT_FORMAT', format);
     // `enable` directives come first in a module.
-    const code = `${sg ? 'enable subgroups;\n' : ''}${tilesCommonWgsl}\n${recordsWgsl(kind, 'blend')}\n${pairsWgsl(kind, 'blend')}\n${blendWgsl.replaceAll('OUTPUT_FORMAT', format)}\n${
+    const code = `${sg ? 'enable subgroups;\n' : ''}${tilesCommonWgsl}\n${recordsWgsl(kind, 'blend')}\n${pairsWgsl(kind, 'blend')}\n${anyDepth ? depthBlendWgsl(blend, depth) : blend}\n${
       sg ? blendSubgroupsWgsl.replace(/^\s*enable\s+subgroups;\s*$/m, '') : blendPlainWgsl
     }`;
-    b = { layout, pipeline: lazy(() => compute(device, `tiles.blend(${format})`, layout, code)) };
+    b = { layout, pipeline: lazy(() => compute(device, `tiles.blend(${format}${variant})`, layout, code)) };
     p.blend.set(key, b);
   }
   return { layout: b.layout, pipeline: b.pipeline() };

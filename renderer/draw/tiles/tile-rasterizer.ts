@@ -7,6 +7,7 @@ import type { SorterFactory } from '../../../sort/types';
 import { stageIndices, type StageWrites } from '../../stage/frame-stages';
 import type { DrawKind } from '../../gpu-scene/scene-wgsl';
 import { PagedBuffer } from '../../gpu-scene/paging';
+import type { HostDepth, OutputDepth } from '../draw';
 
 export { compileTilesAhead, TILE_RECORD_BYTES, type TileRasterizerOptions, type TileSceneBuffers } from './tile-pairs';
 
@@ -33,6 +34,42 @@ export interface TileFrame {
    * blend writes it directly (no image, no full-screen copy). Default false.
    */
   targetStorage?: boolean;
+  /**
+   * Stop each pixel's blend at this host depth (EncodeOptions.hostDepth; a fallback
+   * frame's quads ignore it) and/or write a depth for the host (outputDepth); `near` and
+   * `far` are the frame camera's, the range of the records' 16-bit depths.
+   */
+  depth?: { host?: HostDepth; output?: OutputDepth; near: number; far: number };
+}
+
+/** A projection's planes checked, and near / far (0 for an infinite far plane). */
+function planes(what: string, p: { near: number; far: number }): number {
+  if (!(p.near > 0) || !(p.far > p.near)) throw new RangeError(`${what}: need 0 < near < far, got near ${p.near}, far ${p.far}`);
+  return p.far === Infinity ? 0 : p.near / p.far;
+}
+
+/**
+ * The depth blends' parameters (blend_depth_common.wgsl depthParams). The host's NDC z to
+ * a view depth d = near / (c0 + c1 z): standard z = far (d - near) / (d (far - near)), so
+ * c0 = 1, c1 = near / far - 1; reversed z = near (far - d) / (d (far - near)), so
+ * c0 = near / far, c1 = 1 - near / far (far may be Infinity). The output's view depth d
+ * to z = s0 + s1 / d: standard s0 = far / (far - near), s1 = -near far / (far - near);
+ * reversed s0 = -near / (far - near), s1 = near far / (far - near); nothing: 1 (reversed 0).
+ */
+export function depthParams(host: HostDepth | undefined, output: OutputDepth | undefined, frameNear: number, frameFar: number): Float32Array<ArrayBuffer> {
+  const p = new Float32Array(12);
+  if (host) {
+    const b = planes('hostDepth', host);
+    p.set(host.reversed ? [host.near, b, 1 - b] : [host.near, 1, b - 1], 0);
+  }
+  p.set([frameNear, 65535 / (frameFar - frameNear)], 4);
+  if (output) {
+    const b = planes('outputDepth', output);
+    const n = output.near;
+    // far / (far - near) = 1 / (1 - b); near far / (far - near) = near / (1 - b); near / (far - near) = b / (1 - b)
+    p.set(output.reversed ? [-b / (1 - b), n / (1 - b), 0] : [1 / (1 - b), -n / (1 - b), 1], 8);
+  }
+  return p;
 }
 
 /** Byte offsets of the indirect arguments in the control buffer (tiles_common.wgsl `control`). */
@@ -259,8 +296,33 @@ export class TileRasterizer {
     return this.bindGroups;
   }
 
-  /** The blend's bind group writing `output` (a view of a `format` texture); kept while the buffers stay. */
-  private blendGroup(groups: BindGroups, key: GPUTextureView | 'image', output: GPUTextureView, format: GPUTextureFormat): GPUBindGroup {
+  /** The depth blends' parameters (depthParams), made on their first frame. */
+  private depthBuffer: GPUBuffer | null = null;
+
+  /**
+   * The blend's bind group writing `output` (a view of a `format` texture); kept while the
+   * buffers stay. With a host or output depth, one for this frame (their views may change every frame).
+   */
+  private blendGroup(groups: BindGroups, key: GPUTextureView | 'image', output: GPUTextureView, format: GPUTextureFormat, depth?: { host?: HostDepth; output?: OutputDepth }): GPUBindGroup {
+    if (depth) {
+      const { layout } = blendPipeline(this.device, this.kind, format, { hostDepth: depth.host !== undefined, outputDepth: depth.output !== undefined });
+      return this.device.createBindGroup({
+        label: 'TileRasterizer.blend(host depth)',
+        layout,
+        entries: [
+          { binding: 0, resource: { buffer: this.params.buffer } },
+          { binding: 1, resource: { buffer: this.ranges! } },
+          ...this.pairs.values!.entries(PAIRS_AT.blend.values),
+          ...this.records.entries(RECORDS_AT.blend),
+          { binding: 4, resource: this.fallbackView! },
+          { binding: 5, resource: { buffer: this.counters } },
+          { binding: 6, resource: output },
+          ...(depth.host ? [{ binding: 7, resource: depth.host.view }] : []),
+          { binding: 8, resource: { buffer: this.depthBuffer! } },
+          ...(depth.output ? [{ binding: 9, resource: depth.output.view }] : []),
+        ],
+      });
+    }
     let g = groups.blend.get(key);
     if (!g) {
       const { layout } = blendPipeline(this.device, this.kind, format);
@@ -295,7 +357,9 @@ export class TileRasterizer {
       this.pendingCapacity = null;
     }
     const layout = this.ensureTargets(frame);
-    const direct = frame.targetStorage === true && canBlendInto(this.device, targetFormat);
+    // With a host depth the picture goes over the target's colour (the host's): through the image, blended.
+    const over = frame.depth?.host !== undefined;
+    const direct = !over && frame.targetStorage === true && canBlendInto(this.device, targetFormat);
     if (!direct) this.ensureImage(frame);
     const groups = this.ensureBindGroups();
     const capacity = this.budget.capacity;
@@ -368,15 +432,20 @@ export class TileRasterizer {
     pass.setPipeline(p.ranges.pipeline);
     const rangeGroups = grid(Math.ceil(capacity / WG));
     pass.dispatchWorkgroups(rangeGroups[0], rangeGroups[1]);
-    pass.setPipeline(blendPipeline(this.device, this.kind, outFormat).pipeline);
-    pass.setBindGroup(0, this.blendGroup(groups, direct ? target : 'image', output, outFormat));
+    const depth = frame.depth && (frame.depth.host || frame.depth.output) ? frame.depth : undefined;
+    if (depth) {
+      this.depthBuffer ??= this.device.createBuffer({ label: 'TileRasterizer.depthParams', size: 48, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
+      this.device.queue.writeBuffer(this.depthBuffer, 0, depthParams(depth.host, depth.output, depth.near, depth.far));
+    }
+    pass.setPipeline(blendPipeline(this.device, this.kind, outFormat, { hostDepth: depth?.host !== undefined, outputDepth: depth?.output !== undefined }).pipeline);
+    pass.setBindGroup(0, this.blendGroup(groups, direct ? target : 'image', output, outFormat, depth));
     pass.dispatchWorkgroups(layout.tilesX, layout.tilesY);
     pass.end();
     if (!direct) {
-      const present = presentPipeline(this.device, this.kind, targetFormat);
+      const present = presentPipeline(this.device, this.kind, targetFormat, over);
       const pp = encoder.beginRenderPass({
         label: 'tiles.present',
-        colorAttachments: [{ view: target, loadOp: 'clear', clearValue: { r: 0, g: 0, b: 0, a: 1 }, storeOp: 'store' }],
+        colorAttachments: [{ view: target, loadOp: over ? 'load' : 'clear', clearValue: { r: 0, g: 0, b: 0, a: 1 }, storeOp: 'store' }],
         timestampWrites: blendTs,
       });
       pp.setPipeline(present.pipeline);
@@ -417,6 +486,7 @@ export class TileRasterizer {
   }
 
   destroy(): void {
+    this.depthBuffer?.destroy();
     this.readback.destroy();
     this.pairs.destroy();
     this.ranges?.destroy();

@@ -60,6 +60,9 @@ class TilesDraw implements Draw {
         depthBits: settings.keyBits,
         background: settings.background,
         targetStorage: settings.targetStorage ?? false,
+        ...(settings.hostDepth || settings.outputDepth
+          ? { depth: { ...(settings.hostDepth ? { host: settings.hostDepth } : {}), ...(settings.outputDepth ? { output: settings.outputDepth } : {}), near: camera.near, far: camera.far } }
+          : {}),
       },
       (stage) => stageWrites(timestamps, stage),
     );
