@@ -132,6 +132,11 @@ export class ViewerApp {
       controls: { keyTarget: window, onKey: (key, e) => app.onKey(key, e) },
     });
     const app: ViewerApp = new ViewerApp(viewer, ps.settings, el);
+    // A saved up axis (an earlier visit's explicit choice) wins over a scene's detected one.
+    if (ps.upSaved) {
+      viewer.useSavedUpAxis(ps.settings.upAxis);
+      app.panel.upAxisChosen = true;
+    }
     if (ps.shError) app.showMessage(ps.shError);
     return app;
   }
@@ -168,7 +173,10 @@ export class ViewerApp {
       resetView: () => v.resetView(),
       onStrategyChange: (name) => v.setSort(name),
       onDrawChange: (name) => v.setDraw(name),
-      onUpAxisChange: (axis) => v.setUpAxis(axis),
+      onUpAxisChange: (axis) => {
+        v.setUpAxis(axis);
+        this.panel.setUpNote(v.upNote);
+      },
       onSettingsChange: () => {
         this.status.succeeded('settings'); // an earlier action's line leaves
         v.invalidate();
@@ -232,6 +240,7 @@ export class ViewerApp {
       // The notes at once (the figures follow at the next animation frame).
       this.panel.setStrategyNote(this.viewer.strategyNote);
       this.panel.setDrawNote(this.viewer.drawNote);
+      this.panel.setUpNote(this.viewer.upNote);
       this.refresh.invalidate();
     });
     on('sample', ({ sample, current }) => {
@@ -248,6 +257,9 @@ export class ViewerApp {
       if (this.opening && sceneIdOf(this.opening) === id) this.scenes.add(this.opening);
       this.refused = null;
       this.panel.setSceneShDegree(shDegree);
+      // The up axis the scene opened with (detected, unless a choice set it), and the control showing it.
+      this.panel.setUpNote(this.viewer.upNote);
+      this.panel.refreshControls();
       this.panel.setSceneChoice(id, this.scenes.options());
       // A view from the hash, if it was saved for this scene (not another's camera).
       this.hash.sceneShown(id);
@@ -302,7 +314,8 @@ export class ViewerApp {
 
   /** Jumps to a pose, the field of view included (the panel follows). */
   private applyPose(pose: CameraPose): void {
-    this.viewer.setPose(pose);
+    this.viewer.setPose(pose, 'link');
+    this.panel.setUpNote(this.viewer.upNote);
     this.panel.refreshControls();
   }
 

@@ -107,6 +107,13 @@ export class ViewerPanel {
   readonly strategyNote: HTMLElement;
   /** A line under the draw: what the draw's `auto` picked and why, or that the user chose. */
   readonly drawNote: HTMLElement;
+  /** A line under the up axis: "up: +z (detected)", or who else set it (issue 34). */
+  readonly upNote: HTMLElement;
+  /**
+   * Whether the up axis is an explicit choice (the panel this visit, or saved from one):
+   * only then is it saved, so a scene's detected up never becomes a saved choice.
+   */
+  upAxisChosen = false;
   private readonly exportControllers: Controller[];
   readonly benchSelection: Record<string, boolean>;
   private readonly openScene: (name: string) => void;
@@ -191,7 +198,13 @@ export class ViewerPanel {
     camera
       .add(settings, 'upAxis', { 'COLMAP (-y up)': '-y', '+y up': '+y', '+z up': '+z', '-z up': '-z' })
       .name('up axis')
-      .onChange((v: UpAxis) => actions.onUpAxisChange(v));
+      .onChange((v: UpAxis) => {
+        this.upAxisChosen = true;
+        actions.onUpAxisChange(v);
+      });
+    this.upNote = document.createElement('div');
+    this.upNote.className = 'sv-up-note';
+    camera.$children.appendChild(this.upNote);
     camera.add(settings, 'fovyDeg', 20, 110, 1).name('field of view').onChange(() => actions.onSettingsChange());
     camera.add({ frame: () => actions.frameScene() }, 'frame').name('Frame scene (F)');
     camera.add({ reset: () => actions.resetView() }, 'reset').name('Reset view (R)');
@@ -242,6 +255,11 @@ export class ViewerPanel {
     if (this.strategyNote.textContent !== text) this.strategyNote.textContent = text;
   }
 
+  /** The line under the up-axis control (issue 34). */
+  setUpNote(text: string): void {
+    if (this.upNote.textContent !== text) this.upNote.textContent = text;
+  }
+
   /** The line under the draw control. */
   setDrawNote(text: string): void {
     if (this.drawNote.textContent !== text) this.drawNote.textContent = text;
@@ -273,6 +291,8 @@ export class ViewerPanel {
       const raw = JSON.parse(localStorage.getItem(STORAGE_KEY) ?? '{}') as Record<string, unknown>;
       const out: Record<string, unknown> = {};
       for (const k of PERSISTED) if (k in raw && accept(k, raw[k])) out[k] = raw[k];
+      // The up axis only where it was chosen (older entries saved the default with the rest).
+      if (raw.upAxisChosen !== true) delete out.upAxis;
       return out as Partial<ViewerSettings>;
     } catch {
       return {}; // corrupt or foreign entry: the defaults
@@ -283,6 +303,8 @@ export class ViewerPanel {
     try {
       const out: Record<string, unknown> = {};
       for (const k of PERSISTED) out[k] = this.settings[k];
+      if (this.upAxisChosen) out.upAxisChosen = true;
+      else delete out.upAxis;
       localStorage.setItem(STORAGE_KEY, JSON.stringify(out));
     } catch {
       // Storage full or disabled: settings simply aren't remembered.

@@ -12,6 +12,8 @@ export interface PageSettings {
   drawSource: 'default' | 'saved' | 'link';
   /** Where the sort setting came from. */
   sortSource: 'link' | 'choice';
+  /** Whether the saved settings hold an explicit up axis (kept over a scene's detected one). */
+  upSaved: boolean;
   /** A malformed ?sh=, as one line, or undefined. */
   shError?: string;
   /** ?bindlimit=MB: a lower per-binding limit (to see the page on a smaller adapter), or undefined. */
@@ -57,6 +59,7 @@ export function pageSettings(search: string): PageSettings {
     settings,
     drawSource,
     sortSource,
+    upSaved: saved.upAxis !== undefined,
     ...(shParam.error ? { shError: shParam.error } : {}),
     ...(mb > 0 ? { bindLimitBytes: Math.floor(mb * 1e6) } : {}),
   };

@@ -5,7 +5,7 @@
  */
 import { DRAW_NAMES, drawServedBy, type DrawName } from '../draw/draw-strategies';
 import type { SplatRenderer } from '../frame/splat-renderer';
-import { AUTO_DRAW, chooseDraw, decideDraw, drawPrior, DrawTrial, type DrawChoice, type DrawPrior, type DrawSource, type TrialFrame } from '../profile/auto-draw';
+import { AUTO_DRAW, chooseDraw, decideDraw, drawPrior, DrawTrial, reusableDraw, type DrawChoice, type DrawPrior, type DrawSource, type TrialFrame } from '../profile/auto-draw';
 import type { AutoPicks } from '../profile/auto-picks';
 import type { RenderSettings } from './settings';
 
@@ -68,7 +68,9 @@ export class DrawAuto {
     const count = renderer.cloud?.count;
     // A sort the tiles draw cannot take (a host sort) draws quads (decideDraw).
     const host = !drawServedBy('tiles', renderer.strategy);
-    const d = decideDraw(settings.draw, this.source, { name: renderer.strategy, host }, count === undefined ? null : (this.picks.get(count) ?? null), this.prior(count));
+    // This size's pick, else a decisive one measured at a similar size (reusableDraw): no trial.
+    const measured = count === undefined ? null : (this.picks.get(count) ?? reusableDraw(this.picks.nearest(count), count));
+    const d = decideDraw(settings.draw, this.source, { name: renderer.strategy, host }, measured, this.prior(count));
     this.wanted = d.measure;
     if (this.use(d.draw)) {
       this.say(d.note);

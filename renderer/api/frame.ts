@@ -18,6 +18,7 @@ import { LiveFigures } from '../profile/live-figures';
 import { GpuProfiler } from '../profile/profiler';
 import { QueueClock } from '../profile/queue-clock';
 import { DrawArgs } from '../stage/draw-args';
+import { frameWhileLoading } from './load-pacing';
 import type { LodStreamView } from './lod-stream';
 import { hexToRgb, type RenderSettings } from './settings';
 import type { RenderTarget } from './targets';
@@ -102,6 +103,8 @@ export interface FrameParts {
   submitted(): void;
   /** Schedules the next frame (default requestAnimationFrame, or a 16 ms timer without one). */
   schedule?: (cb: (now: number) => void) => void;
+  /** A scene is being opened (scene-open.ts SceneLoads): a slow scene on screen is then drawn rarely (load-pacing.ts). */
+  loading?: () => boolean;
 }
 
 /** The live figures of what is on screen now (Viewer.live). */
@@ -131,6 +134,10 @@ export class FrameLoop {
   framesRendered = 0;
   /** Frames whose GPU work completed. */
   framesCompleted = 0;
+  /** The last completed frame of a scene: ms from submit to done (load-pacing.ts), or null. */
+  private lastSceneFrameMs: number | null = null;
+  /** When the last frame was submitted (the frame clock's time), or null. */
+  private lastSubmitNow: number | null = null;
   /** The figures of what is on screen now (profile/live-figures.ts). */
   readonly figures = new LiveFigures();
   /** The queue's frames and trial sorts: the frame's own time, which no auto trial sort exceeds (queue-clock.ts). */
@@ -304,6 +311,9 @@ export class FrameLoop {
     // While auto times a sort, it runs alone.
     const inFlight = auto.measuring ? TRIAL_FRAMES_IN_FLIGHT : MAX_FRAMES_IN_FLIGHT;
     if (this.inFlight >= inFlight || auto.holding || this.parts.offscreenBusy?.()) return;
+    // A new scene being opened behind a slow one: the old one's frames would hold up its upload (load-pacing.ts).
+    const loading = !bench.run && cloud0 !== null && (this.parts.loading?.() ?? false);
+    if (loading && !frameWhileLoading({ loading, lastFrameMs: this.lastSceneFrameMs, sinceSubmitMs: this.lastSubmitNow === null ? Infinity : now - this.lastSubmitNow })) return;
     const trial = auto.trial;
     const trialFrame = bench.run ? null : auto.trialFrame(now);
     if (trialFrame === 'skip') return;
@@ -379,6 +389,7 @@ export class FrameLoop {
     renderer.submitted();
     // Same task as the submit: the canvas texture is still readable.
     if (cloud) this.parts.submitted();
+    this.lastSubmitNow = now;
     const frameId = this.submittedFrames++;
     this.figures.submitted(frameId);
     if (trialFrame && trial) trial.submitted(trialFrame, frameId);
@@ -395,6 +406,7 @@ export class FrameLoop {
         if (this.figures.current(frameId)) this.queueClock.frameCompleted(submitAt, done);
         else this.queueClock.completed(submitAt, done);
         if (trialFrame?.timed && trial) trial.completed(frameId, done - submitAt);
+        if (cloud) this.lastSceneFrameMs = done - submitAt;
         scene.frameCompleted(frameId, done);
         // FPS counts frames that drew a scene (none while the first is generated: those only clear the target).
         if (cloud) this.figures.completed(frameId, done);

@@ -7,6 +7,7 @@ import type { SplatCloud } from '../../scenes/splat-cloud';
 import { defaultForward, fitPose, length, normalize, sub, upVector, type CameraPose, type UpAxis } from '../camera/camera';
 import { CameraController } from '../camera/controller';
 import { bodyViewSteps, type BodyView } from '../camera/framing';
+import { chooseUpAxis, detectUpAxis, upNeedsDetection, upNote, type UpChoice, type UpInputs } from '../camera/up-axis';
 import { attachControls, type AttachControlsOptions } from './input';
 import type { RenderSettings } from './settings';
 import type { RenderTarget } from './targets';
@@ -27,6 +28,10 @@ export function stepsRun<T>(steps: Generator<void, T, void>): T {
 export class ViewCamera {
   readonly controller: CameraController;
   private detach: (() => void) | null = null;
+  /** The explicit up choices so far (user this visit, the link's view, the saved setting): any of them beats detection. */
+  readonly upChosen: { user: UpAxis | null; link: UpAxis | null; saved: UpAxis | null } = { user: null, link: null, saved: null };
+  /** The up axis the current scene opened with, and who set it (the panel's note). */
+  upChoice: UpChoice | null = null;
 
   constructor(
     private readonly settings: RenderSettings,
@@ -67,11 +72,13 @@ export class ViewCamera {
   }
 
   /** Jumps to a pose, the field of view included; the up-axis setting follows a pose whose up is one of its axes. */
-  setPose(pose: CameraPose): void {
+  setPose(pose: CameraPose, from?: 'link'): void {
     this.controller.setPose(pose);
     this.settings.fovyDeg = pose.fovyDeg;
     const axis = (['-y', '+y', '+z', '-z'] as const).find((a) => length(sub(normalize(pose.up), upVector(a))) < 1e-3);
     if (axis) this.settings.upAxis = axis;
+    // A link's view sets the up axis as an explicit choice (kept over detection).
+    if (axis && from === 'link') this.chooseUp(axis, 'link');
     this.redraw();
     this.posed();
   }
@@ -89,7 +96,35 @@ export class ViewCamera {
     this.redraw();
   }
 
+  /** The note under the up-axis control: "up: +z (detected)"; '' before a scene. */
+  get upNote(): string {
+    return this.upChoice ? upNote(this.upChoice) : '';
+  }
+
+  /** An explicit up choice (the link's view, a saved setting): kept over detection for the scenes that open after. */
+  chooseUp(axis: UpAxis, by: 'link' | 'saved'): void {
+    this.upChosen[by] = axis;
+    this.settings.upAxis = axis;
+    // A link's view is applied to the scene on screen: its up is that scene's now.
+    if (this.upChoice || by === 'link') this.upChoice = { axis, source: by };
+  }
+
+  /**
+   * A new scene's up axis (issue 34), set before its first view is worked out: an
+   * explicit choice, else what its points say (detectUpAxis), else -y.
+   */
+  sceneUp(cloud: SplatCloud): UpChoice {
+    const inputs: UpInputs = { ...this.upChosen };
+    if (upNeedsDetection(inputs)) inputs.detected = detectUpAxis(cloud.positions);
+    this.upChoice = chooseUpAxis(inputs);
+    this.settings.upAxis = this.upChoice.axis;
+    return this.upChoice;
+  }
+
+  /** The user's choice (the panel, the API): kept for the scenes that open after. */
   setUpAxis(axis: UpAxis): void {
+    this.upChosen.user = axis;
+    this.upChoice = { axis, source: 'user' };
     this.settings.upAxis = axis;
     this.controller.setUp(axis);
     this.controller.frame(undefined, { keepDirection: false, setHome: true });

@@ -149,6 +149,8 @@ export class ViewerParts {
       path: this.player,
       offscreenBusy: () => this.pictures.rendering > 0,
       submitted: () => this.pictures.submitted(),
+      // Read at each frame (the loads are made just below).
+      loading: () => this.loads.loading !== null,
       ...(init.schedule ? { schedule: init.schedule } : {}),
     });
     this.loads = new SceneLoads({
@@ -158,7 +160,11 @@ export class ViewerParts {
       link: this.link,
       renderer,
       lodBudget: () => this.scene.lodBudget,
-      bodyViewSteps: (cloud) => this.camera.bodyViewSteps(cloud),
+      // The scene's up axis first (explicit choice, else detected), then its first view for that up.
+      bodyViewSteps: (cloud) => {
+        this.camera.sceneUp(cloud);
+        return this.camera.bodyViewSteps(cloud);
+      },
       show: (source, cloud, id, ready, lod) => this.show(source, cloud, id, ready, lod ?? null),
       lostLoad: (line) => this.recovery.loadLost(line),
     });

@@ -125,7 +125,7 @@ export class Viewer extends EventTarget {
   set camera(c: Partial<ViewerCamera>) { this.parts.camera.camera = c; }
 
   /** Jumps to a pose, the field of view included; the up-axis setting follows a pose whose up is one of its axes. */
-  setPose(pose: CameraPose): void { this.parts.camera.setPose(pose); }
+  setPose(pose: CameraPose, from?: 'link'): void { this.parts.camera.setPose(pose, from); }
 
   /** Frames the scene's dense body from the current direction. */
   frameScene(): void { this.parts.camera.frameScene(); }
@@ -133,7 +133,14 @@ export class Viewer extends EventTarget {
   /** Back to the scene's first view. */
   resetView(): void { this.parts.camera.resetView(); }
 
+  /** The user's up axis: kept for the scenes that open after, over detection (issue 34). */
   setUpAxis(axis: UpAxis): void { this.parts.camera.setUpAxis(axis); }
+
+  /** A saved (earlier visit's explicit) up axis: kept over detection, under the link's and the user's. */
+  useSavedUpAxis(axis: UpAxis): void { this.parts.camera.chooseUp(axis, 'saved'); }
+
+  /** "up: +z (detected)": the up axis the scene on screen opened with and who set it; '' before a scene. */
+  get upNote(): string { return this.parts.camera.upNote; }
 
   /** The scene's first view (where resetView() goes): what an orbit preset goes round. */
   get homeView(): CameraPose { return this.parts.camera.controller.homePose; }

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { generateDefaultScene } from '../../scenes/generate';
 import { loadScene } from '../../scenes/load';
 import { haveSharedScenes, sharedScene } from '../../test/support/shared-scenes';
-import { detectUpAxis } from './up-axis';
+import { chooseUpAxis, detectUpAxis, upNeedsDetection, upNote } from './up-axis';
 
 /** A z-up scene: a ground disc of radius 3 at z = 0 (most splats), a few things standing on it up to z = 1.6, floaters. */
 function zUpScene(seed = 1): Float32Array {
@@ -59,5 +59,28 @@ describe('detectUpAxis: the up of a scene whose file says none (issue 34)', () =
     expect(playbot).toMatchObject({ axis: '-y', detected: true });
     const tile = detectUpAxis((await loadScene(fs.readFileSync(sharedScene('inria_sh3_tile_6831.ply')), 't')).positions);
     expect(tile.why).toMatch(/rising towards -z: no file convention/);
+  });
+});
+
+describe('chooseUpAxis (issue 34): detected vs saved vs link vs user', () => {
+  const zUp = { axis: '+z', detected: true, why: 'flat along z' } as const;
+  const unclear = { axis: '-y', detected: false, why: 'no flat axis' } as const;
+
+  it('uses the detected axis only when nothing explicit sets it', () => {
+    expect(upNeedsDetection({})).toBe(true);
+    expect(chooseUpAxis({ detected: zUp })).toEqual({ axis: '+z', source: 'detected' });
+    expect(upNote(chooseUpAxis({ detected: zUp }))).toBe('up: +z (detected)');
+    expect(upNote(chooseUpAxis({ detected: { axis: '-y', detected: true, why: '' } }))).toBe('up: -y (detected)');
+    expect(chooseUpAxis({ detected: unclear })).toEqual({ axis: '-y', source: 'default' });
+    expect(chooseUpAxis({ detected: null })).toEqual({ axis: '-y', source: 'default' });
+  });
+
+  it('keeps an explicit choice over the detected one: user, then link, then saved', () => {
+    expect(upNeedsDetection({ saved: '+y' })).toBe(false);
+    expect(chooseUpAxis({ saved: '+y', detected: zUp })).toEqual({ axis: '+y', source: 'saved' });
+    expect(chooseUpAxis({ link: '-z', saved: '+y', detected: zUp })).toEqual({ axis: '-z', source: 'link' });
+    expect(chooseUpAxis({ user: '-y', link: '-z', saved: '+y', detected: zUp })).toEqual({ axis: '-y', source: 'user' });
+    expect(upNote(chooseUpAxis({ user: '-y' }))).toBe('up: -y (chosen)');
+    expect(chooseUpAxis({ user: null, link: null, saved: null, detected: zUp }).source).toBe('detected');
   });
 });

@@ -85,3 +85,48 @@ export function detectUpAxis(positions: Float32Array, opts: DetectUpOptions = {}
   if (!CONVENTIONS.includes(axis)) return fallback(`${why}: no file convention, kept the default`);
   return { axis, detected: true, why };
 }
+
+/** Who set a scene's up axis: the user this visit (panel, API), the link's view, the saved setting, the points, or nobody (the default). */
+export type UpSource = 'user' | 'link' | 'saved' | 'detected' | 'default';
+
+/** The up axis a scene opens with, and who set it. */
+export interface UpChoice {
+  axis: UpAxis;
+  source: UpSource;
+}
+
+/** What may set the up axis when a scene opens: explicit choices (null: none) and what its points say. */
+export interface UpInputs {
+  /** Chosen this visit, in the panel or through the API. */
+  user?: UpAxis | null;
+  /** The link's (hash's) view, whose up is an axis. */
+  link?: UpAxis | null;
+  /** Saved by the panel from an earlier visit's explicit choice. */
+  saved?: UpAxis | null;
+  /** detectUpAxis of the scene's points (null: not run, because a choice wins). */
+  detected?: DetectedUp | null;
+}
+
+/** Whether detection is needed at all: only when no explicit choice sets the axis. */
+export function upNeedsDetection(i: UpInputs): boolean {
+  return !i.user && !i.link && !i.saved;
+}
+
+/**
+ * The up axis a scene opens with (issue 34): an explicit choice wins, the latest
+ * kind first (the user's this visit, then the link's, then the saved one); else
+ * what the points say, when they say it clearly; else the default, -y (COLMAP).
+ */
+export function chooseUpAxis(i: UpInputs): UpChoice {
+  if (i.user) return { axis: i.user, source: 'user' };
+  if (i.link) return { axis: i.link, source: 'link' };
+  if (i.saved) return { axis: i.saved, source: 'saved' };
+  if (i.detected?.detected) return { axis: i.detected.axis, source: 'detected' };
+  return { axis: '-y', source: 'default' };
+}
+
+/** The panel's line: "up: +z (detected)", "up: -y (default)", "up: +y (link)". */
+export function upNote(c: UpChoice): string {
+  const by = { user: 'chosen', link: 'link', saved: 'saved', detected: 'detected', default: 'default' }[c.source];
+  return `up: ${c.axis} (${by})`;
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chooseDraw, decideDraw, drawPrior, DrawTrial, isDrawSetting, type TrialFrame } from './auto-draw';
+import { chooseDraw, decideDraw, drawPrior, DrawTrial, isDrawSetting, reusableDraw, type TrialFrame } from './auto-draw';
 
 const gpuSort = { name: 'onesweep', host: false };
 const hostSort = { name: 'cpu', host: true };
@@ -72,6 +72,27 @@ describe('the draw for a setting', () => {
     expect(decideDraw('auto', 'default', hostSort, null, drawPrior(near, false)).measure).toBe(false);
   });
 
+  it('a decisive pick (faster < 0.5x the slower) is reused for a similar size on this adapter, without a trial (issue 34)', () => {
+    const decisive = { count: 55_000, value: chooseDraw([{ name: 'tiles', ms: [0.84] }, { name: 'quads', ms: [4.07] }], 60_000)! };
+    const reused = reusableDraw(decisive, 100_000)!;
+    expect(reused.name).toBe('tiles');
+    expect(reused.reason).toBe('auto: tiles (measured at 60,000 splats on this adapter: 0.84 ms vs quads 4.07 ms; decisive, so not measured again for 100,000 splats)');
+    expect(decideDraw('auto', 'default', gpuSort, reused, drawPrior(decisive, false))).toEqual({ draw: 'tiles', note: reused.reason, measure: false });
+    // Similar size: within 4x either way.
+    expect(reusableDraw(decisive, 15_000)?.name).toBe('tiles');
+    expect(reusableDraw(decisive, 14_000)).toBeNull();
+    expect(reusableDraw(decisive, 240_000)?.name).toBe('tiles');
+    expect(reusableDraw(decisive, 250_000)).toBeNull();
+    // Close (0.6x): measured again; one draw only, nothing measured: no reuse.
+    const close = { count: 55_000, value: chooseDraw([{ name: 'quads', ms: [3] }, { name: 'tiles', ms: [5] }], 60_000)! };
+    expect(reusableDraw(close, 70_000)).toBeNull();
+    expect(reusableDraw({ count: 55_000, value: chooseDraw([{ name: 'tiles', ms: [1] }], 60_000)! }, 60_000)).toBeNull();
+    expect(reusableDraw(undefined, 60_000)).toBeNull();
+    // A pick of an older build (no count): its bucket's size.
+    const { splats: _, ...old } = decisive.value;
+    expect(reusableDraw({ count: 55_000, value: old }, 60_000)?.reason).toMatch(/^auto: tiles \(measured at 55,000 splats on this adapter/);
+  });
+
   it('a host sort (cpu): auto draws quads and says why; an explicit tiles falls back to quads', () => {
     expect(decideDraw('auto', 'default', hostSort)).toEqual({
       draw: 'quads',
@@ -131,6 +152,15 @@ describe('the draw trial (a plan of the page frames)', () => {
       { name: 'tiles', ms: [400] },
       { name: 'quads', ms: [1500] },
     ]);
+  });
+
+  it('a draw over 2x slower than the best stops after its first timed frame (issue 34); under 2x it is timed in full', () => {
+    const slow = new DrawTrial(['quads', 'tiles'], 'tiles');
+    const frames = runTrial(slow, { tiles: 100, quads: 250 }, { tiles: undefined, quads: undefined });
+    expect(frames.filter((f) => f.timed).map((f) => f.draw)).toEqual(['tiles', 'tiles', 'tiles', 'quads']);
+    const close = new DrawTrial(['quads', 'tiles'], 'tiles');
+    const all = runTrial(close, { tiles: 100, quads: 150 }, { tiles: undefined, quads: undefined });
+    expect(all.filter((f) => f.timed && f.draw === 'quads')).toHaveLength(3);
   });
 
   it('waits for the GPU readings of the timed frames', () => {

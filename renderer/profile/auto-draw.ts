@@ -11,7 +11,9 @@
  * frames late), then timed frames, each submitted alone on the queue (its wall
  * clock from submit to done) and read by GPU timestamps where they are not 0.
  * 5 timed frames when the first takes < 20 ms, 3 below 300 ms, else 1; a draw
- * whose first timed frame is 3x slower than the best so far stops there.
+ * whose first timed frame is 3x slower than the best so far stops there, and
+ * 2x when it takes 20 ms or more (SLOWER_STOP_RATIO), so the page sits through
+ * one such slow frame, not several.
  *
  * Before a size is measured the draw is the pick at the nearest size measured on
  * this adapter, else quads on a software adapter, else `tiles` (the faster on the
@@ -112,6 +114,35 @@ export function drawPrior(nearest: { count: number; value: DrawChoice } | undefi
   return software ? { draw: 'quads', why: 'the faster on software GPUs' } : null;
 }
 
+/** A pick is decisive when its draw took under this share of the slower draw's time. */
+export const DECISIVE_DRAW_RATIO = 0.5;
+/** A decisive pick stands for scenes within this factor of the splat count it was measured at. */
+export const REUSE_SIZE_FACTOR = 4;
+
+/**
+ * A pick measured at another size, reused without a trial (issue 34): when it was
+ * decisive (the faster draw under DECISIVE_DRAW_RATIO of the slower's time) and this
+ * scene is of similar size (within REUSE_SIZE_FACTOR of the count it was measured at),
+ * on the same adapter (the picks are per adapter). Else null: measure this size.
+ * Its reason says where it was measured: "auto: tiles (measured at 60,000 splats on
+ * this adapter: ...)".
+ */
+export function reusableDraw(nearest: { count: number; value: DrawChoice } | undefined, count: number): DrawChoice | null {
+  if (!nearest) return null;
+  const v = nearest.value;
+  const at = v.splats ?? nearest.count;
+  if (v.ranked.length < 2) return null;
+  const fast = v.ranked[0]!;
+  const slow = v.ranked[v.ranked.length - 1]!;
+  if (!(fast.ms > 0 && fast.ms < DECISIVE_DRAW_RATIO * slow.ms)) return null;
+  if (!(count >= at / REUSE_SIZE_FACTOR && count <= at * REUSE_SIZE_FACTOR)) return null;
+  const vs = v.ranked.slice(1).map((r) => `${r.name} ${formatSortMs(r.ms)} ms`).join(', ');
+  return {
+    ...v,
+    reason: `auto: ${v.name} (measured at ${at.toLocaleString('en-US')} splats on this adapter: ${formatSortMs(fast.ms)} ms vs ${vs}; decisive, so not measured again for ${count.toLocaleString('en-US')} splats)`,
+  };
+}
+
 /**
  * The draw for `setting`. An explicit draw wins (a host sort turns tiles into
  * quads, said so); auto takes this scene's measured pick when there is one, else
@@ -139,6 +170,9 @@ export function decideDraw(
   if (prior) return { draw: prior.draw, note: `auto: ${prior.draw} until measured (${prior.why}); measuring both draws once the scene is on screen`, measure: true };
   return { draw: 'tiles', note: 'auto: tiles until measured; measuring both draws once the scene is on screen', measure: true };
 }
+
+/** A draw whose first timed frame (of 20 ms or more) is over this many times the best so far is timed no more (issue 34: 3 before). */
+export const SLOWER_STOP_RATIO = 2;
 
 /** Options of {@link DrawTrial}. */
 export interface DrawTrialOptions {
@@ -237,8 +271,11 @@ export class DrawTrial {
     if (!p) return;
     p.wall.push(wallMs);
     if (p.reps === null) {
-      // Clearly slower than the best so far: one frame is figure enough.
-      p.reps = wallMs > 3 * this.best ? 1 : (this.opts.reps ?? (wallMs < 20 ? 5 : wallMs < 300 ? 3 : 1));
+      // Clearly slower than the best so far (SLOWER_STOP_RATIO, 2x): one frame is figure
+      // enough, so that the page sits through no more frames of twice its normal cost.
+      // (Frames under 20 ms cost the page nothing it sees: there, 3x as before.)
+      const stop = wallMs > 3 * this.best || (wallMs >= 20 && wallMs > SLOWER_STOP_RATIO * this.best);
+      p.reps = stop ? 1 : (this.opts.reps ?? (wallMs < 20 ? 5 : wallMs < 300 ? 3 : 1));
     }
     if (p.wall.length >= p.reps) this.best = Math.min(this.best, median(p.wall));
   }

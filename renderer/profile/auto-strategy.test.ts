@@ -37,10 +37,10 @@ describe("auto's choice given measured times", () => {
 
   it('says which times were measured on fewer keys and scaled, each from its own count', () => {
     const c = chooseStrategy([{ ...timed('radix16', [169]), timedAt: 10_651 }, { ...timed('onesweep', [1801]), timedAt: 4096 }], 60_000, 'GPU timestamps')!;
-    expect(c.reason).toBe('radix16: fastest exact sort on this GPU (169 ms; onesweep 1,801) for 60,000 splats, GPU timestamps; timed at fewer keys and scaled: radix16 10,651, onesweep 4,096');
+    expect(c.reason).toBe('radix16: fastest exact sort on this GPU (169 ms; onesweep 1,801) for 60,000 splats, GPU timestamps; timed at fewer keys and scaled: radix16 10,651, onesweep 4,096; radix4 is not timed: the required reference sort, slowest on every adapter measured');
     // The winner timed at the whole count: only the loser is named.
     const d = chooseStrategy([timed('radix16', [169]), { ...timed('onesweep', [1801]), timedAt: 4096 }], 60_000, 'GPU timestamps')!;
-    expect(d.reason).toMatch(/GPU timestamps; timed at fewer keys and scaled: onesweep 4,096$/);
+    expect(d.reason).toMatch(/GPU timestamps; timed at fewer keys and scaled: onesweep 4,096(; radix4 is not timed: the required reference sort, slowest on every adapter measured)?$/);
     expect(chooseStrategy([timed('radix16', [1])], 10_000, 'GPU timestamps')!.reason).not.toMatch(/scaled/);
   });
 
@@ -82,14 +82,16 @@ describe('the strategy to start with', () => {
 describe("what auto's trial times", () => {
   const names = (c: { name: string }[]) => c.map((s) => s.name);
   it('a GPU: every exact strategy, the one drawing now first, the rest in registry order', () => {
-    expect(names(trialCandidates(all, 'onesweep', false))).toEqual(['onesweep', 'radix4', 'radix16']);
+    expect(names(trialCandidates(all, 'onesweep', false))).toEqual(['onesweep', 'radix16']);
   });
   it('a software adapter: the one drawing now first, then the software order, radix4 not timed', () => {
     expect(names(trialCandidates(all, 'onesweep', true))).toEqual(['onesweep', 'radix16']);
     expect(names(trialCandidates(all, 'radix16', true))).toEqual(['radix16', 'onesweep']);
   });
-  it('a software adapter drawing with radix4 (the user chose it, then auto again): it is timed, first', () => {
-    expect(names(trialCandidates(all, 'radix4', true))).toEqual(['radix4', 'radix16', 'onesweep']);
+  it('radix4 is never timed (issue 34), even drawing with it now, unless nothing else is exact', () => {
+    expect(names(trialCandidates(all, 'radix4', true))).toEqual(['radix16', 'onesweep']);
+    expect(names(trialCandidates(all, 'radix4', false))).toEqual(['radix16', 'onesweep']);
+    expect(names(trialCandidates([traits.radix4, traits.cpu], 'radix4', false))).toEqual(['radix4']);
   });
 });
 

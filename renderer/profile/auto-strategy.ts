@@ -89,7 +89,8 @@ export function chooseStrategy(timings: readonly StrategyTiming[], splats?: numb
   const scaled = measured.filter((t) => t.timedAt !== undefined && (splats === undefined || t.timedAt < splats));
   const from = scaled.length ? `; timed at fewer keys and scaled: ${scaled.map((t) => `${t.name} ${t.timedAt!.toLocaleString('en-US')}`).join(', ')}` : '';
   const how = (timing ? `, ${timing}` : '') + from;
-  const reason = `${best.name}: fastest exact sort on this GPU (${formatSortMs(best.ms)} ms${others ? `; ${others}` : ''})${count}${how}`;
+  const untimed = NEVER_TIMED.some((n) => !measured.some((t) => t.name === n)) ? `; ${UNTIMED_NOTE}` : '';
+  const reason = `${best.name}: fastest exact sort on this GPU (${formatSortMs(best.ms)} ms${others ? `; ${others}` : ''})${count}${how}${untimed}`;
   return { name: best.name, ms: best.ms, reason, ranked };
 }
 
@@ -105,17 +106,25 @@ export const SOFTWARE_ORDER: readonly string[] = ['radix16', 'onesweep', 'radix4
  * frames, 2026-11-28), for a pick it never wins.
  */
 export const SOFTWARE_UNTIMED: readonly string[] = ['radix4'];
+/**
+ * Strategies auto never times, on any adapter (issue 34): radix4, the required
+ * reference sort, the slowest on every adapter measured (docs/PERFORMANCE.md), so a
+ * trial of it only costs frames. The sort note says so (UNTIMED_NOTE).
+ */
+export const NEVER_TIMED: readonly string[] = SOFTWARE_UNTIMED;
+/** The sort note's words for NEVER_TIMED. */
+export const UNTIMED_NOTE = 'radix4 is not timed: the required reference sort, slowest on every adapter measured';
 
 /**
  * What auto's trial times, in order: the exact strategies, the one drawing now first
  * (the others stop early when clearly slower); on a software adapter then in
- * {@link SOFTWARE_ORDER}, without {@link SOFTWARE_UNTIMED}.
+ * {@link SOFTWARE_ORDER}; never {@link NEVER_TIMED} (radix4), unless nothing else is exact.
  */
 export function trialCandidates(strategies: readonly StrategyTraits[], current: string, software: boolean): StrategyTraits[] {
   const rank = (name: string) => (name === current ? -1 : software ? (SOFTWARE_ORDER.indexOf(name) + 1 || SOFTWARE_ORDER.length + 1) : 0);
   return strategies
     .filter(isExact)
-    .filter((s) => !software || s.name === current || !SOFTWARE_UNTIMED.includes(s.name))
+    .filter((s, _, exact) => !NEVER_TIMED.includes(s.name) || exact.every((e) => NEVER_TIMED.includes(e.name)))
     .map((s, i) => ({ s, i }))
     .sort((a, b) => rank(a.s.name) - rank(b.s.name) || a.i - b.i)
     .map(({ s }) => s);
