@@ -20,7 +20,7 @@ function write(rel: string, text: string): void {
 
 function run(bin: string, args: string[], cwd: string): { code: number; out: string } {
   try {
-    return { code: 0, out: execFileSync(BIN(bin), args, { cwd, encoding: 'utf8', stdio: 'pipe' }) };
+    return { code: 0, out: execFileSync(BIN(bin), args, { cwd, encoding: 'utf8', stdio: 'pipe', maxBuffer: 256 << 20 }) };
   } catch (e) {
     const err = e as { status: number; stdout: string; stderr: string };
     return { code: err.status, out: `${err.stdout}${err.stderr}` };
