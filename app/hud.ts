@@ -68,7 +68,9 @@ export function hudText(f: HudFigures): string {
 }
 
 /** Reasons for which the loader drops a splat (scenes/sanitize.ts); every other reason clamps. */
-const DROP_REASONS = new Set(['non-finite position', 'position out of range', 'non-finite scale']);
+const DROP_REASONS = new Set(['non-finite position', 'position out of range', 'non-finite scale', 'scale implausible']);
+/** Dropped by the scene's own robust extent (scenes/robust.ts): larger than the scene makes plausible. */
+const IMPLAUSIBLE = 'scale implausible';
 const NON_FINITE = new Set(['non-finite position', 'non-finite scale']);
 
 /**
@@ -81,8 +83,13 @@ export function sanitizedLine(r: SanitizeReport | undefined): string | null {
   const reasons = Object.keys(r.reasons).filter((k) => (r.reasons[k] ?? 0) > 0);
   const parts: string[] = [];
   if (r.dropped > 0) {
-    const why = reasons.filter((k) => DROP_REASONS.has(k));
-    const what = why.every((k) => NON_FINITE.has(k)) ? 'non-finite values' : why.every((k) => !NON_FINITE.has(k)) ? 'positions out of range' : 'non-finite or out-of-range values';
+    const why = reasons.filter((k) => DROP_REASONS.has(k) && k !== IMPLAUSIBLE);
+    const labels: string[] = [];
+    if (why.length > 0 || !reasons.includes(IMPLAUSIBLE)) {
+      labels.push(why.every((k) => NON_FINITE.has(k)) ? 'non-finite values' : why.every((k) => !NON_FINITE.has(k)) ? 'positions out of range' : 'non-finite or out-of-range values');
+    }
+    if (reasons.includes(IMPLAUSIBLE)) labels.push('implausibly large for the scene');
+    const what = labels.join(', ');
     parts.push(`${formatCount(r.dropped)} ${r.dropped === 1 ? 'splat' : 'splats'} dropped: ${what}`);
   }
   if (r.clamped > 0) {

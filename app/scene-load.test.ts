@@ -87,6 +87,11 @@ describe('sanitizedLine', () => {
     expect(sanitizedLine({ dropped: 1, clamped: 0, reasons: { 'position out of range': 1 } })).toBe('1 splat dropped: positions out of range');
     expect(sanitizedLine({ dropped: 0, clamped: 1200, reasons: { 'scale overflow': 1200 } })).toBe('1,200 splats clamped: scale overflow');
     expect(sanitizedLine({ dropped: 2, clamped: 1, reasons: { 'non-finite position': 2, 'sh out of range': 1 } })).toBe('2 splats dropped: non-finite values · 1 clamped: sh out of range');
+    // Dropped by the scene's robust extent (scenes/robust.ts), alone and beside a non-finite one; not a clamp.
+    expect(sanitizedLine({ dropped: 4, clamped: 0, reasons: { 'scale implausible': 4 } })).toBe('4 splats dropped: implausibly large for the scene');
+    expect(sanitizedLine({ dropped: 5, clamped: 2, reasons: { 'scale implausible': 4, 'non-finite scale': 1, 'colour outlier': 2 } })).toBe(
+      '5 splats dropped: non-finite values, implausibly large for the scene · 2 clamped: colour outlier',
+    );
   });
 });
 
