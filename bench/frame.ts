@@ -166,7 +166,6 @@ runCli(async () => {
   const placed = placedAddsArg(tokens ?? []);
   if (isLodMetaFile(values.scene)) {
     if (placed.length > 0) throw new Error(`--add: not with a streamed LOD scene (${values.scene})`);
-    if (flightArg) throw new Error(`--path: not for a streamed LOD scene (${values.scene})`);
     const memory = Number(values.memory);
     if (!(memory > 0)) throw new Error(`--memory ${values.memory}: expected megabytes > 0`);
     await lodFrameBench({
@@ -180,6 +179,7 @@ runCli(async () => {
       strategy: values.strategies === 'all' ? 'radix4' : values.strategies!.split(',')[0]!,
       draw: draws[0]!,
       pose: fixedPose,
+      flight: flightArg ? { arg: flightArg, fps } : null,
       json: values.json,
       precision: parsePrecision(values.precision!, '--precision'),
     });

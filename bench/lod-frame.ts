@@ -12,7 +12,9 @@
  * bytes; fails when a frame draws more than the budget.
  */
 import fs from 'node:fs';
-import { formatCameraArg, upVector, type CameraPose } from '../renderer/camera/camera';
+import { fitPose, formatCameraArg, upVector, type CameraPose } from '../renderer/camera/camera';
+import { pathFrames } from '../renderer/camera/camera-path';
+import { resolvePathArg, type PathArg } from './cli';
 import { frameCamera } from '../renderer/camera/frame-camera';
 import { createNodeGpu } from '../renderer/gpu/node-gpu';
 import { bindingLimit, formatBytes } from '../renderer/frame/gpu-budget';
@@ -37,6 +39,8 @@ export interface LodBenchOptions {
   strategy: string;
   draw: string;
   pose: CameraPose | null;
+  /** --path: the frames of a camera path at `fps` instead of the orbit (frames then = the path's). */
+  flight?: { arg: PathArg; fps: number } | null;
   json: string | undefined;
   /** How the chunks and the drawn set are kept on the GPU (scene-precision.ts). */
   precision: ScenePrecision;
@@ -45,6 +49,9 @@ export interface LodBenchOptions {
 export async function lodFrameBench(o: LodBenchOptions): Promise<void> {
   const { meta, load } = openLodMeta(o.file);
   const budget = o.budget ?? meta.counts[0]!;
+  // A path's warm-up frames hold its first pose; its timed frames are its own, in order.
+  const flown = o.flight ? pathFrames(resolvePathArg(o.flight.arg, fitPose(meta.bound, upVector('-y'), 60, o.width / o.height)), o.flight.fps).map((f) => f.pose) : null;
+  if (flown) o = { ...o, frames: flown.length };
   const gpu = await createNodeGpu({ timestamps: true });
   const { device } = gpu;
   const hasTs = device.features.has('timestamp-query');
@@ -66,8 +73,8 @@ export async function lodFrameBench(o: LodBenchOptions): Promise<void> {
   });
   const renderer = new SplatRenderer(device, 'rgba8unorm', o.strategy, o.draw);
   renderer.precision = o.precision;
-  const path = o.pose ? [o.pose] : benchmarkPath(meta.bound, upVector('-y'), 60, o.width / o.height, o.frames);
-  const camOf = (i: number) => frameCamera(path[i % path.length]!, o.width, o.height, meta.bound);
+  const path = flown ?? (o.pose ? [o.pose] : benchmarkPath(meta.bound, upVector('-y'), 60, o.width / o.height, o.frames));
+  const camOf = (i: number) => frameCamera(flown ? flown[Math.max(0, i - o.warmup)]! : path[i % path.length]!, o.width, o.height, meta.bound);
   const settings = { shDegree: 3, splatScale: 1, cull: true, keyBits: 32, background: [0, 0, 0] as const };
 
   device.pushErrorScope('validation');
@@ -116,7 +123,8 @@ export async function lodFrameBench(o: LodBenchOptions): Promise<void> {
 
   const stat = (k: keyof Row) => summarize(rows.map((r) => Number(r[k])))!;
   const fmt = (k: keyof Row, d = 2) => `${stat(k).median.toFixed(d)} / ${stat(k).p95.toFixed(d)}`;
-  console.log(`camera: ${o.pose ? formatCameraArg(o.pose) : 'orbit'}; strategy ${o.strategy}, draw ${o.draw}`);
+  const cameraName = o.flight ? `path ${o.flight.arg.name} at ${o.flight.fps} fps (${o.frames} frames)` : o.pose ? formatCameraArg(o.pose) : 'orbit';
+  console.log(`camera: ${cameraName}; strategy ${o.strategy}, draw ${o.draw}`);
   console.log(`GPU frame ms (median / p95):   ${fmt('gpuMs')}`);
   console.log(`LOD host ms (median / p95):    ${fmt('lodMs')}  (select, stream, upload slice, assemble; ${rows.filter((r) => r.assembled).length} of ${rows.length} frames assembled a new set)`);
   console.log(`drawn splats (median / max):   ${n(stat('drawn').median)} / ${n(maxDrawn)} of budget ${n(budget)}`);
