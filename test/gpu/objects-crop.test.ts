@@ -21,10 +21,11 @@ import { checkCrop, cropCloud, type SplatCrop } from '../../scenes/crop';
 import { exportObject } from '../../scenes/export';
 import { generateSynthetic } from '../../scenes/generate';
 import { loadScene } from '../../scenes/load';
-import { computeBounds, shCoeffCount, type SplatCloud } from '../../scenes/splat-cloud';
-import { makeTransform, transformCloud, transformPoint, type SplatTransform } from '../../scenes/transform';
+import type { SplatCloud } from '../../scenes/splat-cloud';
+import { makeTransform, transformCloud, transformPoint } from '../../scenes/transform';
 import { psnr } from '../reference/raster';
 import { useGpu, withValidation } from '../support/gpu';
+import { mergeClouds, placedAt, robustCentre, robustRadius } from '../support/placed-clouds';
 import { haveSharedScenes, sharedScene } from '../support/shared-scenes';
 import { rgbOf } from '../support/tile-render';
 import { writeTestPng } from '../support/test-png';
@@ -37,45 +38,8 @@ const MIN_PSNR = 45;
 const PRECISIONS: ScenePrecision[] = ['full', 'compact'];
 const TURN = [0.82, 0.31, -0.42, 0.25];
 
-/** The clouds merged into one, SH at the largest degree. */
-function merge(name: string, ...clouds: SplatCloud[]): SplatCloud {
-  const degree = Math.max(...clouds.map((c) => c.shDegree)) as SplatCloud['shDegree'];
-  const K = shCoeffCount(degree) * 3;
-  const n = clouds.reduce((a, c) => a + c.count, 0);
-  const out: SplatCloud = {
-    count: n,
-    shDegree: degree,
-    positions: new Float32Array(n * 3),
-    scales: new Float32Array(n * 3),
-    rotations: new Float32Array(n * 4),
-    opacities: new Float32Array(n),
-    sh: new Float32Array(n * K),
-    bounds: { min: [0, 0, 0], max: [0, 0, 0] },
-    source: { name, format: 'memory' },
-  };
-  let at = 0;
-  for (const c of clouds) {
-    out.positions.set(c.positions, at * 3);
-    out.scales.set(c.scales, at * 3);
-    out.rotations.set(c.rotations, at * 4);
-    out.opacities.set(c.opacities, at);
-    const k = shCoeffCount(c.shDegree) * 3;
-    for (let i = 0; i < c.count; i++) out.sh.set(c.sh.subarray(i * k, (i + 1) * k), (at + i) * K);
-    at += c.count;
-  }
-  out.bounds = computeBounds(out.positions);
-  return out;
-}
 
-function centre(c: SplatCloud): [number, number, number] {
-  const b = robustBounds(c.positions);
-  return [0, 1, 2].map((a) => (b.min[a]! + b.max[a]!) / 2) as [number, number, number];
-}
 
-function radius(c: SplatCloud): number {
-  const b = robustBounds(c.positions);
-  return Math.hypot(b.max[0] - b.min[0], b.max[1] - b.min[1], b.max[2] - b.min[2]) / 2;
-}
 
 /** A box through the middle of `c`'s robust bounds: `keep` of its extent along x, from `side` ('low' or 'high'), open along the others but y, half of which it keeps. */
 function slab(c: SplatCloud, keep: number, side: 'low' | 'high'): SplatCrop {
@@ -85,11 +49,6 @@ function slab(c: SplatCloud, keep: number, side: 'low' | 'high'): SplatCrop {
   return side === 'low' ? checkCrop({ min: [-Infinity, -Infinity, -Infinity], max: [x, y + 0.25 * (b.max[1] - b.min[1]), Infinity] }) : checkCrop({ min: [b.max[0] - keep * (b.max[0] - b.min[0]), y - 0.3 * (b.max[1] - b.min[1]), -Infinity], max: [Infinity, Infinity, Infinity] });
 }
 
-/** A transform turning `c` by `rotation`, scaling it by `scale` and putting its centre at `at`. */
-function placedAt(c: SplatCloud, at: readonly number[], rotation: readonly number[], scale: number): SplatTransform {
-  const turned = transformPoint(makeTransform({ rotation, scale }), centre(c));
-  return makeTransform({ rotation, scale, translation: [at[0]! - turned[0], at[1]! - turned[1], at[2]! - turned[2]] });
-}
 
 async function picture(r: SplatRenderer, cam: FrameCamera): Promise<Uint8Array> {
   return (await renderOffscreen(r, cam, SETTINGS)).rgba;
@@ -109,7 +68,7 @@ describe.runIf(haveSharedScenes())('placed objects: crop and export', () => {
     const a = await load('inria_sh3_tile_1971.ply');
     const b = generateSynthetic(4000);
     const ta = makeTransform({ rotation: [0.99, 0.05, 0.1, -0.03], translation: [0.05, -0.02, 0.03], scale: 1.3 });
-    const tb = placedAt(b, transformPoint(ta, centre(a)), TURN, (1.1 * radius(a)) / radius(b));
+    const tb = placedAt(b, transformPoint(ta, robustCentre(a)), TURN, (1.1 * robustRadius(a)) / robustRadius(b));
     const cropA = slab(a, 0.6, 'low');
     const cropB = slab(b, 0.5, 'high');
     const pa = transformCloud(a, ta);
@@ -117,7 +76,7 @@ describe.runIf(haveSharedScenes())('placed objects: crop and export', () => {
     expect(ca.count).toBeGreaterThan(0.2 * a.count);
     expect(ca.count).toBeLessThan(0.8 * a.count);
     expect(cb.count).toBeLessThan(0.8 * b.count);
-    const all = merge('all', pa, transformCloud(b, tb));
+    const all = mergeClouds('all', pa, transformCloud(b, tb));
     const pose = fitPose(robustBounds(all.positions), upVector('-y'), 60, W / H);
     const cam = frameCamera(pose, W, H, all.bounds);
     const figures: string[] = [];
@@ -168,9 +127,9 @@ describe.runIf(haveSharedScenes())('placed objects: crop and export', () => {
           await check('one object cropped', ca);
           const hb = r.addObject(b, tb);
           r.setObjectCrop(hb, cropB);
-          await check('two objects, both cropped', merge('ab', ca, cb));
+          await check('two objects, both cropped', mergeClouds('ab', ca, cb));
           r.setObjectCrop(ha, null);
-          await check('two objects, the second cropped', merge('ab', pa, cb));
+          await check('two objects, the second cropped', mergeClouds('ab', pa, cb));
           r.destroy();
           ref.destroy();
         });

@@ -30,10 +30,11 @@ import { sceneBytesPerSplat, type ScenePrecision } from '../../renderer/gpu-scen
 import { generateDefaultScene, generateSynthetic } from '../../scenes/generate';
 import { loadScene } from '../../scenes/load';
 import { withShDegree } from '../../scenes/load-options';
-import { computeBounds, shCoeffCount, type SplatCloud } from '../../scenes/splat-cloud';
-import { makeTransform, rotationMatrix, transformCloud, transformPoint, type SplatTransform } from '../../scenes/transform';
+import type { SplatCloud } from '../../scenes/splat-cloud';
+import { makeTransform, rotationMatrix, transformCloud, transformPoint } from '../../scenes/transform';
 import { psnr } from '../reference/raster';
 import { useGpu, withValidation } from '../support/gpu';
+import { mergeClouds, placedAt, robustCentre, robustRadius } from '../support/placed-clouds';
 import { haveSharedScenes, sharedScene } from '../support/shared-scenes';
 import { rgbOf, trackAllocations } from '../support/tile-render';
 import { writeTestPng } from '../support/test-png';
@@ -45,51 +46,9 @@ const SETTINGS = { shDegree: 3, splatScale: 1, cull: true, keyBits: 32, backgrou
 const MIN_PSNR = 45;
 const PRECISIONS: ScenePrecision[] = ['full', 'compact'];
 
-/** The clouds merged into one (the same degree: the first's). */
-function merge(name: string, ...clouds: SplatCloud[]): SplatCloud {
-  const degree = Math.max(...clouds.map((c) => c.shDegree)) as SplatCloud['shDegree'];
-  const K = shCoeffCount(degree) * 3;
-  const n = clouds.reduce((a, c) => a + c.count, 0);
-  const out: SplatCloud = {
-    count: n,
-    shDegree: degree,
-    positions: new Float32Array(n * 3),
-    scales: new Float32Array(n * 3),
-    rotations: new Float32Array(n * 4),
-    opacities: new Float32Array(n),
-    sh: new Float32Array(n * K),
-    bounds: { min: [0, 0, 0], max: [0, 0, 0] },
-    source: { name, format: 'memory' },
-  };
-  let at = 0;
-  for (const c of clouds) {
-    out.positions.set(c.positions, at * 3);
-    out.scales.set(c.scales, at * 3);
-    out.rotations.set(c.rotations, at * 4);
-    out.opacities.set(c.opacities, at);
-    const k = shCoeffCount(c.shDegree) * 3;
-    for (let i = 0; i < c.count; i++) out.sh.set(c.sh.subarray(i * k, (i + 1) * k), (at + i) * K);
-    at += c.count;
-  }
-  out.bounds = computeBounds(out.positions);
-  return out;
-}
 
-function centre(c: SplatCloud): [number, number, number] {
-  const b = robustBounds(c.positions);
-  return [0, 1, 2].map((a) => (b.min[a]! + b.max[a]!) / 2) as [number, number, number];
-}
 
-function radius(c: SplatCloud): number {
-  const b = robustBounds(c.positions);
-  return Math.hypot(b.max[0] - b.min[0], b.max[1] - b.min[1], b.max[2] - b.min[2]) / 2;
-}
 
-/** A transform turning `c` by `rotation`, scaling it by `scale` and putting its centre at `at`. */
-function placedAt(c: SplatCloud, at: readonly number[], rotation: readonly number[], scale: number): SplatTransform {
-  const turned = transformPoint(makeTransform({ rotation, scale }), centre(c));
-  return makeTransform({ rotation, scale, translation: [at[0]! - turned[0], at[1]! - turned[1], at[2]! - turned[2]] });
-}
 
 async function picture(r: SplatRenderer, cam: FrameCamera): Promise<Uint8Array> {
   return (await renderOffscreen(r, cam, SETTINGS)).rgba;
@@ -107,12 +66,12 @@ describe.runIf(haveSharedScenes())('placed objects, one frame and one sort', () 
     const b = generateSynthetic(4000);
     const ta = makeTransform({ rotation: [0.99, 0.05, 0.1, -0.03], translation: [0.05, -0.02, 0.03] });
     // b turned, scaled to about a's size (a scale that is not 1) and centred on a's centre: the two interleave.
-    const s = (0.9 * radius(a)) / radius(b);
+    const s = (0.9 * robustRadius(a)) / robustRadius(b);
     expect(Math.abs(s - 1)).toBeGreaterThan(0.05);
-    const tb = placedAt(b, transformPoint(ta, centre(a)), TURN, s);
-    const merged = merge('merged', transformCloud(a, ta), transformCloud(b, tb));
+    const tb = placedAt(b, transformPoint(ta, robustCentre(a)), TURN, s);
+    const merged = mergeClouds('merged', transformCloud(a, ta), transformCloud(b, tb));
     const pose = fitPose(robustBounds(merged.positions), upVector('-y'), 60, W / H);
-    const cam = frameCamera({ ...pose, eye: [pose.eye[0] + 0.4 * radius(a), pose.eye[1] - 0.2 * radius(a), pose.eye[2]] }, W, H, merged.bounds);
+    const cam = frameCamera({ ...pose, eye: [pose.eye[0] + 0.4 * robustRadius(a), pose.eye[1] - 0.2 * robustRadius(a), pose.eye[2]] }, W, H, merged.bounds);
     const strategies = listStrategies(device).map((x) => x.name);
     expect(strategies).toContain('cpu');
     const figures: string[] = [];
@@ -151,10 +110,10 @@ describe.runIf(haveSharedScenes())('placed objects, one frame and one sort', () 
     const a = await load('inria_sh3_tile_1971.ply');
     const b = generateSynthetic(4000);
     const c = withShDegree(generateDefaultScene(3000), { maxShDegree: 1 });
-    const tb = placedAt(b, centre(a), TURN, (0.9 * radius(a)) / radius(b));
-    const tc = placedAt(c, centre(a), [0.6, -0.2, 0.7, 0.33], (0.5 * radius(a)) / radius(c));
+    const tb = placedAt(b, robustCentre(a), TURN, (0.9 * robustRadius(a)) / robustRadius(b));
+    const tc = placedAt(c, robustCentre(a), [0.6, -0.2, 0.7, 0.33], (0.5 * robustRadius(a)) / robustRadius(c));
     const [pa, pb, pc] = [a, transformCloud(b, tb), transformCloud(c, tc)];
-    const all = merge('abc', pa, pb, pc);
+    const all = mergeClouds('abc', pa, pb, pc);
     const pose = fitPose(robustBounds(all.positions), upVector('-y'), 60, W / H);
     const cam = frameCamera(pose, W, H, all.bounds);
     // Every array in pages (lavapipe, a lowered binding limit): the copies and the restride split at page seams.
@@ -172,7 +131,7 @@ describe.runIf(haveSharedScenes())('placed objects, one frame and one sort', () 
           const hc = r.addObject(c, tc);
           expect(r.scenePaging!.sh.pages).toBeGreaterThan(1);
           const check = async (what: string, ...clouds: SplatCloud[]) => {
-            ref.setScene(merge(what, ...clouds));
+            ref.setScene(mergeClouds(what, ...clouds));
             const p = psnr(rgbOf(await picture(r, cam)), rgbOf(await picture(ref, cam)));
             figures.push(`${precision} ${draw} ${what} ${p.toFixed(1)} dB`);
             expect(p, `${precision} ${draw} ${what}`).toBeGreaterThanOrEqual(MIN_PSNR);
@@ -248,7 +207,7 @@ describe.runIf(haveSharedScenes())('placed objects, one frame and one sort', () 
     const { device } = ctx.gpu;
     const a = await load('inria_sh3_tile_1971.ply');
     const b = generateSynthetic(4000);
-    const tb = placedAt(b, centre(a), TURN, (0.9 * radius(a)) / radius(b));
+    const tb = placedAt(b, robustCentre(a), TURN, (0.9 * robustRadius(a)) / robustRadius(b));
     const pose = fitPose(robustBounds(a.positions), upVector('-y'), 60, W / H);
     const cam = frameCamera(pose, W, H, a.bounds);
     // Every write through the queue and every buffer copy encoded, by target buffer; every buffer made.
@@ -301,7 +260,7 @@ describe.runIf(haveSharedScenes())('placed objects, one frame and one sort', () 
           const before = await picture(r, cam);
           // Moving b between frames: no write to, no copy into, no new scene buffer.
           reset();
-          r.setObjectTransform(hb, placedAt(b, transformPoint(makeTransform({ translation: [0.3 * radius(a), 0, 0] }), centre(a)), TURN, 0.7));
+          r.setObjectTransform(hb, placedAt(b, transformPoint(makeTransform({ translation: [0.3 * robustRadius(a), 0, 0] }), robustCentre(a)), TURN, 0.7));
           const moved = await picture(r, cam);
           const sceneWrites = writes.filter((w) => isScene(w.buffer));
           expect(sceneWrites).toEqual([]);
@@ -344,7 +303,7 @@ describe.runIf(haveSharedScenes())('placed objects, one frame and one sort', () 
         for (const draw of ['quads', 'tiles'] as const) {
           const r = new SplatRenderer(device, 'rgba8unorm', 'radix4', draw);
           r.setScene(a);
-          const hb = r.addObject(b, placedAt(b, centre(a), TURN, 0.5));
+          const hb = r.addObject(b, placedAt(b, robustCentre(a), TURN, 0.5));
           const hc = r.addObject(a, makeTransform({ translation: [0.5, 0, 0] }));
           await picture(r, cam);
           r.setObjectVisible(hb, false);

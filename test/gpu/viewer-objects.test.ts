@@ -25,11 +25,12 @@ import { cropCloud, checkCrop } from '../../scenes/crop';
 import { generateDefaultScene, generateSynthetic } from '../../scenes/generate';
 import { loadScene } from '../../scenes/load';
 import { withShDegree } from '../../scenes/load-options';
-import { computeBounds, shCoeffCount, type SplatCloud } from '../../scenes/splat-cloud';
-import { makeTransform, transformCloud, transformMatrix, transformPoint, type SplatTransform } from '../../scenes/transform';
+import type { SplatCloud } from '../../scenes/splat-cloud';
+import { makeTransform, transformCloud, transformMatrix } from '../../scenes/transform';
 import { writeSplatPly } from '../../scenes/write-ply';
 import { psnr } from '../reference/raster';
 import { useGpu, withValidation } from '../support/gpu';
+import { mergeClouds, placedAt } from '../support/placed-clouds';
 import { rgbOf } from '../support/tile-render';
 import { writeTestPng } from '../support/test-png';
 
@@ -54,46 +55,12 @@ async function until(what: string, cond: () => boolean, ms = 60_000): Promise<vo
   }
 }
 
-/** The clouds merged into one, SH at the largest degree. */
-function merge(name: string, ...clouds: SplatCloud[]): SplatCloud {
-  const degree = Math.max(...clouds.map((c) => c.shDegree)) as SplatCloud['shDegree'];
-  const K = shCoeffCount(degree) * 3;
-  const n = clouds.reduce((a, c) => a + c.count, 0);
-  const out: SplatCloud = {
-    count: n,
-    shDegree: degree,
-    positions: new Float32Array(n * 3),
-    scales: new Float32Array(n * 3),
-    rotations: new Float32Array(n * 4),
-    opacities: new Float32Array(n),
-    sh: new Float32Array(n * K),
-    bounds: { min: [0, 0, 0], max: [0, 0, 0] },
-    source: { name, format: 'memory' },
-  };
-  let at = 0;
-  for (const c of clouds) {
-    out.positions.set(c.positions, at * 3);
-    out.scales.set(c.scales, at * 3);
-    out.rotations.set(c.rotations, at * 4);
-    out.opacities.set(c.opacities, at);
-    const k = shCoeffCount(c.shDegree) * 3;
-    for (let i = 0; i < c.count; i++) out.sh.set(c.sh.subarray(i * k, (i + 1) * k), (at + i) * K);
-    at += c.count;
-  }
-  out.bounds = computeBounds(out.positions);
-  return out;
-}
 
 function centre(c: SplatCloud): [number, number, number] {
   const b = c.bounds;
   return [0, 1, 2].map((a) => (b.min[a]! + b.max[a]!) / 2) as [number, number, number];
 }
 
-/** A transform turning `c` by `rotation`, scaling it by `scale` and putting its centre at `at`. */
-function placedAt(c: SplatCloud, at: readonly number[], rotation: readonly number[], scale: number): SplatTransform {
-  const turned = transformPoint(makeTransform({ rotation, scale }), centre(c));
-  return makeTransform({ rotation, scale, translation: [at[0]! - turned[0], at[1]! - turned[1], at[2]! - turned[2]] });
-}
 
 describe('Viewer.add: placed objects through the library', () => {
   it('adds two objects, moves one (0 scene bytes), crops, hides, exports, survives a lost device with both back, removes; load() replaces them', async () => {
@@ -117,8 +84,8 @@ describe('Viewer.add: placed objects through the library', () => {
       expect(v.device).not.toBe(ctx.gpu.device);
       const r0 = Math.hypot(...[0, 1, 2].map((k) => a.bounds.max[k]! - a.bounds.min[k]!)) / 2;
       const TURN = [0.82, 0.31, -0.42, 0.25];
-      const tb = placedAt(b, [centre(a)[0] + 0.3 * r0, centre(a)[1], centre(a)[2]], TURN, 0.6);
-      const tc = placedAt(c, [centre(a)[0] - 0.4 * r0, centre(a)[1] + 0.1 * r0, centre(a)[2]], [0.9, 0, 0.3, 0.1], 0.5);
+      const tb = placedAt(b, [centre(a)[0] + 0.3 * r0, centre(a)[1], centre(a)[2]], TURN, 0.6, centre);
+      const tc = placedAt(c, [centre(a)[0] - 0.4 * r0, centre(a)[1] + 0.1 * r0, centre(a)[2]], [0.9, 0, 0.3, 0.1], 0.5, centre);
 
       const ob = await v.add(bBytes.buffer as ArrayBuffer, { name: 'b.ply', transform: { position: tb.translation, rotation: tb.rotation, scale: tb.scale } });
       // The matrix form: c placed by its 4x4.
@@ -130,7 +97,7 @@ describe('Viewer.add: placed objects through the library', () => {
       oc.transform.rotation.forEach((x, k) => expect(x).toBeCloseTo(tc.rotation[k]!, 5));
       expect(oc.transform.scale).toBeCloseTo(0.5, 6);
       // The whole group in view.
-      const all = merge('all', a, transformCloud(b, tb), transformCloud(c, tc));
+      const all = mergeClouds('all', a, transformCloud(b, tb), transformCloud(c, tc));
       v.setPose(fitPose(robustBounds(all.positions), upVector('-y'), 60, W / H));
       await frames(v, 3);
 
@@ -182,7 +149,7 @@ describe('Viewer.add: placed objects through the library', () => {
       expect(made.filter((l) => l.startsWith('GpuScene.'))).toEqual([]);
       expect(written.some((w) => w.label === 'ObjectTable.buffer')).toBe(true);
       ob.transform.rotation.forEach((x, k) => expect(x).toBeCloseTo(tb2.rotation[k]!, 6));
-      await check('b moved', merge('moved', a, transformCloud(b, tb2), transformCloud(c, tc)));
+      await check('b moved', mergeClouds('moved', a, transformCloud(b, tb2), transformCloud(c, tc)));
 
       // Cropping b (its own frame), then hiding c.
       const crop = checkCrop({ min: [b.bounds.min[0], -Infinity, -Infinity], max: [centre(b)[0], Infinity, Infinity] });
@@ -190,9 +157,9 @@ describe('Viewer.add: placed objects through the library', () => {
       expect(ob.crop).toEqual({ min: crop.min, max: crop.max });
       const cb = transformCloud(cropCloud(b, crop), tb2);
       expect(cb.count).toBeLessThan(0.8 * b.count);
-      await check('b cropped', merge('cropped', a, cb, transformCloud(c, tc)));
+      await check('b cropped', mergeClouds('cropped', a, cb, transformCloud(c, tc)));
       oc.visible = false;
-      await check('c hidden', merge('hidden', a, cb));
+      await check('c hidden', mergeClouds('hidden', a, cb));
       // Bounds as placed, within the crop.
       for (let k = 0; k < 3; k++) {
         expect(ob.bounds.min[k]!).toBeLessThanOrEqual(cb.bounds.min[k]! + 1e-4);
@@ -213,7 +180,7 @@ describe('Viewer.add: placed objects through the library', () => {
       // A lost device: the scene and both objects back where they were, c still hidden.
       const pictureBefore = await v.readPixels();
       oc.visible = true;
-      const shown = await check('c shown again', merge('shown', a, cb, transformCloud(c, tc)));
+      const shown = await check('c shown again', mergeClouds('shown', a, cb, transformCloud(c, tc)));
       oc.visible = false;
       await frames(v, 2);
       const generation = v.deviceGeneration;
@@ -222,13 +189,13 @@ describe('Viewer.add: placed objects through the library', () => {
       expect(v.device).not.toBe(device);
       expect(v.objects).toEqual([ob, oc]);
       expect([ob.removed, oc.removed, oc.visible]).toEqual([false, false, false]);
-      await check('after the loss (c hidden)', merge('after', a, cb));
+      await check('after the loss (c hidden)', mergeClouds('after', a, cb));
       const pictureAfter = await v.readPixels();
       const pLoss = psnr(rgbOf(pictureAfter.rgba), rgbOf(pictureBefore.rgba));
       figures.push(`same picture before and after the loss ${pLoss.toFixed(1)} dB`);
       expect(pLoss).toBeGreaterThanOrEqual(MIN_PSNR);
       oc.visible = true;
-      const back = await check('after the loss, c shown', merge('after2', a, cb, transformCloud(c, tc)));
+      const back = await check('after the loss, c shown', mergeClouds('after2', a, cb, transformCloud(c, tc)));
       expect(psnr(rgbOf(back), rgbOf(shown))).toBeGreaterThanOrEqual(MIN_PSNR);
 
       // remove(): c goes; its setters throw from now on.
@@ -236,7 +203,7 @@ describe('Viewer.add: placed objects through the library', () => {
       expect(oc.removed).toBe(true);
       expect(v.objects).toEqual([ob]);
       expect(() => (oc.visible = true)).toThrow(/removed/);
-      await check('c removed', merge('removed', a, cb));
+      await check('c removed', mergeClouds('removed', a, cb));
 
       // load() replaces everything: b ends with the switch.
       await v.load(cBytes.buffer as ArrayBuffer, { name: 'c-alone.ply' });
