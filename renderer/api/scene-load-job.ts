@@ -15,6 +15,7 @@ import type { SceneFileGetter } from '../../scenes/load';
 import { generatedScene } from '../../scenes/generate';
 import { withShDegree } from '../../scenes/load-options';
 import { loadSceneStream } from '../../scenes/stream';
+import { checkDeclaredSize } from './error-lines';
 import { companionPath, sceneFileUrl } from './scene-files';
 import type { SplatCloud } from '../../scenes/splat-cloud';
 import { announcedSize, cloudTransferables, ProgressGate, type LoadedScene, type LoadProgress, type LoadSource } from './scene-load-protocol';
@@ -78,6 +79,10 @@ async function read(source: LoadSource & { kind: 'blob' | 'url' }, progress: Pro
     ...(source.options?.maxShDegree === undefined ? {} : { maxShDegree: source.options.maxShDegree }),
     getFile: fileGetter(source),
     onProgress: (p) => {
+      // A header claiming more rows than the file holds is refused here, as its first rows
+      // are read: the page's own check of the same report (scene-open.ts) races this
+      // load's end, which for a small file comes at once with the reader's own wording.
+      if (p.declared) checkDeclaredSize(source.name, p.declared, p.totalBytes ?? total);
       if (gate.due(performance.now(), p)) progress.postMessage(p);
     },
   });
