@@ -183,7 +183,7 @@ export class ViewerApp {
       },
       screenshot: (scale) => this.screenshot(scale),
       toggleFullscreen: () => toggleFullscreen(),
-      runBenchmark: (list) => this.benchUi.start(list),
+      runBenchmark: (list, draws) => void this.benchUi.start(list, draws),
       exportCsv: () => this.benchUi.exportCsv(),
       exportJson: () => this.benchUi.exportJson(),
     });

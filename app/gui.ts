@@ -1,5 +1,5 @@
 import GUI, { type Controller } from 'lil-gui';
-import { AUTO_DRAW, AUTO_STRATEGY, DRAW_NAMES, DRAW_ORDERS, type DrawSetting, type RenderSettings, type StrategyInfo, type UpAxis } from '../renderer/api/index';
+import { AUTO_DRAW, AUTO_STRATEGY, DRAW_NAMES, DRAW_ORDERS, type DrawName, type DrawSetting, type RenderSettings, type StrategyInfo, type UpAxis } from '../renderer/api/index';
 
 /** Everything the panel edits: the viewer's live settings (api/settings.ts) and the page's own. */
 export interface ViewerSettings extends RenderSettings {
@@ -41,7 +41,8 @@ export interface PanelActions {
   onUpAxisChange(axis: UpAxis): void;
   /** Any setting that changes the sorted order or the picture. */
   onSettingsChange(): void;
-  runBenchmark(strategies: string[]): void;
+  /** Flies the benchmark with each of `strategies` under each of `draws` (none: the draw in use). */
+  runBenchmark(strategies: string[], draws: DrawName[]): void;
   exportCsv(): void;
   exportJson(): void;
   /** PNG of the view at `scale` times the canvas resolution (1: the canvas itself). */
@@ -116,6 +117,8 @@ export class ViewerPanel {
   upAxisChosen = false;
   private readonly exportControllers: Controller[];
   readonly benchSelection: Record<string, boolean>;
+  /** The draws a benchmark flies, each with every selected strategy it can take (none ticked: the draw in use). */
+  readonly benchDraws: Record<DrawName, boolean>;
   private readonly openScene: (name: string) => void;
 
   constructor(
@@ -225,9 +228,12 @@ export class ViewerPanel {
     const bench = profile.addFolder('Benchmark');
     this.benchSelection = Object.fromEntries(strategies.map((s) => [s.name, true]));
     for (const s of strategies) bench.add(this.benchSelection, s.name);
+    this.benchDraws = Object.fromEntries(DRAW_NAMES.map((n) => [n, false])) as Record<DrawName, boolean>;
+    for (const n of DRAW_NAMES) bench.add(this.benchDraws, n).name(`draw: ${n}`);
     bench.add(settings, 'benchFrames', 10, 1000, 10).name('frames each');
+    const picked = <T extends string>(all: readonly T[], on: Record<string, boolean>) => all.filter((n) => on[n]);
     bench
-      .add({ run: () => actions.runBenchmark(strategies.map((s) => s.name).filter((n) => this.benchSelection[n])) }, 'run')
+      .add({ run: () => actions.runBenchmark(picked(strategies.map((s) => s.name), this.benchSelection), picked(DRAW_NAMES, this.benchDraws)) }, 'run')
       .name('Run benchmark');
     this.exportControllers = [
       bench.add({ csv: () => actions.exportCsv() }, 'csv').name('Download CSV'),

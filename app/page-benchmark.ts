@@ -6,7 +6,7 @@
  * each row's slowest second, the box a plot of each frame's GPU time against its
  * path time (path-plot.ts), and CSV / JSON the per-frame series.
  */
-import { formatTable, frameCount, toCsv, toJson, type BenchmarkRow, type Viewer } from '../renderer/api/index';
+import { drawServedBy, formatTable, frameCount, toCsv, toJson, type BenchmarkRow, type DrawName, type Viewer } from '../renderer/api/index';
 import type { ViewerPanel } from './gui';
 import { drawPathPlot } from './path-plot';
 
@@ -22,7 +22,24 @@ export function downloadText(name: string, type: string, text: string): void {
   setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
 
+/**
+ * What a benchmark flies: each of `draws` (none ticked: `inUse`) with those of `all` it
+ * can take (the tiles draw sorts on the GPU: GPU sorters only), and the draws skipped
+ * for taking none of them.
+ */
+export function benchmarkPlan(all: readonly string[], draws: readonly DrawName[], inUse: DrawName): { flights: { draw: DrawName; strategies: string[] }[]; skipped: string[] } {
+  const plan = (draws.length ? draws : [inUse]).map((draw) => ({ draw, strategies: all.filter((n) => drawServedBy(draw, n)) }));
+  return {
+    flights: plan.filter((p) => p.strategies.length > 0),
+    skipped: plan.filter((p) => p.strategies.length === 0).map((p) => `${p.draw} takes none of them`),
+  };
+}
+
 export class PageBenchmark {
+  /** The last benchmark's rows, every draw's (what CSV / JSON download). */
+  private rows: BenchmarkRow[] | null = null;
+  private flying = false;
+
   constructor(
     private readonly v: Viewer,
     private readonly box: HTMLElement,
@@ -36,32 +53,55 @@ export class PageBenchmark {
     });
   }
 
-  start(all: string[]): void {
+  /**
+   * Flies each of `all` under each of `draws` in turn (none: the draw in use), the draw
+   * set before its flights and the draw setting given back after (auto's too). A draw
+   * that cannot take any selected strategy (tiles: GPU sorters only), or is refused, is
+   * skipped and said.
+   */
+  async start(all: string[], draws: readonly DrawName[] = []): Promise<void> {
     const v = this.v;
-    if (v.benchmarking || !v.scene) return;
-    const strategies = v.benchmarkable(all);
-    if (strategies.length === 0) return;
+    if (v.benchmarking || this.flying || !v.scene) return;
+    const { flights: flown, skipped } = benchmarkPlan(all, draws, v.draw);
+    if (flown.length === 0) {
+      if (skipped.length) this.say(`Benchmark: ${skipped.join('; ')}`, 'error');
+      return;
+    }
+    this.flying = true;
     this.panel().setExportEnabled(false);
     this.box.hidden = true;
     const path = v.path;
     const along = path ? { path, fps: PATH_BENCH_FPS, name: this.pathName() } : undefined;
     const frames = path ? `the ${along!.name} path's ${frameCount(path, PATH_BENCH_FPS)} frames` : `${v.settings.benchFrames} frames`;
-    this.say(`Benchmark: ${strategies.join(', ')} × ${frames}…`, 'info');
-    v.benchmark(strategies, along).then(
-      (rows) => {
-        this.say(null);
-        this.show(rows);
-      },
-      () => this.panel().setExportEnabled(v.lastBenchmark !== null),
-    );
+    const drawSetting = v.settings.draw;
+    const rows: BenchmarkRow[] = [];
+    try {
+      for (const { draw, strategies } of flown) {
+        if (v.draw !== draw && !v.setDraw(draw)) {
+          skipped.push(`${draw} refused`);
+          continue;
+        }
+        this.say(`Benchmark (${draw}): ${strategies.join(', ')} × ${frames}…`, 'info');
+        rows.push(...(await v.benchmark(strategies, along)));
+      }
+      this.say(skipped.length ? `Benchmark: skipped ${skipped.join('; ')}` : null, 'info');
+      this.rows = rows;
+      this.show(rows);
+    } catch {
+      // The viewer said why (a lost device, a new scene).
+      this.panel().setExportEnabled(this.rows !== null);
+    } finally {
+      this.flying = false;
+      if (v.settings.draw !== drawSetting) v.setDraw(drawSetting);
+    }
   }
 
   exportCsv(): void {
-    downloadText('splatview-benchmark.csv', 'text/csv', toCsv(this.v.lastBenchmark ?? []));
+    downloadText('splatview-benchmark.csv', 'text/csv', toCsv(this.rows ?? []));
   }
 
   exportJson(): void {
-    downloadText('splatview-benchmark.json', 'application/json', toJson(this.v.lastBenchmark ?? []));
+    downloadText('splatview-benchmark.json', 'application/json', toJson(this.rows ?? []));
   }
 
   private show(rows: BenchmarkRow[]): void {

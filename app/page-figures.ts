@@ -25,9 +25,13 @@ export function updateFigures(v: Viewer, views: FigureViews): void {
   const s = panel.stats;
   const sum = live.figures.stats.summary();
   const med = (x: { median: number } | null) => x?.median ?? null;
+  // The GPU stages are the median frame's (by its GPU total): one frame's, so they add up to
+  // the total shown (each stage's own median is another frame's: their sum would be none's).
+  const frame = live.figures.stats.medianFrame('total');
+  const gpu = (stage: 'project' | 'sort' | 'draw' | 'blend' | 'total') => frame?.[stage] ?? null;
   // A strategy that sorts on the host: its sort stage is the worker's time.
   const hostSortMs = live.hostSortMs;
-  const sortMs = hostSortMs !== null ? hostSortMs : med(sum.sort);
+  const sortMs = hostSortMs !== null ? hostSortMs : gpu('sort');
   // Frames of the scene on screen only: none before it (a scene being generated draws nothing).
   const fps = scene ? live.figures.fps.rate(performance.now()) : null;
   const fmt = (x: number | null) => formatMs(x);
@@ -44,12 +48,12 @@ export function updateFigures(v: Viewer, views: FigureViews): void {
   s.visible = visible === null ? '-' : visible.toLocaleString('en-US');
   s.fps = fps === null ? '-' : fps < 1 ? fps.toFixed(2) : fps.toFixed(1);
   s.cpuMs = fmt(med(sum.cpuMs));
-  s.project = fmt(med(sum.project));
+  s.project = fmt(gpu('project'));
   // A host sort is the worker's time, not a GPU stage: said so (the GPU total does not hold it).
   s.sort = hostSortMs !== null ? `${fmt(hostSortMs)} (CPU worker, not GPU)` : fmt(sortMs);
-  s.gpuTotal = fmt(med(sum.total));
-  s.draw = tiles ? '-' : fmt(med(sum.draw));
-  s.blend = tiles ? fmt(med(sum.blend)) : '-';
+  s.gpuTotal = fmt(gpu('total'));
+  s.draw = tiles ? '-' : fmt(gpu('draw'));
+  s.blend = tiles ? fmt(gpu('blend')) : '-';
   s.tilePairs = !pairs
     ? '-'
     : `${(pairs.last?.needed ?? 0).toLocaleString('en-US')} / ${pairs.capacity.toLocaleString('en-US')}${pairs.capped ? ' CAPPED (drawn as quads)' : pairs.last?.fallback ? ' (fallback)' : pairs.grows || pairs.shrinks ? ` (grew ${pairs.grows}x, shrank ${pairs.shrinks}x)` : ''}`;
@@ -59,7 +63,7 @@ export function updateFigures(v: Viewer, views: FigureViews): void {
       : null,
   );
   const reason = live.timingReason;
-  s.timing = reason ?? (hostSortMs !== null ? 'sort = CPU worker ms' : 'GPU timestamps, median');
+  s.timing = reason ?? (hostSortMs !== null ? 'sort = CPU worker ms' : 'GPU timestamps, the median frame');
   graph.setNote(reason ?? undefined);
   graph.setVisible(panel.settings.graph);
   views.hud.textContent = hudText({
@@ -78,11 +82,11 @@ export function updateFigures(v: Viewer, views: FigureViews): void {
     auto: v.settings.sorter === AUTO_STRATEGY,
     // The GPU stages, adding up to the GPU total; a host sort apart (hostSortMs).
     stages: [
-      { name: 'project', ms: med(sum.project) },
+      { name: 'project', ms: gpu('project') },
       ...(hostSortMs !== null ? [] : [{ name: 'sort', ms: sortMs }]),
-      tiles ? { name: 'blend', ms: med(sum.blend) } : { name: 'draw', ms: med(sum.draw) },
+      tiles ? { name: 'blend', ms: gpu('blend') } : { name: 'draw', ms: gpu('draw') },
     ],
-    total: med(sum.total),
+    total: gpu('total'),
     hostSortMs,
     gpuNote: reason ? (live.timestampsSupported ? 'unavailable (timestamps read 0 on this adapter)' : 'unavailable (no timestamp-query)') : null,
   });

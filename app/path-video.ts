@@ -138,11 +138,15 @@ export async function exportPathVideo(viewer: Viewer, path: CameraPath, options:
   encoder.configure(config);
   const frameUs = 1e6 / fps;
   const keyEvery = Math.max(1, Math.round(2 * fps)); // a key frame every 2 s
+  // One sequence: auto holds its trials until the last frame (or the export ends early).
+  const images = viewer.renderSequence({ poses: frames.map((f) => f.pose), width, height });
   try {
     for (const f of frames) {
       if (signal?.aborted) throw cancelled();
       if (failure) throw failure;
-      const image = await viewer.renderView({ pose: f.pose, width, height });
+      const next = await images.next();
+      if (next.done) throw new Error('video export: the frames ended early');
+      const image = next.value;
       const frame = new VideoFrame(image.rgba, {
         format: 'RGBA',
         codedWidth: width,
@@ -166,6 +170,7 @@ export async function exportPathVideo(viewer: Viewer, path: CameraPath, options:
     if (output.state === 'started') await output.cancel().catch(() => undefined);
     throw e;
   } finally {
+    await images.return(undefined);
     if (encoder.state !== 'closed') encoder.close();
   }
   const type = container === 'mp4' ? 'video/mp4' : 'video/webm';

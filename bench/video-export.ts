@@ -1,10 +1,11 @@
 /**
- * npm run bench:video -- [--size WxH] [--fps N] [--seconds S] [--json PATH] [--timeout S]
+ * npm run bench:video -- [--size WxH] [--fps N] [--seconds S] [--json PATH] [--timeout S] [--during-auto]
  *
  * The page's video export of a camera path (issue 35's video target; app/path-video.ts),
  * timed as a user meets it: the built page (`vite preview`) in headless Chromium
  * (WebGPU on SwiftShader), the default scene (once `auto` has chosen its sort and
- * draw: an export overlapping those trials saw 5-10 s gaps), a 4-keyframe path of `--seconds`
+ * draw: an export overlapping those trials saw 5-10 s gaps before auto held them
+ * during an export; `--during-auto` starts the export at once to check that), a 4-keyframe path of `--seconds`
  * (default 10) set through the URL hash (`#path=`: the first view turned 0, 30, 60 and
  * 90 degrees round its target about its up, keyframes at 0, S/3, 2S/3, S), then the
  * Path folder's *Export video…* at `--size` (default 1280x720) and `--fps` (default 30),
@@ -34,6 +35,7 @@ const { values: args } = parseArgs({
     seconds: { type: 'string', default: '10' },
     json: { type: 'string' },
     timeout: { type: 'string', default: '3600' },
+    'during-auto': { type: 'boolean', default: false },
   },
 });
 const sizeMatch = /^(\d+)x(\d+)$/.exec(args.size);
@@ -131,12 +133,15 @@ try {
     const v = (window as unknown as Win).splatview;
     return (v?.framesRendered ?? 0) >= 2 && v?.sceneFirstFrameAt != null;
   }, undefined, { timeout: 300_000 });
-  // The page's `auto` measures its sort and draw first (bench/auto-gaps.ts): the export starts after, alone.
-  await page.waitForFunction(() => {
-    const v = (window as unknown as Win).splatview as unknown as { strategyNote: string; drawChoice: unknown };
-    return /fastest exact sort/.test(v.strategyNote ?? '') && v.drawChoice != null;
-  }, undefined, { timeout: 300_000 });
-  log('the page is up and auto has chosen its sort and draw');
+  // The page's `auto` measures its sort and draw first (bench/auto-gaps.ts): the export starts after, alone, unless
+  // --during-auto (auto holds its trials while the video's frames are rendered: app/path-video.ts).
+  if (!args['during-auto']) {
+    await page.waitForFunction(() => {
+      const v = (window as unknown as Win).splatview as unknown as { strategyNote: string; drawChoice: unknown };
+      return /fastest exact sort/.test(v.strategyNote ?? '') && v.drawChoice != null;
+    }, undefined, { timeout: 300_000 });
+    log('the page is up and auto has chosen its sort and draw');
+  } else log('the page is up; exporting while auto has yet to choose (--during-auto)');
   const scene = await page.evaluate(() => (window as unknown as Win).splatview.viewer.scene?.name ?? '?');
   const view = await page.evaluate(() => {
     const v = (window as unknown as Win).splatview.view;

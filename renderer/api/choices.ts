@@ -25,8 +25,8 @@ export interface ChoicesHooks {
   device(): GPUDevice;
   renderer(): SplatRenderer;
   sceneId(): string | null;
-  /** A benchmark flies: auto waits. */
-  benchmarking(): boolean;
+  /** A benchmark flies or a video's frames are rendered: auto waits. */
+  held(): boolean;
   /** Something changed the work or the picture: redraw, figures start over (`clearGraph`: of other work now). */
   changed(clearGraph: boolean): void;
   /** The next frame draws (and sorts). */
@@ -113,7 +113,7 @@ export class AutoChoices {
           this.sortChanged();
           hooks.changed(true);
         },
-        active: () => settings.sorter === AUTO_STRATEGY && !hooks.benchmarking(),
+        active: () => settings.sorter === AUTO_STRATEGY && !hooks.held(),
       },
       new AutoPicks<AutoChoice>('sort', picksKey, isPickOf<AutoChoice>(strategies.map((s) => s.name)), store),
     );

@@ -99,6 +99,8 @@ export interface FrameParts {
   path?: FramePath;
   /** An offscreen render of a pose (a video's frame, pictures.ts) is in flight: it runs alone, no frame now. */
   offscreenBusy?: () => boolean;
+  /** Auto measures nothing now (a video's frames are being rendered, pictures.ts renderSequence). */
+  autoHeld?: () => boolean;
   /** A frame of the scene was just submitted: screenshots of the canvas are taken now, in the same task (pictures.ts). */
   submitted(): void;
   /** Schedules the next frame (default requestAnimationFrame, or a 16 ms timer without one). */
@@ -305,7 +307,8 @@ export class FrameLoop {
     if (link.lost) return;
     const cloud0 = scene.renderer.cloud;
     // The new scene is on screen (a frame of it completed): auto measures now, off its first frame's path.
-    if (cloud0 && this.figures.fps.count > 0 && !bench.run) auto.due(cloud0.count);
+    const held = bench.run !== null || (this.parts.autoHeld?.() ?? false);
+    if (cloud0 && this.figures.fps.count > 0 && !held) auto.due(cloud0.count);
     // Frame pacing: a GPU slower than the display (a software adapter, a huge scene)
     // must not collect a queue of frames, which would grow latency without bound.
     // While auto times a sort, it runs alone.
@@ -315,7 +318,7 @@ export class FrameLoop {
     const loading = !bench.run && cloud0 !== null && (this.parts.loading?.() ?? false);
     if (loading && !frameWhileLoading({ loading, lastFrameMs: this.lastSceneFrameMs, sinceSubmitMs: this.lastSubmitNow === null ? Infinity : now - this.lastSubmitNow })) return;
     const trial = auto.trial;
-    const trialFrame = bench.run ? null : auto.trialFrame(now);
+    const trialFrame = held ? null : auto.trialFrame(now);
     if (trialFrame === 'skip') return;
     // Time between frames actually drawn (FPS, damping), not between animation callbacks.
     const frameSeconds = this.lastTime ? (now - this.lastTime) / 1000 : 1 / 60;

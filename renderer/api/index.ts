@@ -44,7 +44,7 @@ export type { RowPath, PathFrameTimes, SlowestSecond, StageFigures } from '../pr
 // For UIs over a viewer (the page's panel, HUD, graph): names, stage table, formatting.
 export { AUTO_STRATEGY } from '../profile/auto-strategy';
 export { AUTO_DRAW, isDrawSetting, type DrawSetting, type DrawChoice } from '../profile/auto-draw';
-export { DRAW_NAMES, drawByName, type DrawName } from '../draw/draw-strategies';
+export { DRAW_NAMES, drawByName, drawServedBy, type DrawName } from '../draw/draw-strategies';
 export { DRAW_ORDERS, type DrawOrder } from '../draw/quads/quads-draw';
 export type { StrategyInfo } from '../order/strategies';
 export { FRAME_STAGES, STAGE_NAMES, type StageName } from '../stage/frame-stages';

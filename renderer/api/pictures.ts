@@ -29,6 +29,8 @@ export interface PicturesHooks {
 export class Pictures {
   /** Offscreen renders of renderPose in flight: the frame loop draws no frame meanwhile (frame.ts). */
   rendering = 0;
+  /** renderSequence runs in flight: auto measures nothing meanwhile (its trials would draw between the frames). */
+  sequences = 0;
   private shotWaiters: { resolve: (b: Blob) => void; reject: (e: unknown) => void }[] = [];
 
   constructor(private readonly hooks: PicturesHooks) {}
@@ -120,6 +122,21 @@ export class Pictures {
       });
     } finally {
       this.rendering--;
+    }
+  }
+
+  /**
+   * Each of `poses` rendered offscreen as renderPose does, one after the other, as the
+   * caller asks for them (a video's frames). While it runs auto holds its trials: a
+   * trial's frames between two of these would stall the sequence for seconds on a slow
+   * GPU and time the sorts against the sequence's work.
+   */
+  async *renderSequence(poses: Iterable<CameraPose>, width: number, height: number): AsyncGenerator<OffscreenImage, void, undefined> {
+    this.sequences++;
+    try {
+      for (const pose of poses) yield await this.renderPose(pose, width, height);
+    } finally {
+      this.sequences--;
     }
   }
 

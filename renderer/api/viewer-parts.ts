@@ -102,7 +102,7 @@ export class ViewerParts {
         device,
         renderer,
         sceneId: () => this.scene.sceneId,
-        benchmarking: () => this.bench.run !== null,
+        held: () => this.bench.run !== null || this.pictures.sequences > 0,
         changed: (clearGraph) => this.loop.changed(clearGraph),
         redraw,
         clearStats: () => this.loop.profiler.stats.clear(),
@@ -148,6 +148,7 @@ export class ViewerParts {
       bench: this.bench,
       path: this.player,
       offscreenBusy: () => this.pictures.rendering > 0,
+      autoHeld: () => this.pictures.sequences > 0,
       submitted: () => this.pictures.submitted(),
       // Read at each frame (the loads are made just below).
       loading: () => this.loads.loading !== null,

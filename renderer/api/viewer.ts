@@ -249,6 +249,14 @@ export class Viewer extends EventTarget {
     return this.parts.pictures.renderPose(options.pose ?? this.view, options.width, options.height);
   }
 
+  /**
+   * Each of `poses` rendered as renderView renders one, yielded in turn as the caller asks (a video's frames): auto
+   * holds its trials until the sequence ends (the loop finishes or breaks).
+   */
+  renderSequence(options: { width: number; height: number; poses: Iterable<CameraPose> }): AsyncGenerator<OffscreenImage, void, undefined> {
+    return this.parts.pictures.renderSequence(options.poses, options.width, options.height);
+  }
+
   /** The scale readPixels(scale) really uses (bounded by the device's largest texture). */
   screenshotScale(scale: number): number { return this.parts.pictures.screenshotScale(scale); }
 

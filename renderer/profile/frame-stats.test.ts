@@ -109,6 +109,33 @@ describe('FrameStats', () => {
     expect(stats.samples()).toEqual([{ cpuMs: 5, frameMs: 6 }]);
   });
 
+  it("medianFrame: one frame's stages, which add up to its total (the stages' own medians need not)", () => {
+    const stats = new FrameStats(4);
+    // Each stage's median is another frame's: project 2, sort 5, draw 5 = 12, no frame's total.
+    const frames = [
+      { project: 1, sort: 9, draw: 2, total: 12.5 },
+      { project: 2, sort: 5, draw: 9, total: 16 },
+      { project: 9, sort: 1, draw: 5, total: 15 },
+      { project: 5, sort: 2, draw: 1, total: 8 },
+      { project: 3, sort: 4, draw: 6 }, // no GPU total: not a candidate
+    ];
+    expect(stats.medianFrame()).toBeUndefined();
+    for (const f of frames) stats.push({ cpuMs: 1, frameMs: 16, ...f });
+    // The window holds the last 4; of the three with a total (16, 15, 8) the median is 15.
+    const m = stats.medianFrame()!;
+    expect(m).toMatchObject(frames[2]!);
+    expect(m.project! + m.sort! + m.draw!).toBe(m.total);
+    stats.push({ cpuMs: 1, frameMs: 16, project: 1, sort: 1, draw: 1, total: 3 });
+    // 15, 8, 3 (16 dropped): 8.
+    expect(stats.medianFrame()!.total).toBe(8);
+    stats.push({ cpuMs: 1, frameMs: 16, project: 1, sort: 1, draw: 1, total: 4 });
+    expect(stats.medianFrame()!.total).toBe(4); // 8, 3, 4 (15 dropped)
+    // An even count: the lower of the two middle frames.
+    const even = new FrameStats(4);
+    for (const total of [10, 40, 20, 30]) even.push({ cpuMs: 1, frameMs: 16, total });
+    expect(even.medianFrame()!.total).toBe(20);
+  });
+
   it('rejects a capacity that is not a positive integer', () => {
     expect(() => new FrameStats(0)).toThrow(RangeError);
     expect(() => new FrameStats(2.5)).toThrow(RangeError);

@@ -200,6 +200,21 @@ export class FrameStats {
     return summarizeSorted(this.scratch.subarray(0, n).sort(), n);
   }
 
+  /**
+   * The window's median frame by `field` (the lower median of the samples that have it),
+   * whole: its stages are one frame's, so they add up to its total, where each stage's
+   * own median (fieldSummary) comes from a different frame and their sum is no frame's.
+   * Undefined where no sample has `field`.
+   */
+  medianFrame(field: SampleField = 'total'): FrameSample | undefined {
+    const col = this.columns[field];
+    const order: number[] = [];
+    for (let i = 0; i < this.filled; i++) if (Number.isFinite(col[this.slot(i)])) order.push(i);
+    if (order.length === 0) return undefined;
+    order.sort((a, b) => col[this.slot(a)] - col[this.slot(b)]);
+    return this.at(order[(order.length - 1) >> 1]!);
+  }
+
   /** Summaries of every field over the window. */
   summary(): FrameSummary {
     const out = {} as FrameSummary;

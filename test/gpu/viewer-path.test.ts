@@ -141,6 +141,17 @@ describe('camera path player (Node viewer, driven frames)', () => {
     expect(lit).toBeGreaterThan(50);
     await expect(viewer.renderView({ width: 0, height: 64 })).rejects.toThrow(RangeError);
 
+    // renderSequence: the same frames as renderView, one per pose; auto held while it runs, released when the loop leaves.
+    const poses = [poseAt(PATH, 0.5), poseAt(PATH, 1), poseAt(PATH, 1.5)];
+    let seen = 0;
+    for await (const image of viewer.renderSequence({ width: 96, height: 64, poses })) {
+      expect(viewer.parts.pictures.sequences).toBe(1);
+      if (seen === 1) expect(Buffer.compare(Buffer.from(image.rgba), Buffer.from(posed.rgba))).toBe(0);
+      if (++seen === 2) break;
+    }
+    expect(seen).toBe(2);
+    expect(viewer.parts.pictures.sequences).toBe(0);
+
     // A benchmark along the path: 10 fps, 21 frames, each against its path time; max per stage; the camera restored.
     const before = viewer.view;
     const benchmark = viewer.benchmark(['radix16'], { path: PATH, fps: 10, name: 'test' });
