@@ -1,4 +1,7 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generateDefaultScene } from '../../scenes/generate';
 import { loadScene } from '../../scenes/load';
@@ -59,6 +62,30 @@ describe('detectUpAxis: the up of a scene whose file says none (issue 34)', () =
     expect(playbot).toMatchObject({ axis: '-y', detected: true });
     const tile = detectUpAxis((await loadScene(fs.readFileSync(sharedScene('inria_sh3_tile_6831.ply')), 't')).positions);
     expect(tile.why).toMatch(/rising towards -z: no file convention/);
+  });
+
+  it.runIf(haveSharedScenes())("splat-transform's .spz of playbot opens upright as its PLY does: read in SPZ's own frame it stands upside down, and its up is detected", async () => {
+    // splat-transform 3.7 writes the PLY's frame into the .spz unconverted (docs/FORMATS.md); we read SPZ as the format's
+    // RUB, turned half round x into our frame: the file's -y up arrives as +y, which detection finds (and the viewer
+    // then stands the scene on it), so both open the same way up, seen from behind rather than upside down.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'splatview-up-spz-'));
+    try {
+      const spz = path.join(dir, 'playbot.spz');
+      execFileSync(path.resolve(__dirname, '../../node_modules/.bin/splat-transform'), ['-q', '-w', '-g', 'cpu', sharedScene('playbot_31k_sh2_reordered.ply'), spz], { stdio: 'pipe' });
+      const ply = await loadScene(fs.readFileSync(sharedScene('playbot_31k_sh2_reordered.ply')), 'playbot.ply');
+      const fromSpz = await loadScene(fs.readFileSync(spz), 'playbot.spz');
+      expect(fromSpz.count).toBe(ply.count);
+      // The same points, half a turn round x apart (SPZ's 12-bit fixed point: within its step).
+      let worst = 0;
+      for (let i = 0; i < ply.count * 3; i += 3) {
+        worst = Math.max(worst, Math.abs(fromSpz.positions[i]! - ply.positions[i]!), Math.abs(fromSpz.positions[i + 1]! + ply.positions[i + 1]!), Math.abs(fromSpz.positions[i + 2]! + ply.positions[i + 2]!));
+      }
+      expect(worst).toBeLessThan(0.01);
+      expect(detectUpAxis(ply.positions)).toMatchObject({ axis: '-y', detected: true });
+      expect(detectUpAxis(fromSpz.positions)).toMatchObject({ axis: '+y', detected: true });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
