@@ -11,6 +11,9 @@ export default defineConfig({
       { find: /^splatview$/, replacement: fileURLToPath(new URL('./renderer/api/index.ts', import.meta.url)) },
     ],
   },
+  // three (examples/three.html's, a devDependency) is plain ES modules: served as they are, not
+  // pre-bundled on first sight (which reloads the page the dev server found it in).
+  optimizeDeps: { exclude: ['three'] },
   server: { host: '127.0.0.1', port: 5173 },
   preview: { host: '127.0.0.1', port: 4173 },
   build: { target: 'es2022', outDir: 'dist' },

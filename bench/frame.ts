@@ -11,7 +11,8 @@
  *                          [--timing stages|total] [--path FILE|orbit[:SECONDS] [--fps 30]]
  *                          [--max-pairs N] [--precision compact|full] [--binding-limit MB]
  *                          [--add FILE [--transform "translate=X,Y,Z rotate=W,X,Y,Z scale=S"]]...
- *   npm run bench:frame -- --scene DIR/lod-meta.json [--budget N] [--memory MB] [--strategies radix4] [--draw quads] ...
+ *   npm run bench:frame -- --scene DIR/lod-meta.json [--budget N] [--memory MB] [--strategies radix4] [--draw quads]
+ *                          [--add FILE [--transform ...]]... ...
  *
  * --add FILE (repeatable; a file or a generated scene, as --scene) places another object in
  * the same world (SplatRenderer.addObject, issue 32), placed by the --transform after it
@@ -77,7 +78,9 @@
  * every frame, as at a device's cap; this times that path.
  * A streamed LOD scene (lod-meta.json) runs bench/lod-frame.ts instead: each frame
  * streams and draws within --budget N splats (default: the finest level's count) and
- * --memory MB of resident chunks (default 4096), the first strategy and draw listed.
+ * --memory MB of resident chunks (default 4096), the first strategy and draw listed; its
+ * --add objects are drawn with it (the LOD scene one object among them), their splats
+ * taken off the budget.
  */
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -165,7 +168,8 @@ runCli(async () => {
   // The objects placed beside the scene (--add, each placed by the --transform after it).
   const placed = placedAddsArg(tokens ?? []);
   if (isLodMetaFile(values.scene)) {
-    if (placed.length > 0) throw new Error(`--add: not with a streamed LOD scene (${values.scene})`);
+    // --add beside a streamed LOD scene: objects drawn with it, their splats taken off its budget.
+    const lodAdds = await Promise.all(placed.map(async (a) => ({ name: a.scene, cloud: await sceneFromArg(a.scene, maxShDegree === undefined ? {} : { maxShDegree }), transform: a.transform })));
     const memory = Number(values.memory);
     if (!(memory > 0)) throw new Error(`--memory ${values.memory}: expected megabytes > 0`);
     await lodFrameBench({
@@ -182,6 +186,7 @@ runCli(async () => {
       flight: flightArg ? { arg: flightArg, fps } : null,
       json: values.json,
       precision: parsePrecision(values.precision!, '--precision'),
+      adds: lodAdds,
     });
     return;
   }

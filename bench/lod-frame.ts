@@ -10,6 +10,10 @@
  * Prints per frame-stat the median / p95 of the GPU frame time (timestamps),
  * of the host time of the LOD work, and the drawn and resident splats and GPU
  * bytes; fails when a frame draws more than the budget.
+ *
+ * --add objects (`adds`) are placed beside it, as the viewer's add() does: the LOD
+ * scene is one object among them (each new drawn set swaps its object's scene,
+ * SplatRenderer.setObjectScene), and their splats come off its budget (LodScene.others).
  */
 import fs from 'node:fs';
 import { fitPose, formatCameraArg, upVector, type CameraPose } from '../renderer/camera/camera';
@@ -27,6 +31,9 @@ import { LodScene } from '../renderer/lod/lod-scene';
 import { lodViewOf } from '../renderer/lod/select';
 import { sceneBytesPerSplat, type ScenePrecision } from '../renderer/gpu-scene/scene-precision';
 import { openLodMeta } from './lod-node';
+import { unionBounds } from './cli';
+import type { SplatCloud } from '../scenes/splat-cloud';
+import { transformBounds, type SplatTransform } from '../scenes/transform';
 
 export interface LodBenchOptions {
   file: string;
@@ -44,13 +51,20 @@ export interface LodBenchOptions {
   json: string | undefined;
   /** How the chunks and the drawn set are kept on the GPU (scene-precision.ts). */
   precision: ScenePrecision;
+  /** Objects placed beside it (--add), drawn in the same frames; their splats share the budget. */
+  adds?: readonly { name: string; cloud: SplatCloud; transform: SplatTransform }[];
 }
 
 export async function lodFrameBench(o: LodBenchOptions): Promise<void> {
   const { meta, load } = openLodMeta(o.file);
-  const budget = o.budget ?? meta.counts[0]!;
+  const adds = o.adds ?? [];
+  const others = adds.reduce((n, a) => n + a.cloud.count, 0);
+  const budget = o.budget ?? meta.counts[0]! + others;
+  if (others >= budget) throw new Error(`--add: the objects' ${others} splats leave nothing of the budget ${budget} to the LOD scene`);
+  // The frames' depth range and the orbit cover the objects as placed too.
+  const bound = adds.length > 0 ? unionBounds([meta.bound, ...adds.map((a) => transformBounds(a.transform, a.cloud.bounds))]) : meta.bound;
   // A path's warm-up frames hold its first pose; its timed frames are its own, in order.
-  const flown = o.flight ? pathFrames(resolvePathArg(o.flight.arg, fitPose(meta.bound, upVector('-y'), 60, o.width / o.height)), o.flight.fps).map((f) => f.pose) : null;
+  const flown = o.flight ? pathFrames(resolvePathArg(o.flight.arg, fitPose(bound, upVector('-y'), 60, o.width / o.height)), o.flight.fps).map((f) => f.pose) : null;
   if (flown) o = { ...o, frames: flown.length };
   const gpu = await createNodeGpu({ timestamps: true });
   const { device } = gpu;
@@ -73,12 +87,13 @@ export async function lodFrameBench(o: LodBenchOptions): Promise<void> {
   });
   const renderer = new SplatRenderer(device, 'rgba8unorm', o.strategy, o.draw);
   renderer.precision = o.precision;
-  const path = flown ?? (o.pose ? [o.pose] : benchmarkPath(meta.bound, upVector('-y'), 60, o.width / o.height, o.frames));
-  const camOf = (i: number) => frameCamera(flown ? flown[Math.max(0, i - o.warmup)]! : path[i % path.length]!, o.width, o.height, meta.bound);
+  const path = flown ?? (o.pose ? [o.pose] : benchmarkPath(bound, upVector('-y'), 60, o.width / o.height, o.frames));
+  const camOf = (i: number) => frameCamera(flown ? flown[Math.max(0, i - o.warmup)]! : path[i % path.length]!, o.width, o.height, bound);
   const settings = { shDegree: 3, splatScale: 1, cull: true, keyBits: 32, background: [0, 0, 0] as const };
 
   device.pushErrorScope('validation');
   const t0 = performance.now();
+  lod.others = others;
   const first = await lod.settle(lodViewOf(camOf(0)), () => new Promise((r) => setImmediate(r)));
   if (!first) {
     // Say why: failed loads (named, with their errors) or an empty choice for the view.
@@ -86,6 +101,9 @@ export async function lodFrameBench(o: LodBenchOptions): Promise<void> {
     throw new Error(`${o.file}: nothing to draw at the first pose within budget ${budget}${why}`);
   }
   renderer.setGpuScene(first);
+  const lodObject = renderer.objects[0]!.handle;
+  for (const a of adds) renderer.addObject(a.cloud, a.transform);
+  if (adds.length > 0) console.log(`objects beside it: ${adds.map((a) => `${a.name} (${n(a.cloud.count)} splats)`).join(', ')}: ${n(others)} splats off the budget, ${n(budget - others)} left to the LOD scene`);
   console.log(`first pose streamed in: ${n(first.count)} splats drawn, ${n(lod.stats.resident)} resident (${formatBytes(lod.pool.bytes)}) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
   interface Row { gpuMs: number; lodMs: number; drawn: number; resident: number; bytes: number; inFlight: number; assembled: boolean }
@@ -95,7 +113,7 @@ export async function lodFrameBench(o: LodBenchOptions): Promise<void> {
     const cam = camOf(i);
     const h0 = performance.now();
     const next = lod.update(lodViewOf(cam));
-    if (next) renderer.setGpuScene(next);
+    if (next) renderer.setObjectScene(lodObject, next);
     const lodMs = performance.now() - h0;
     const drawn = renderer.cloud?.count ?? 0;
     maxDrawn = Math.max(maxDrawn, drawn);

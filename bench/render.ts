@@ -122,8 +122,10 @@ runCli(async () => {
   const cloud = lodMeta === null ? await sceneFromArg(values.scene, maxShDegree === undefined ? {} : { maxShDegree }) : null;
   // The objects placed beside the scene (--add, each placed by the --transform after it).
   const placed = placedAddsArg(tokens ?? []);
-  if (placed.length > 0 && lodMeta !== null) throw new Error(`--add: not with a streamed LOD scene (${values.scene})`);
   const adds = await Promise.all(placed.map(async (a) => ({ cloud: await sceneFromArg(a.scene, maxShDegree === undefined ? {} : { maxShDegree }), transform: a.transform })));
+  // Beside a streamed LOD scene the objects' splats come off its budget (the viewer's rule).
+  const others = adds.reduce((n, a) => n + a.cloud.count, 0);
+  if (lodMeta !== null && adds.length > 0 && others >= budget) throw new Error(`--add: the objects' ${others} splats leave nothing of the budget ${budget} to the LOD scene`);
   const gpu = await createNodeGpu();
   console.log(`adapter: ${gpu.description}`);
   const keyBits = Number(values['key-bits']);
@@ -142,7 +144,7 @@ runCli(async () => {
     console.warn('WARNING: --cut and --geometry shape the quads draw only: the tiles draw ignores them');
   }
   // Every object as placed (the scene at the identity).
-  const sceneBounds = adds.length > 0 ? unionBounds([cloud!.bounds, ...adds.map((a) => transformBounds(a.transform, a.cloud.bounds))]) : (cloud?.bounds ?? lodMeta!.bound);
+  const sceneBounds = adds.length > 0 ? unionBounds([cloud?.bounds ?? lodMeta!.bound, ...adds.map((a) => transformBounds(a.transform, a.cloud.bounds))]) : (cloud?.bounds ?? lodMeta!.bound);
   const pose = values.camera
     ? parseCameraArg(values.camera)
     : cloud && adds.length === 0
@@ -155,12 +157,13 @@ runCli(async () => {
     for (const a of adds) renderer.addObject(a.cloud, a.transform);
   }
   else {
-    const { lod, scene, errors } = await settledLodScene(gpu.device, lodFile!, cam, { budget, bindingBytes: bindingLimit(gpu.device.limits).bytes, ...(maxShDegree === undefined ? {} : { load: { maxShDegree } }) });
+    const { lod, scene, errors } = await settledLodScene(gpu.device, lodFile!, cam, { budget: budget - others, bindingBytes: bindingLimit(gpu.device.limits).bytes, ...(maxShDegree === undefined ? {} : { load: { maxShDegree } }) });
     for (const e of errors) console.warn(`WARNING: ${e}`);
     if (!scene) throw new Error(`${lodFile}: nothing to draw within budget ${budget} for this view`);
     renderer.setGpuScene(scene);
+    for (const a of adds) renderer.addObject(a.cloud, a.transform);
     const n = (x: number) => x.toLocaleString('en-US');
-    drawnLine = `drawn ${n(scene.count)} of budget ${n(budget)} (${n(lod.stats.resident)} resident in ${n(lod.pool.bytes)} GPU bytes, ${lod.meta.leaves.length} leaves, ${lod.meta.levels} levels)`;
+    drawnLine = `drawn ${n(scene.count)}${others ? ` + ${n(others)} of the objects` : ''} of budget ${n(budget)} (${n(lod.stats.resident)} resident in ${n(lod.pool.bytes)} GPU bytes, ${lod.meta.leaves.length} leaves, ${lod.meta.levels} levels)`;
     lod.destroy();
   }
   const drawnCloud = renderer.cloud!;

@@ -9,7 +9,8 @@
 import type { CameraPose } from '../camera/camera';
 import type { CameraController } from '../camera/controller';
 import { frameCamera } from '../camera/frame-camera';
-import type { SplatRenderer } from '../frame/splat-renderer';
+import type { FrameCamera, SplatRenderer } from '../frame/splat-renderer';
+import type { Bounds } from '../../scenes/splat-cloud';
 import type { DrawTrial, TrialFrame } from '../profile/auto-draw';
 import type { DrawnOrderProbe } from '../profile/benchmark-path';
 import type { BenchmarkRun } from '../profile/benchmark-run';
@@ -19,7 +20,6 @@ import { GpuProfiler } from '../profile/profiler';
 import { QueueClock } from '../profile/queue-clock';
 import { DrawArgs } from '../stage/draw-args';
 import { frameWhileLoading } from './load-pacing';
-import type { LodStreamView } from './lod-stream';
 import { hexToRgb, type RenderSettings } from './settings';
 import type { RenderTarget } from './targets';
 import type { Voice } from './voice';
@@ -51,7 +51,10 @@ export interface FrameDevice {
 /** The scene the frames draw (scene-holder.ts). */
 export interface FrameScene {
   readonly renderer: SplatRenderer;
-  readonly lodStream: LodStreamView | null;
+  /** A streamed LOD scene's depth-range bounds (its manifest's and the other objects', as placed); null for another scene. */
+  readonly lodBounds: Bounds | null;
+  /** A streamed LOD scene's work for this frame's camera (its object's scene swapped when its drawn set changed). */
+  lodFrame(camera: FrameCamera): void;
   readonly probe: DrawnOrderProbe | null;
   frameSubmitted(frameId: number): void;
   frameCompleted(frameId: number, done: number): void;
@@ -355,11 +358,11 @@ export class FrameLoop {
     const encoder = device.createCommandEncoder({ label: 'Viewer.frame' });
     const timestamps = this.profiler.begin();
     // Placed objects: their bounds as placed now (an object moved since the drawn set was assembled).
-    const bounds = scene.lodStream?.meta.bound ?? renderer.worldBounds ?? cloud?.bounds ?? { min: [-1, -1, -1], max: [1, 1, 1] };
+    const bounds = scene.lodBounds ?? renderer.worldBounds ?? cloud?.bounds ?? { min: [-1, -1, -1], max: [1, 1, 1] };
     const camera = frameCamera(pose, width, height, bounds);
-    // A streamed LOD scene: this view's selection, loads and (when the drawn set changed) a new scene, without waiting.
-    const lodScene = scene.lodStream?.frame(camera);
-    if (lodScene) renderer.setGpuScene(lodScene);
+    // A streamed LOD scene: this view's selection (in its object's frame, within what the other objects leave of the
+    // budget), loads and, when the drawn set changed, its object's new scene (the others untouched), without waiting.
+    scene.lodFrame(camera);
     this.lastCamera = camera;
     renderer.encodeFrame(
       encoder,

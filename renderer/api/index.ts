@@ -11,13 +11,16 @@ export type { KeyValueStore } from '../profile/auto-picks';
 export { defaultSettings, type RenderSettings } from './settings';
 export type { SceneInput } from './sources';
 export type { LoadRecord } from './scene-open';
-export { SplatObject, type AddOptions, type ExportFormat, type ObjectCrop, type ObjectTransform, type ObjectTransformInit } from './objects';
+export { LodObjectRefused, SplatObject, type AddOptions, type ExportFormat, type ObjectCrop, type ObjectTransform, type ObjectTransformInit } from './objects';
+export type { PickResult, ScreenPoint } from './picking';
 export { SceneLoadCancelled } from './scene-loader';
 export { DeviceLostDuringLoad } from './scene-open';
 export { GpuBudgetError, GpuMemoryError } from '../frame/gpu-budget';
 export { WebGpuUnavailableError } from '../gpu/browser-device';
 export * from '../../scenes/errors';
 export type { OffscreenImage } from '../frame/offscreen';
+export type { DrawOverOptions, HostCamera, HostDepthTexture } from './host-draw';
+export { CompositionRefused } from '../frame/splat-renderer';
 export type { FrameSample } from '../profile/frame-stats';
 export type { CameraPose, UpAxis, Vec3 } from '../camera/camera';
 // Camera paths (docs/PATHS.md): the file and hash forms, poses and frames, the orbit preset; the viewer's player.

@@ -14,10 +14,11 @@ export interface AttachControlsOptions {
   /** Where key events are listened for (default `window`, so keys work without focusing the canvas). */
   keyTarget?: EventTarget;
   /**
-   * Picks the world point under element-relative CSS pixel (x, y), or null;
-   * when given, double-click focuses that point.
+   * Picks the world point under element-relative CSS pixel (x, y), or null
+   * (Viewer.pick, on the GPU); when given, double-click focuses that point, and
+   * does nothing where it is null.
    */
-  pick?: (x: number, y: number) => readonly number[] | null;
+  pick?: (x: number, y: number) => Promise<readonly number[] | null>;
   /** Called on H (help overlay), unless `onKey` is given. */
   onHelp?: () => void;
   /**
@@ -169,14 +170,18 @@ export function attachControls(element: HTMLElement, controller: CameraControlle
 
   const onContextMenu = (e: Event) => e.preventDefault(); // right-drag pans
 
+  let attached = true;
   const onDblClick = (e: MouseEvent) => {
     if (!opts.pick) return;
     const r = element.getBoundingClientRect();
-    const p = opts.pick(e.clientX - r.left, e.clientY - r.top);
-    if (p) {
-      controller.focusOn(p);
-      touched();
-    }
+    opts.pick(e.clientX - r.left, e.clientY - r.top).then(
+      (p) => {
+        if (!p || !attached) return;
+        controller.focusOn(p);
+        touched();
+      },
+      () => undefined, // a pick that failed (a lost device) focuses nothing
+    );
   };
 
   const held = new Set<string>();
@@ -261,6 +266,7 @@ export function attachControls(element: HTMLElement, controller: CameraControlle
   keyTarget.addEventListener('blur', onBlur);
 
   return () => {
+    attached = false;
     element.removeEventListener('pointerdown', onPointerDown);
     element.removeEventListener('pointermove', onPointerMove);
     element.removeEventListener('pointerup', onPointerEnd);

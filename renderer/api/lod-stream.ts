@@ -9,6 +9,7 @@
  * load it); lod-source.ts says which sources are streamed.
  */
 import { checkLodChunk, parseLodMeta, type LodMeta } from '../../scenes/lod-meta';
+import type { SplatTransform } from '../../scenes/transform';
 import type { FrameCamera } from '../stage/frame-uniforms';
 import type { GpuScene } from '../gpu-scene/gpu-scene';
 import type { ScenePrecision } from '../gpu-scene/scene-precision';
@@ -28,12 +29,18 @@ export class LodStreamView {
     return this.lod.meta;
   }
 
-  /** This frame's LOD work; a new scene for the renderer when the drawn set changed (the caller adopts it). */
-  frame(camera: FrameCamera): GpuScene | null {
-    return this.lod.update(lodViewOf(camera));
+  /**
+   * This frame's LOD work; a new scene for its object when the drawn set changed (the
+   * caller takes it: SplatRenderer.setObjectScene). `placed`: the LOD object's transform
+   * (the selection sees the camera in its own frame); `others`: splats of the other
+   * objects drawn beside it, taken off the budget.
+   */
+  frame(camera: FrameCamera, placed?: SplatTransform, others = 0): GpuScene | null {
+    this.lod.others = others;
+    return this.lod.update(lodViewOf(camera, placed));
   }
 
-  /** The splats drawn at most (the selection's budget). */
+  /** The splats a frame draws at most: the LOD scene's and the other objects' together. */
   get budget(): number {
     return this.lod.budget;
   }

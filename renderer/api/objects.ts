@@ -86,14 +86,20 @@ export interface ObjectHooks {
   settings: RenderSettings;
   /** The renderer drawing now (a new one after a lost device). */
   renderer(): SplatRenderer;
-  /** Whether a streamed LOD scene is on screen (its drawn set replaces every object each time it changes). */
-  lodShown(): boolean;
   /** Whether anything is on screen (a loaded scene): the first object added to an empty viewer is framed. */
   sceneShown(): boolean;
   /** Frame the camera on this cloud (as placed): the first thing on screen. */
   frame(cloud: SplatCloud): void;
   /** What is drawn changed: redraw (the figures start over where the drawn set changed). */
   changed(): void;
+}
+
+/**
+ * add() of a streamed LOD source (lod-meta.json): one streamed LOD scene is shown at a
+ * time, the one load() opens, as one object among the added ones (its budget shared).
+ */
+export class LodObjectRefused extends Error {
+  override name = 'LodObjectRefused';
 }
 
 /** An object's state, kept on the CPU (what a lost device's recovery and export need). */
@@ -171,6 +177,12 @@ export class SplatObject {
     this.owner.setCrop(this.entry, c === null ? null : checkCrop(c));
   }
 
+  /** Its splats' bounds in its own frame (before the crop and the transform): a crop box's natural start. */
+  get localBounds(): Bounds {
+    const b = this.entry.cloud.bounds;
+    return { min: [...b.min], max: [...b.max] };
+  }
+
   /** Its axis-aligned bounds as placed (within its crop box), in the world's frame. */
   get bounds(): Bounds {
     const { cloud, transform, crop } = this.entry;
@@ -221,11 +233,17 @@ export class ViewerObjects {
     return this.entries.map((e) => this.views.get(e)!);
   }
 
+  /** The object placed under `handle` on the renderer drawing now, or null (the loaded scene's, or none): Viewer.pick's. */
+  objectOf(handle: ObjectHandle): SplatObject | null {
+    const e = this.entries.find((x) => x.handle === handle && x.owner === this.hooks.renderer());
+    return e ? this.views.get(e)! : null;
+  }
+
   /**
    * Viewer.add: reads `source` (the loader's worker), uploads it as a new object in
    * slices, places it. Rejects with the loader's typed error, GpuBudgetError /
    * GpuMemoryError (nothing added), SceneLoadCancelled (the signal, or destroy()), or an
-   * Error for a streamed LOD scene (a source, or on screen).
+   * Error for a streamed LOD source (one is load()ed; objects are added beside it).
    */
   async add(source: SceneInput, options: AddOptions = {}): Promise<SplatObject> {
     const { hooks } = this;
@@ -233,8 +251,7 @@ export class ViewerObjects {
     const crop = options.crop ? checkCrop(options.crop) : null;
     const normal = normalizeSource(source, loadOptionsFor(hooks.settings.loadSh as 0 | 1 | 2 | 3), options.name);
     const name = normal.kind === 'generated' ? normal.spec : normal.load.name;
-    if (normal.kind === 'load' && isLodSource(normal.load)) throw new Error(`${name}: a streamed LOD scene (lod-meta.json) cannot be added as an object: load() it`);
-    if (hooks.lodShown()) throw new Error(`${name}: not added: a streamed LOD scene is on screen (its drawn set is its own); load() another scene first`);
+    if (normal.kind === 'load' && isLodSource(normal.load)) throw new LodObjectRefused(`${name}: a streamed LOD scene (lod-meta.json) cannot be added as an object: load() it (objects are added beside it)`);
     const signal = options.signal;
     signal?.throwIfAborted();
     const loader = new SceneLoader();

@@ -1,12 +1,10 @@
 /**
- * Pictures of a viewer's view: the splat under the pointer (camera/pick.ts, on
- * the CPU), a PNG of the canvas as drawn (taken in the task of the next frame's
+ * Pictures of a viewer's view: a PNG of the canvas as drawn (taken in the task of the next frame's
  * submit: frame.ts calls `submitted`), and offscreen renders at a multiple of the
  * target's resolution (frame/offscreen.ts: the same pipeline into a texture of its own).
  */
 import type { CameraPose } from '../camera/camera';
 import { frameCamera } from '../camera/frame-camera';
-import { pickSplat } from '../camera/pick';
 import { renderOffscreen, type OffscreenImage } from '../frame/offscreen';
 import type { SplatRenderer } from '../frame/splat-renderer';
 import { hexToRgb, type RenderSettings } from './settings';
@@ -20,8 +18,6 @@ export interface PicturesHooks {
   renderer(): SplatRenderer;
   /** The pose on screen now. */
   pose(): CameraPose;
-  /** The camera of the last frame drawn, or null before one. */
-  lastCamera(): ReturnType<typeof frameCamera> | null;
   /** The next frame draws (and sorts). */
   redraw(): void;
 }
@@ -34,17 +30,6 @@ export class Pictures {
   private shotWaiters: { resolve: (b: Blob) => void; reject: (e: unknown) => void }[] = [];
 
   constructor(private readonly hooks: PicturesHooks) {}
-
-  /** The world point of the splat under CSS pixel (x, y) of the target, or null. */
-  pick(x: number, y: number): readonly number[] | null {
-    const cloud = this.hooks.renderer().cloud;
-    const cam = this.hooks.lastCamera();
-    if (!cloud || !cam) return null;
-    const { target } = this.hooks;
-    const sx = cam.width / Math.max(1, target.cssWidth);
-    const sy = cam.height / Math.max(1, target.cssHeight);
-    return pickSplat(cloud, cam, x * sx, y * sy, this.hooks.settings.splatScale)?.point ?? null;
-  }
 
   /** A PNG of the view: scale 1 the canvas itself (right after the next frame's submit), else an offscreen render. */
   async screenshot(scale: number): Promise<Blob> {

@@ -3,13 +3,22 @@
  * device after a loss), its order probe, its identity and source, the scenes
  * shown so far, when its first frame was submitted and done, and a streamed LOD
  * scene's view (lod-stream.ts) with its splat budget.
+ *
+ * A streamed LOD scene is one object of the renderer among the placed ones
+ * (objects.ts): each frame its selection sees the camera in its object's frame and
+ * runs under what the other shown objects leave of the budget, and a new drawn set
+ * swaps its object's scene only (SplatRenderer.setObjectScene: the others stay on
+ * the GPU, assembled with it by GPU copies).
  */
-import type { SplatCloud } from '../../scenes/splat-cloud';
+import type { Bounds, SplatCloud } from '../../scenes/splat-cloud';
+import { croppedBounds } from '../../scenes/crop';
+import { IDENTITY_TRANSFORM, transformBounds, type SplatTransform } from '../../scenes/transform';
+import type { FrameCamera } from '../stage/frame-uniforms';
 import type { PackedScene } from '../gpu-scene/compact-pack';
 import type { BodyView } from '../camera/framing';
 import type { DrawName } from '../draw/draw-strategies';
 import type { BudgetLimits } from '../frame/gpu-budget';
-import { SplatRenderer, type PreparedScene } from '../frame/splat-renderer';
+import { SplatRenderer, type ObjectHandle, type PreparedScene } from '../frame/splat-renderer';
 import type { ScenePrecision } from '../gpu-scene/scene-precision';
 import type { LodStats } from '../lod/lod-scene';
 import { listStrategies } from '../order/strategies';
@@ -53,6 +62,8 @@ export class SceneHolder {
   private firstFrameId: number | null = null;
   /** The streamed LOD scene on screen (lod-stream.ts), or null. */
   lodStream: LodStreamView | null = null;
+  /** Its object in the renderer (its drawn set swapped there as the view changes), or null. */
+  private lodHandle: ObjectHandle | null = null;
   /** The splat budget a streamed LOD scene opens with (ViewerOptions.lodBudget). */
   lodBudget = DEFAULT_LOD_BUDGET;
   /**
@@ -70,25 +81,81 @@ export class SceneHolder {
 
   /** The scene on screen (kept on the CPU for recovery): load()'s, or a streamed LOD scene's drawn set; null without one. */
   get cloud(): SplatCloud | null {
-    return this.lodStream ? this.renderer.cloud : (this.kept?.cloud ?? null);
+    return this.lodStream ? (this.lodObject()?.cloud ?? null) : (this.kept?.cloud ?? null);
+  }
+
+  /** The streamed LOD scene's object in the renderer, or null. */
+  private lodObject(): { cloud: SplatCloud; transform: SplatTransform } | null {
+    return this.lodHandle === null ? null : (this.renderer.objects.find((o) => o.handle === this.lodHandle) ?? null);
+  }
+
+  /**
+   * A streamed LOD scene's frame (frame.ts, before the frame is encoded): its selection for
+   * `camera` in its object's frame, within the budget less the other shown objects' splats;
+   * when the drawn set changed, its object's scene swapped (the others untouched). Never waits.
+   */
+  lodFrame(camera: FrameCamera): void {
+    const lod = this.lodStream;
+    const handle = this.lodHandle;
+    if (!lod || handle === null) return;
+    const r = this.renderer;
+    let placed: SplatTransform | null = null;
+    let others = 0;
+    for (const o of r.objects) {
+      if (o.handle === handle) placed = o.transform;
+      else if (o.visible) others += o.cloud.count;
+    }
+    if (!placed) return;
+    const next = lod.frame(camera, placed, others);
+    if (next) r.setObjectScene(handle, next);
+  }
+
+  /**
+   * With a streamed LOD scene on screen, what a frame's depth range covers: its manifest's
+   * bound as placed (not the drawn set's: the range would change with it) and the other
+   * shown objects as placed; null for any other scene.
+   */
+  get lodBounds(): Bounds | null {
+    if (!this.lodStream) return null;
+    const handle = this.lodHandle;
+    const boxes: Bounds[] = [];
+    let placed: SplatTransform = IDENTITY_TRANSFORM;
+    for (const o of this.renderer.objects) {
+      if (o.handle === handle) placed = o.transform;
+      else if (o.visible) boxes.push(transformBounds(o.transform, croppedBounds(o.cloud.bounds, o.crop)));
+    }
+    const b = transformBounds(placed, this.lodStream.meta.bound);
+    const min = [...b.min] as [number, number, number], max = [...b.max] as [number, number, number];
+    for (const x of boxes) {
+      for (let a = 0; a < 3; a++) {
+        min[a] = Math.min(min[a]!, x.min[a]!);
+        max[a] = Math.max(max[a]!, x.max[a]!);
+      }
+    }
+    return { min, max };
   }
 
   /**
    * Shows `cloud` opened from `source`: made ready already (`ready`), else set up
-   * here at once; `lod`: the streamed LOD scene it is the first view of.
+   * here at once; `lod`: the streamed LOD scene it is the first view of. `keepObjects`
+   * (a streamed LOD scene opened again after a lost device): added as the first object,
+   * the placed objects put back already stay; else it replaces every object.
    */
-  show(device: GPUDevice, source: SceneInput, cloud: SplatCloud, id: string, ready: ReadyScene | null, lod: LodStreamView | null = null): void {
+  show(device: GPUDevice, source: SceneInput, cloud: SplatCloud, id: string, ready: ReadyScene | null, lod: LodStreamView | null = null, keepObjects = false): void {
     this.source = source;
     this.lodStream?.destroy();
     this.lodStream = null;
+    this.lodHandle = null;
+    let handle: ObjectHandle | null = null;
     if (ready) {
       try {
-        this.renderer.adoptScene(ready.prepared);
+        handle = this.renderer.adoptScene(ready.prepared, keepObjects && lod !== null);
       } catch (e) {
         ready.probe.destroy(); // adoptScene freed the rest
         throw e;
       }
     } else this.renderer.setScene(cloud);
+    if (lod) this.lodHandle = handle;
     // A streamed LOD scene's chunks are no cloud kept: after a loss its source opens again.
     this.kept = lod ? null : { cloud, packed: this.renderer.scenePacked };
     this.probe?.destroy();
@@ -181,12 +248,14 @@ export class SceneHolder {
     this.probe?.destroy();
     this.lodStream?.destroy();
     this.lodStream = null;
+    this.lodHandle = null;
     this.probe = prepared && cloud ? new DrawnOrderProbe(device, cloud.count) : null;
     return { uploadError, reopen: !cloud };
   }
 
   destroy(): void {
     this.kept = null;
+    this.lodHandle = null;
     this.probe?.destroy();
     this.probe = null;
     this.lodStream?.destroy();

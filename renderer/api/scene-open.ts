@@ -59,8 +59,11 @@ export interface LoadHooks {
   lodBudget(): number;
   /** A new scene's first view (view-camera.ts). */
   bodyViewSteps(cloud: SplatCloud): Generator<void, BodyView, void>;
-  /** The switch: shows `cloud`, made ready (`ready`), opened from `source` (`lod`: a streamed LOD scene's). */
-  show(source: SceneInput, cloud: SplatCloud, id: string, ready: ReadyScene, lod?: LodStreamView): void;
+  /**
+   * The switch: shows `cloud`, made ready (`ready`), opened from `source` (`lod`: a streamed LOD scene's;
+   * `keepObjects`: opened again after a lost device, beside the placed objects put back already).
+   */
+  show(source: SceneInput, cloud: SplatCloud, id: string, ready: ReadyScene, lod?: LodStreamView, keepObjects?: boolean): void;
   /** A load the device loss ended: its line, said again in the recovered line (recovery.ts). */
   lostLoad(line: string): void;
 }
@@ -109,15 +112,15 @@ export class SceneLoads {
     return loadOptionsFor(this.hooks.settings.loadSh as 0 | 1 | 2 | 3);
   }
 
-  /** Viewer.load. */
-  async open(input: SceneInput, options: { signal?: AbortSignal; name?: string }): Promise<void> {
+  /** Viewer.load; `keepObjects`: a lost device's recovery opening a streamed LOD scene again (the placed objects stay). */
+  async open(input: SceneInput, options: { signal?: AbortSignal; name?: string; keepObjects?: boolean }): Promise<void> {
     const { hooks } = this;
     const { voice, link } = hooks;
     const emit = voice.emit;
     const token = ++this.token;
     const source = normalizeSource(input, this.loadOptions(), options.name);
     const id = source.id;
-    if (source.kind === 'load' && isLodSource(source.load)) return this.openLod(input, source.load, id, token, options.signal);
+    if (source.kind === 'load' && isLodSource(source.load)) return this.openLod(input, source.load, id, token, options.signal, options.keepObjects);
     // A device lost while this load runs ends it (recovery keeps the scene on screen).
     const generation = link.generation;
     const lostSince = () => link.lost || generation !== link.generation;
@@ -267,7 +270,7 @@ export class SceneLoads {
    * level is in (framed on the whole scene), then streamed each frame (frame.ts) within
    * the viewer's splat budget. A newer load or the signal ends it before the switch.
    */
-  private async openLod(input: SceneInput, load: LoadSource, id: string, token: number, signal?: AbortSignal): Promise<void> {
+  private async openLod(input: SceneInput, load: LoadSource, id: string, token: number, signal?: AbortSignal, keepObjects = false): Promise<void> {
     const { hooks } = this;
     const { voice, settings } = hooks;
     const name = load.name;
@@ -300,7 +303,7 @@ export class SceneLoads {
       const cloud = first.cloud;
       const ready: ReadyScene = { prepared: hooks.renderer().prepareGpuScene(first), probe: new DrawnOrderProbe(hooks.link.device, cloud.count), view: await stepsInTasks(hooks.bodyViewSteps(cloud)) };
       this.loading = null;
-      hooks.show(input, cloud, id, ready, view);
+      hooks.show(input, cloud, id, ready, view, keepObjects);
       voice.unsay('load');
     } catch (err) {
       if (superseded()) throw err instanceof SceneLoadCancelled ? err : new SceneLoadCancelled(name);

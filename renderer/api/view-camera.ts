@@ -45,7 +45,7 @@ export class ViewCamera {
   }
 
   /** Orbit / fly input on the target's element (mouse, touch, keys); `pick` finds the point a double-click focuses. */
-  attachControls(options: Pick<AttachControlsOptions, 'keyTarget' | 'onKey'>, pick: (x: number, y: number) => readonly number[] | null): void {
+  attachControls(options: Pick<AttachControlsOptions, 'keyTarget' | 'onKey'>, pick: (x: number, y: number) => Promise<readonly number[] | null>): void {
     const element = this.target.element;
     if (!element) return;
     if (!options.keyTarget && element.tabIndex < 0) element.tabIndex = 0;

@@ -10,10 +10,12 @@
  *   loop       the frames and what they measure (frame.ts)
  *   loads      the loader and the loads (scene-open.ts)
  *   choices    sort and draw, the host's and auto's (choices.ts, draw-auto.ts)
- *   pictures   pick, screenshots, readPixels (pictures.ts)
+ *   pictures   screenshots, readPixels (pictures.ts)
+ *   picking    pick, project: the surface under a point, on the GPU (picking.ts)
  *   bench      the benchmark (benchmark.ts)
  *   player     the camera path's flight (path-player.ts)
  *   objects    the objects placed beside the scene: add, move, crop, export (objects.ts)
+ *   host       the scene drawn over a host's textures for its camera: drawOver (host-draw.ts)
  */
 import type { SplatCloud } from '../../scenes/splat-cloud';
 import type { BudgetLimits } from '../frame/gpu-budget';
@@ -26,7 +28,9 @@ import { FrameLoop } from './frame';
 import type { AttachControlsOptions } from './input';
 import type { LodStreamView } from './lod-stream';
 import { Pictures } from './pictures';
+import { Picking } from './picking';
 import { ViewerObjects } from './objects';
+import { HostDraw } from './host-draw';
 import { PathPlayer } from './path-player';
 import { DeviceRecovery } from './recovery';
 import { SceneHolder, type ReadyScene } from './scene-holder';
@@ -68,10 +72,12 @@ export class ViewerParts {
   readonly scene: SceneHolder;
   readonly camera: ViewCamera;
   readonly pictures: Pictures;
+  readonly picking: Picking;
   readonly bench: Benchmarks;
   readonly loop: FrameLoop;
   readonly loads: SceneLoads;
   readonly objects: ViewerObjects;
+  readonly host: HostDraw;
   readonly player: PathPlayer;
 
   constructor(init: ViewerInit, settings: RenderSettings, emit: Emit) {
@@ -92,7 +98,8 @@ export class ViewerParts {
       reopen: () => {
         const source = this.scene.source;
         const pose = this.camera.pose;
-        if (source !== null) this.loads.open(source, {}).then(() => this.camera.setPose(pose), () => undefined);
+        // A streamed LOD scene opens again beside the placed objects put back already (they stay).
+        if (source !== null) this.loads.open(source, { keepObjects: true }).then(() => this.camera.setPose(pose), () => undefined);
       },
     });
     this.choices = new AutoChoices(
@@ -117,7 +124,8 @@ export class ViewerParts {
     const first = this.choices.first;
     this.scene = new SceneHolder(init.device, target.format, first.strategy, first.draw, this.link.budgetLimits, init.precision);
     this.camera = new ViewCamera(settings, target, redraw, () => voice.change());
-    this.pictures = new Pictures({ settings, target, device, renderer, pose: () => this.camera.pose, lastCamera: () => this.loop.lastCamera, redraw });
+    this.pictures = new Pictures({ settings, target, device, renderer, pose: () => this.camera.pose, redraw });
+    this.picking = new Picking({ settings, target, renderer, pose: () => this.camera.pose, lastCamera: () => this.loop.lastCamera, objectOf: (h) => this.objects.objectOf(h) });
     this.bench = new Benchmarks({
       settings,
       target,
@@ -166,26 +174,35 @@ export class ViewerParts {
         this.camera.sceneUp(cloud);
         return this.camera.bodyViewSteps(cloud);
       },
-      show: (source, cloud, id, ready, lod) => this.show(source, cloud, id, ready, lod ?? null),
+      show: (source, cloud, id, ready, lod, keepObjects) => this.show(source, cloud, id, ready, lod ?? null, keepObjects ?? false),
       lostLoad: (line) => this.recovery.loadLost(line),
+    });
+    this.host = new HostDraw({
+      settings,
+      device,
+      renderer,
+      bounds: () => (this.scene.renderer.cloud ? (this.scene.lodBounds ?? this.scene.renderer.worldBounds ?? this.scene.renderer.cloud.bounds) : null),
+      format: () => target.format,
+      lost: () => this.link.lost,
+      redraw,
     });
     this.objects = new ViewerObjects({
       settings,
       renderer,
-      lodShown: () => this.scene.lodStream !== null,
       sceneShown: () => this.scene.cloud !== null,
       frame: (cloud) => this.camera.frameNew(cloud, null),
       changed: () => this.loop.changed(),
     });
-    if (init.controls) this.camera.attachControls(init.controls, (x, y) => this.pictures.pick(x, y));
+    if (init.controls) this.camera.attachControls(init.controls, async (x, y) => (await this.picking.pick(x, y))?.point ?? null);
     this.loop.start();
   }
 
   /** The switch: `cloud` (made ready) on screen, framed; auto follows; the `load` event. */
-  private show(source: SceneInput, cloud: SplatCloud, id: string, ready: ReadyScene, lod: LodStreamView | null): void {
+  private show(source: SceneInput, cloud: SplatCloud, id: string, ready: ReadyScene, lod: LodStreamView | null, keepObjects = false): void {
     this.bench.sceneChanged();
-    this.scene.show(this.link.device, source, cloud, id, ready, lod);
-    this.objects.sceneReplaced(); // load() replaces everything: the placed objects went with the switch
+    this.scene.show(this.link.device, source, cloud, id, ready, lod, keepObjects);
+    // load() replaces everything: the placed objects went with the switch (not a streamed LOD scene opened again after a loss).
+    if (!(keepObjects && lod)) this.objects.sceneReplaced();
     this.loop.resize(); // the target's real shape: a portrait phone frames narrower than the 300x150 default
     this.camera.frameNew(cloud, ready.view);
     this.choices.sceneChanged(); // a trial for the previous scene stops; this one is measured once on screen
@@ -217,6 +234,7 @@ export class ViewerParts {
     this.player.destroy();
     this.camera.destroy();
     this.pictures.destroy();
+    this.host.destroy();
     this.loop.destroy();
     this.scene.destroy();
     this.link.destroy();

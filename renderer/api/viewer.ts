@@ -4,7 +4,7 @@
  * A facade: the work and its state belong to the collaborators viewer-parts.ts wires (device, scene, camera, paths,
  * frames, loads, objects, sort and draw choices, pictures, benchmark); its members are one-line delegations to them.
  */
-import type { SplatCloud } from '../../scenes/splat-cloud';
+import type { Bounds, SplatCloud } from '../../scenes/splat-cloud';
 import type { CameraPose, UpAxis } from '../camera/camera';
 import type { CameraPath } from '../camera/camera-path';
 import type { DrawName } from '../draw/draw-strategies';
@@ -22,6 +22,8 @@ import type { SceneMemory } from './scene-holder';
 import type { PlayOptions } from './path-player';
 import type { LoadRecord } from './scene-open';
 import type { AddOptions, ExportFormat, SplatObject } from './objects';
+import type { DrawOverOptions } from './host-draw';
+import type { PickResult, ScreenPoint } from './picking';
 import { defaultSettings, type RenderSettings } from './settings';
 import type { SceneInput } from './sources';
 import type { ViewerCamera } from './view-camera';
@@ -61,10 +63,10 @@ export class Viewer extends EventTarget {
   /** 0 for the first device, one more each time a lost device has been replaced and the scene is on the new one. */
   get deviceGeneration(): number { return this.parts.link.generation; }
 
-  /** The scene on screen: its name, splat count and SH degree, or null. */
-  get scene(): { name: string; splats: number; shDegree: number } | null {
+  /** The scene on screen: its name, splat count, SH degree and bounds (its splats', at the identity), or null. */
+  get scene(): { name: string; splats: number; shDegree: number; bounds: Bounds } | null {
     const c = this.parts.scene.cloud;
-    return c ? { name: c.source.name, splats: c.count, shDegree: c.shDegree } : null;
+    return c ? { name: c.source.name, splats: c.count, shDegree: c.shDegree, bounds: { min: [...c.bounds.min], max: [...c.bounds.max] } } : null;
   }
 
   /** The identity of the scene on screen (a URL, `file:NAME`, a generated spec), or null. */
@@ -233,7 +235,30 @@ export class Viewer extends EventTarget {
   /** The draw: 'quads', 'tiles' or 'auto' (the faster measured here). False when refused (the message event says why). */
   setDraw(name: DrawSetting, source: 'panel' | 'saved' | 'link' = 'panel'): boolean { return this.parts.choices.setDraw(name, source); }
 
+  // ---- composing with a host (docs/API.md "Composing with a host") ----
+
+  /** The texture format the viewer draws in: drawOver's colour texture is of it. */
+  get format(): GPUTextureFormat { return this.parts.host.format; }
+
+  /**
+   * Draws the scene over a host's colour texture for the host's camera, on the device they share, now (one
+   * submit): the splats behind the host's depth are hidden, and with the tiles draw a depth for the host can be
+   * written (`outputDepth`; the quads draw throws CompositionRefused). Nothing is drawn without a scene.
+   */
+  drawOver(options: DrawOverOptions): void { this.parts.host.drawOver(options); }
+
   // ---- pictures and the benchmark ----
+
+  /**
+   * The surface under CSS pixel (x, y) of the canvas (from its top left), on the GPU at the camera and settings on
+   * screen, whatever the draw: the splat where the pixel's opacity, front to back, reaches 0.5, its object (null: the
+   * loaded scene), the world point there, its view depth and the pixel's opacity (under 0.5: a translucent pixel, picked
+   * where half of it is reached); null where nothing is there (opacity under 0.1) (picking.ts).
+   */
+  pick(x: number, y: number): Promise<PickResult | null> { return this.parts.picking.pick(x, y); }
+
+  /** Where world point `p` is on the canvas (CSS pixels from its top left, and its view depth) in the frame on screen; null behind the camera. */
+  project(p: ArrayLike<number>): ScreenPoint | null { return this.parts.picking.project(p); }
 
   /** A PNG of the view: scale 1 the canvas itself (right after the next frame's submit), else an offscreen render at `scale` times its resolution (within the device's largest texture). */
   screenshot(scale = 1): Promise<Blob> { return this.parts.pictures.screenshot(scale); }

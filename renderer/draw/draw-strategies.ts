@@ -15,6 +15,7 @@ import { quadsDraw } from './quads/quads';
 import { tilesDraw } from './tiles/tiles';
 
 export type { Draw, DrawContext, DrawFrame, DrawKind, DrawnOrder, EncodeOptions, HostDepth, OutputDepth } from './draw';
+export { CompositionRefused } from './draw';
 
 /** Every draw strategy, in the order the GUI lists them. */
 const DRAW_KINDS = [quadsDraw, tilesDraw] as const;

@@ -39,9 +39,14 @@ export interface DrawInfo<N extends string = string> {
  * Infinity (an infinite far plane). The texture is width x height of the target,
  * with TEXTURE_BINDING usage and a depth format (depth16unorm, depth24plus,
  * depth32float, or their stencil forms through a depth-only view aspect).
+ * The quads draw tests its polygons against it as a read-only depth attachment: it needs
+ * `texture` (RENDER_ATTACHMENT usage; TEXTURE_BINDING is the tiles draw's need).
  */
 export interface HostDepth {
+  /** A view of its depth aspect (the tiles draw samples it). */
   view: GPUTextureView;
+  /** The texture itself: the quads draw attaches it (all its aspects, read-only) and reads its format. */
+  texture?: GPUTexture;
   near: number;
   far: number;
   reversed?: boolean;
@@ -85,16 +90,33 @@ export interface EncodeOptions {
    * at the host's depth (a splat whose depth is behind it there contributes nothing),
    * and draws over the target's colour (the host's picture: colour + T x target; the
    * background setting is not drawn), through its image and a blended copy. Its blend is then a pipeline of its own (one per output format); without it the
-   * frame is drawn exactly as before. The quads draw refuses it (not supported yet), and a
-   * tiles fallback frame (its depth-sorted quads) ignores it.
+   * frame is drawn exactly as before. A tiles fallback frame (its depth-sorted quads)
+   * ignores it. The quads draw (it needs HostDepth.texture) draws its polygons back to
+   * front over the target's colour, each at its splat centre's depth in the host's
+   * convention, against the host's depth as a read-only attachment: the hardware drops
+   * the fragments behind the host's surface (a pipeline per depth format; none of this
+   * without it).
    */
   hostDepth?: HostDepth;
   /**
    * Write a depth for the host (OutputDepth): the tiles draw, in its blend (a pipeline of
-   * its own, as hostDepth's; the two combine). The quads draw refuses it (not supported
-   * yet); a tiles fallback frame writes the far plane's z.
+   * its own, as hostDepth's; the two combine). The quads draw refuses it
+   * (CompositionRefused); a tiles fallback frame writes the far plane's z.
    */
   outputDepth?: OutputDepth;
+}
+
+/** A composition option a draw does not do (the quads draw's outputDepth): the error names the draw that does. */
+export class CompositionRefused extends Error {
+  override readonly name = 'CompositionRefused';
+  constructor(
+    readonly option: 'hostDepth' | 'outputDepth',
+    readonly draw: string,
+    readonly useDraw: string,
+    why: string,
+  ) {
+    super(`${option}: the ${draw} draw ${why}; the ${useDraw} draw does (setDraw('${useDraw}'))`);
+  }
 }
 
 /** What the renderer lends every draw it makes: the same for all its scenes. */

@@ -7,9 +7,9 @@
  * pixel's opacity reaches 0.5: that splat is the pick, with its object (its run in the
  * object table), its depth, and the world point under the pixel at that depth.
  *
- * Unlike renderer/camera/pick.ts (the page's double-click: the CPU, isotropic splats of
- * their largest scale, the largest contribution), this is the picture as drawn: every
- * placed object, transform and crop, the same covariances, cull and order.
+ * This is the picture as drawn: every placed object, transform and crop, the same
+ * covariances, cull and order. Viewer.pick uses pixel-pick.ts instead (one pixel, any
+ * draw, no frame drawn: the same walk over the splats that cover it).
  */
 import { mat4 } from 'gl-matrix';
 import commonWgsl from '../../shaders/stage/splat_common.wgsl?raw';

@@ -8,7 +8,9 @@
  * ranges). Moving an object rewrites its table entry (a uniform, with the next frame);
  * adding, showing, hiding or removing one assembles the drawn scene again from the
  * objects' own buffers (GPU copies; nothing uploaded from the CPU), which the renderer
- * sets up (sort buffers, draw state) and draws: ObjectsRenderer.
+ * sets up (sort buffers, draw state) and draws: ObjectsRenderer. A streamed LOD scene is
+ * one object whose splats change with the view: `setScene` swaps its scene, and the
+ * drawn scene is assembled again the same way.
  */
 import type { Bounds, ShDegree, SplatCloud } from '../../scenes/splat-cloud';
 import { IDENTITY_TRANSFORM, type SplatTransform } from '../../scenes/transform';
@@ -18,7 +20,7 @@ import type { PackedScene } from '../gpu-scene/compact-pack';
 import type { ScenePrecision } from '../gpu-scene/scene-precision';
 import { assembleScenes, assemblySize } from '../gpu-scene/assemble';
 import { MAX_OBJECTS } from '../gpu-scene/objects';
-import { World, type ObjectHandle } from './world';
+import { World, type ObjectHandle, type WorldObject } from './world';
 
 /** What SplatRenderer.objects tells of a placed object. */
 export interface ObjectInfo {
@@ -80,10 +82,11 @@ export class PlacedObjects {
    * Every object goes (their GPU memory freed): `scene`, drawn already, is the one
    * object now, at the identity (owned here from now on).
    */
-  replaceWith(scene: GpuScene): void {
+  replaceWith(scene: GpuScene): ObjectHandle {
     for (const o of this.world.clear()) o.scene.destroy();
     const object = this.world.add(scene, IDENTITY_TRANSFORM);
     this.drawn = { scene, runs: new Map([[object.handle, 0]]) };
+    return object.handle;
   }
 
   /**
@@ -99,8 +102,8 @@ export class PlacedObjects {
     return this.addGpu(scene, transform);
   }
 
-  /** Adds an object whose splats are on the GPU already, owned here from now on (destroyed if refused). */
-  addGpu(scene: GpuScene, transform: SplatTransform, visible = true): ObjectHandle {
+  /** Adds an object whose splats are on the GPU already, owned here from now on (destroyed if refused); `first`: before the others. */
+  addGpu(scene: GpuScene, transform: SplatTransform, visible = true, first = false): ObjectHandle {
     const precision = this.world.precision;
     try {
       if (precision !== null && scene.precision !== precision) throw new RangeError(`addObject: a scene kept ${scene.precision} among objects kept ${precision}`);
@@ -109,7 +112,7 @@ export class PlacedObjects {
       scene.destroy();
       throw e;
     }
-    const object = this.world.add(scene, transform, visible);
+    const object = this.world.add(scene, transform, visible, first);
     if (!visible) return object.handle;
     try {
       this.redraw();
@@ -119,6 +122,41 @@ export class PlacedObjects {
       throw e;
     }
     return object.handle;
+  }
+
+  /**
+   * Swaps an object's splats for `scene` (on the GPU already, owned here from now on): a
+   * streamed LOD object's new drawn set. Its transform, crop and visibility stay; the
+   * drawn scene is assembled again by GPU copies (the other objects' buffers untouched,
+   * nothing uploaded); the old scene is freed once the new one draws. A scene of no
+   * splats draws nothing of the object.
+   * @throws RangeError or GpuBudgetError, changing nothing (`scene` destroyed), as addGpu
+   */
+  setScene(handle: ObjectHandle, scene: GpuScene): void {
+    let o: WorldObject;
+    try {
+      o = this.world.get(handle);
+      const other = this.world.objects.find((x) => x !== o);
+      if (other && scene.precision !== other.scene.precision) throw new RangeError(`setObjectScene: a scene kept ${scene.precision} among objects kept ${other.scene.precision}`);
+      if (o.visible) this.assertObjectsFit(scene.cloud.source.name, [scene], scene.precision, o);
+    } catch (e) {
+      scene.destroy();
+      throw e;
+    }
+    const old = o.scene;
+    o.scene = scene;
+    if (!o.visible) {
+      old.destroy(); // not drawn: nothing to assemble again
+      return;
+    }
+    try {
+      this.redraw();
+    } catch (e) {
+      o.scene = old;
+      scene.destroy();
+      throw e;
+    }
+    old.destroy();
   }
 
   /** Places an object anew: its entry in the drawn scene's object table, if drawn. */
@@ -175,8 +213,8 @@ export class PlacedObjects {
    * and the binding limits (gpu-budget.ts) for their splats at their largest SH degree.
    * @throws RangeError, GpuBudgetError
    */
-  private assertObjectsFit(name: string, more: readonly { count: number; shDegree: number }[], precision: ScenePrecision): void {
-    const parts = [...this.world.drawn().map((o) => o.scene), ...more].map((scene) => ({ scene }));
+  private assertObjectsFit(name: string, more: readonly { count: number; shDegree: number }[], precision: ScenePrecision, except?: WorldObject): void {
+    const parts = [...this.world.drawn().filter((o) => o !== except).map((o) => o.scene), ...more].map((scene) => ({ scene }));
     if (parts.length > MAX_OBJECTS) throw new RangeError(`${name}: ${parts.length} objects shown at once, at most ${MAX_OBJECTS}`);
     const { count, shDegree } = assemblySize(parts);
     this.renderer.assertFits(name, count, shDegree, precision);

@@ -20,6 +20,7 @@ import { Prepared, SceneSetup, type PreparedScene } from './scene-setup';
 export type { FrameCamera, FrameSettings } from '../stage/frame-uniforms';
 export type { FrameTimestamps } from '../stage/frame-stages';
 export type { DrawName, EncodeOptions, HostDepth, OutputDepth } from '../draw/draw-strategies';
+export { CompositionRefused } from '../draw/draw-strategies';
 export type { ObjectHandle } from './world';
 export type { ObjectInfo } from './placed-objects';
 export type { PreparedScene } from './scene-setup';
@@ -184,12 +185,9 @@ export class SplatRenderer {
   }
 
   /**
-   * Switches to a scene already on the GPU (a streamed LOD scene's drawn set,
-   * assembled by GPU copies: renderer/lod/chunk-pool.ts), owned here from now
-   * on; the previous scene's GPU memory is freed. Its sort buffers and the
-   * active draw's state are made for it, as for any scene.
-   * @throws GpuBudgetError, changing nothing (the scene is not taken), when a
-   *   buffer of the scene would exceed a binding limit
+   * Switches to a scene already on the GPU (a streamed LOD scene's drawn set: chunk-pool.ts),
+   * owned here from now on, replacing every object (setObjectScene swaps one object's).
+   * @throws GpuBudgetError, changing nothing (the scene is not taken), past a binding limit
    */
   setGpuScene(scene: GpuScene): void {
     this.adoptScene(this.prepareGpuScene(scene));
@@ -206,14 +204,11 @@ export class SplatRenderer {
   }
 
   /**
-   * The scene set up on the GPU for {@link adoptScene}, for a page that must keep
-   * drawing the scene on screen meanwhile: its buffers uploaded a slice at a time
-   * (GpuScene.create), then its sort buffers and the active draw's state, with
-   * `pause()` awaited between these steps. Nothing of the scene on screen changes.
-   * `progress` hears the splats uploaded so far whenever the upload hands the thread back.
-   * Aborting `signal` (a cancelled load) stops it at the next slice or step: everything
-   * made for it is destroyed, the scene on screen stays, and the promise rejects with
-   * `signal.reason`.
+   * The scene set up on the GPU for {@link adoptScene} while the scene on screen keeps
+   * drawing (unchanged): uploaded a slice at a time (GpuScene.create), then its sort buffers
+   * and draw state, `pause()` awaited between steps; `progress` hears the splats uploaded.
+   * Aborting `signal` stops it at the next slice or step (all made for it destroyed; the
+   * promise rejects with `signal.reason`).
    * `packed`: the scene packed compact already (the loader's worker), uploaded as is
    * and kept for a lost device's recovery; `cloud` may then lack its SH.
    * @throws GpuBudgetError as setScene, before any upload; GpuMemoryError when the
@@ -230,12 +225,20 @@ export class SplatRenderer {
    * previous scene's GPU memory is freed. Only references change hands, unless the
    * draw or the sort strategy changed since it was prepared: then that state is built
    * again here.
+   * `keepObjects` (a lost device's recovery opening a streamed LOD scene again beside the
+   * objects put back already): the scene is added as the first object instead, the others stay.
+   * @returns the scene's object handle
    * @throws GpuBudgetError, changing nothing and freeing `prepared`, when the draw
    *   changed since and the scene does not fit it
    */
-  adoptScene(prepared: PreparedScene): void {
+  adoptScene(prepared: PreparedScene, keepObjects = false): ObjectHandle {
     if (!(prepared instanceof Prepared)) throw new TypeError('adoptScene takes a scene from this renderer\'s prepareScene');
     const { scene, state } = prepared;
+    if (keepObjects && this.placed.objects.length > 0) {
+      // Drawn with the others: an assembly, set up anew (its own sort and draw state go).
+      for (const d of [state, prepared.keys, prepared.values]) d.destroy();
+      return this.placed.addGpu(scene, IDENTITY_TRANSFORM, true, true);
+    }
     if (state.kind !== this.drawKind || state.sort !== this.sortStrategy) {
       state.destroy();
       try {
@@ -250,8 +253,9 @@ export class SplatRenderer {
     }
     this.releaseScene();
     // Every object goes: the scene is the one object now, at the identity.
-    this.placed.replaceWith(scene);
+    const handle = this.placed.replaceWith(scene);
     this.show(scene, false, prepared);
+    return handle;
   }
 
   /** Makes `scene` the drawn one (its sort buffers and draw state made already: `sorted`). */
@@ -290,19 +294,12 @@ export class SplatRenderer {
     return this.placed.add(cloud, transform, packed, this.precision);
   }
 
-  /**
-   * Adds a placed object whose splats are on the GPU already (GpuScene.create: an
-   * upload paced over frames), owned here from now on (destroyed if refused).
-   * @throws as addObject
-   */
+  /** Adds a placed object whose splats are on the GPU already (GpuScene.create), owned here from now on (destroyed if refused). @throws as addObject */
   addGpuObject(scene: GpuScene, transform: SplatTransform = IDENTITY_TRANSFORM, visible = true): ObjectHandle {
     return this.placed.addGpu(scene, transform, visible);
   }
 
-  /**
-   * Places an object anew: its entry in the object table, written with the next frame
-   * (no scene buffer is written, no splat touched on the CPU).
-   */
+  /** Places an object anew: its entry in the object table, written with the next frame (no scene buffer written, no splat touched on the CPU). */
   setObjectTransform(handle: ObjectHandle, transform: SplatTransform): void {
     this.placed.setTransform(handle, transform);
   }
@@ -323,6 +320,16 @@ export class SplatRenderer {
    */
   setObjectVisible(handle: ObjectHandle, visible: boolean): void {
     this.placed.setVisible(handle, visible);
+  }
+
+  /**
+   * Swaps an object's splats for `scene` (on the GPU already, owned here from now on; the
+   * old scene freed): a streamed LOD object's new drawn set (renderer/lod/lod-scene.ts),
+   * assembled again with the other shown objects by GPU copies, nothing of theirs uploaded.
+   * @throws GpuBudgetError or RangeError, changing nothing (`scene` destroyed), as addObject
+   */
+  setObjectScene(handle: ObjectHandle, scene: GpuScene): void {
+    this.placed.setScene(handle, scene);
   }
 
   /** Removes an object and frees its GPU memory; the others are drawn on (assembled again on the GPU). */
@@ -383,11 +390,9 @@ export class SplatRenderer {
   }
 
   /**
-   * Compiles on the side what switching to draw `name` would compile on the spot (the
-   * tiles draw's compute pipelines, for this scene, sort and the last frame's target):
-   * the switch then holds up no frame. Resolves at once for the draw in use, without a
-   * scene, and where the draw has nothing slow to compile (quads: render pipelines,
-   * quick to make; tiles under a host sort).
+   * Compiles on the side what switching to draw `name` would compile on the spot (the tiles
+   * draw's compute pipelines for this scene, sort and target): the switch holds up no frame.
+   * At once for the draw in use, without a scene, or with nothing slow to compile.
    */
   async compileDrawAhead(name: DrawName): Promise<void> {
     const kind = drawKindByName(name);
@@ -434,11 +439,8 @@ export class SplatRenderer {
   }
 
   /**
-   * Renders one frame with the floor's geometry and counts its fragments (slow: an
-   * atomic per fragment; a measurement for bench:frame, not a frame to time):
-   * `covered`, the pixels the geometry covers, and `contributing`, those where the
-   * splat's alpha passes the fragment test (the pixels that can change). The quads
-   * draw's only: rejects under another.
+   * One frame with the floor's geometry, its fragments counted (slow: bench:frame's measurement):
+   * `covered` pixels the geometry covers, `contributing` those the splat's alpha passes. Quads only.
    */
   async measureCoverage(
     target: GPUTextureView,
@@ -458,12 +460,10 @@ export class SplatRenderer {
   }
 
   /**
-   * Resolves once a host sort in flight (the CPU strategy's) has finished and the
-   * tiles draw's pair counts of the submitted frames are in. True when the last
-   * frame is not the chosen draw's own picture yet: a host sort's order arrived after
-   * it was drawn, or the tiles draw's pairs did not fit (that frame was complete, drawn
-   * by its fallback) and the buffers have grown since. Draw it again for that picture
-   * (one-shot renders; a live view just draws its next frame).
+   * Resolves once a host sort in flight (the CPU strategy's) has finished and the tiles draw's
+   * pair counts of the submitted frames are in. True when the last frame is not the chosen
+   * draw's own picture yet (a host sort's order came after it, or the tiles' pairs did not fit
+   * and the buffers have grown since): draw it again for that picture (one-shot renders).
    */
   async settle(): Promise<boolean> {
     return (await this.active?.settle()) ?? false;

@@ -17,8 +17,8 @@ export type ObjectHandle = number & { readonly __objectHandle: unique symbol };
 
 export interface WorldObject {
   readonly handle: ObjectHandle;
-  /** Its splats on the GPU, in its own frame. */
-  readonly scene: GpuScene;
+  /** Its splats on the GPU, in its own frame (a streamed LOD object's: its drawn set, swapped as it changes). */
+  scene: GpuScene;
   transform: SplatTransform;
   visible: boolean;
   /** Its crop box in its own frame (scenes/crop.ts), or null: every splat drawn. */
@@ -50,9 +50,11 @@ export class World {
     return drawn.length > 0 ? placedBounds(drawn) : null;
   }
 
-  add(scene: GpuScene, transform: SplatTransform, visible = true): WorldObject {
+  /** A new object, last (`first`: before the others). */
+  add(scene: GpuScene, transform: SplatTransform, visible = true, first = false): WorldObject {
     const o: WorldObject = { handle: this.next++ as ObjectHandle, scene, transform, visible, crop: null };
-    this.list.push(o);
+    if (first) this.list.unshift(o);
+    else this.list.push(o);
     return o;
   }
 

@@ -6,6 +6,10 @@
  * renderer to adopt (SplatRenderer.setGpuScene). Drawn splats never exceed
  * the budget: a leaf whose chosen level is not resident yet draws a coarser
  * resident level, or nothing.
+ *
+ * Its budget is shared (a streamed LOD scene as one object among others, issue 32):
+ * `others` splats of the other objects drawn in the same frame come off it, and the
+ * selection runs under what is left.
  */
 import type { LodMeta } from '../../scenes/lod-meta';
 import type { GpuScene } from '../gpu-scene/gpu-scene';
@@ -32,7 +36,10 @@ export interface LodSceneOptions {
 }
 
 export interface LodStats {
+  /** Splats the frame may draw: the LOD scene's and the other objects' (`others`) together. */
   budget: number;
+  /** Splats of the other objects drawn beside it, taken off the budget (0 without). */
+  others: number;
   /** Splats of the levels chosen for the view. */
   chosen: number;
   /** Splats in the scene drawn now. */
@@ -56,7 +63,10 @@ export class LodScene {
   readonly pool: ChunkPool;
   readonly streamer: LodStreamer;
   private readonly leafCounts: LodLeafCounts[];
+  /** Splats the frame may draw (this scene's and `others`). */
   budget: number;
+  /** Splats of the other objects drawn in the same frame: the selection runs under `budget - others`. */
+  others = 0;
   private drawnKey = '';
   private lastAssemble = -Infinity;
   private last: LodSelection | null = null;
@@ -71,7 +81,7 @@ export class LodScene {
       onError: (f, e) => options.onError?.(meta.filenames[f]!, e),
     });
     this.leafCounts = meta.leaves.map((l) => ({ bound: l.bound, counts: l.lods.map((r) => r?.count ?? 0) }));
-    this.stats = { budget: this.budget, chosen: 0, drawn: 0, resident: 0, residentBytes: 0, precision: this.pool.precision, packed: { byLoader: 0, here: 0 }, clamped: 0, inFlight: 0, failed: 0, waiting: 0 };
+    this.stats = { budget: this.budget, others: 0, chosen: 0, drawn: 0, resident: 0, residentBytes: 0, precision: this.pool.precision, packed: { byLoader: 0, here: 0 }, clamped: 0, inFlight: 0, failed: 0, waiting: 0 };
   }
 
   /**
@@ -82,19 +92,20 @@ export class LodScene {
     const now = performance.now();
     const drawable = this.advance(view);
     // A lowered budget is kept at once, not after the least interval.
-    const due = force || this.stats.drawn > this.budget || now - this.lastAssemble >= (this.options.minAssembleMs ?? 0);
+    const due = force || this.stats.drawn > this.share || now - this.lastAssemble >= (this.options.minAssembleMs ?? 0);
     return this.assembleIfChanged(drawable, due, now);
   }
 
   /** Selection, streaming and a slice of upload for `view`: the levels that can be drawn now. */
   private advance(view: LodView): Int8Array {
-    const sel = selectLods(this.leafCounts, view, this.budget);
+    const sel = selectLods(this.leafCounts, view, this.share);
     this.last = sel;
     this.streamer.update(sel);
     this.pool.step(this.options.uploadMs ?? 4);
     const drawable = drawableLevels(this.leafCounts, sel.levels, (i, l) => this.pool.resident(this.meta.leaves[i]!.lods[l]!.file));
     const s = this.stats;
     s.budget = this.budget;
+    s.others = this.others;
     s.chosen = sel.splats;
     s.resident = this.pool.residentSplats;
     s.residentBytes = this.pool.bytes;
@@ -124,14 +135,21 @@ export class LodScene {
         max[a] = Math.max(max[a]!, leaf.bound.max[a]!);
       }
     });
-    if (drawn === 0) return null;
+    // Nothing drawable: the set on screen stays while within the budget (its chunks may be
+    // loading), else none is drawn (the other objects took the whole budget): an empty scene.
+    if (drawn === 0 && (this.drawnKey === '' || this.stats.drawn <= this.share)) return null;
     ranges.sort((a, b) => a.file - b.file || a.offset - b.offset);
     this.drawnKey = key;
     this.lastAssemble = now;
     this.stats.drawn = drawn;
     // The drawn set's bounds: its leaves' (the manifest's; used to frame the camera's depth range).
-    const bounds = { min: min as [number, number, number], max: max as [number, number, number] };
+    const bounds = drawn > 0 ? { min: min as [number, number, number], max: max as [number, number, number] } : this.meta.bound;
     return this.pool.assemble(ranges, this.meta.name, this.options.bindingBytes, bounds);
+  }
+
+  /** The splats this scene may draw: what the other objects leave of the budget. */
+  get share(): number {
+    return Math.max(0, this.budget - this.others);
   }
 
   /** Whether the last update's choice is wholly drawable and nothing is loading or uploading. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { frameCamera } from '../camera/frame-camera';
+import { makeTransform, rotationMatrix, transformBounds, transformPoint } from '../../scenes/transform';
 import { boxInFrustum, drawableLevels, leafError, lodViewOf, selectLods, type LodLeafCounts, type LodView } from './select';
 
 /** A leaf: a unit cube at x = `x`, with counts per level. */
@@ -78,6 +79,30 @@ describe('selectLods', () => {
     const l = leaf(0, [1000, 125]);
     expect(leafError(l, 0, 10, 500)).toBeLessThan(leafError(l, 1, 10, 500));
     expect(leafError(l, 0, 20, 500)).toBeCloseTo(leafError(l, 0, 10, 500) / 2, 9);
+  });
+});
+
+describe('lodViewOf a placed scene', () => {
+  it('sees the camera in the object\'s own frame: the same choice as the camera moved back by the inverse', () => {
+    const leaves: LodLeafCounts[] = [];
+    for (let i = 0; i < 4; i++) for (let k = 0; k < 4; k++) leaves.push({ bound: { min: [i * 4 - 8, -1, k * 4 - 8], max: [i * 4 - 6, 1, k * 4 - 6] }, counts: [1000, 250, 60] });
+    const objBounds = { min: [-8, -1, -8], max: [8, 1, 8] } as LodLeafCounts['bound'];
+    const t = makeTransform({ rotation: [0.8, 0.3, -0.4, 0.2], scale: 2, translation: [10, -3, 5] });
+    const r = rotationMatrix(t.rotation);
+    const up = [r[3]!, r[4]!, r[5]!] as [number, number, number];
+    const inObject = { eye: [3, 2, -14] as [number, number, number], target: [0, 0, 0] as [number, number, number], up: [0, 1, 0] as [number, number, number], fovyDeg: 50 };
+    const inWorld = { eye: transformPoint(t, inObject.eye), target: transformPoint(t, inObject.target), up, fovyDeg: 50 };
+    const placed = lodViewOf(frameCamera(inWorld, 640, 480, transformBounds(t, objBounds)), t);
+    const own = lodViewOf(frameCamera(inObject, 640, 480, objBounds));
+    for (let a = 0; a < 3; a++) expect(placed.eye[a]!).toBeCloseTo(inObject.eye[a], 9);
+    const a = selectLods(leaves, placed, 5000);
+    const b = selectLods(leaves, own, 5000);
+    expect([...a.visible]).toEqual([...b.visible]);
+    expect([...a.visible]).toContain(0); // some leaves out of view: the frustum test matters
+    expect([...a.levels]).toEqual([...b.levels]);
+    a.distance.forEach((d, i) => expect(d).toBeCloseTo(b.distance[i]!, 6));
+    // Not placed: the world camera against the leaves' own coordinates is another choice.
+    expect([...selectLods(leaves, lodViewOf(frameCamera(inWorld, 640, 480, transformBounds(t, objBounds))), 5000).visible]).not.toEqual([...a.visible]);
   });
 });
 

@@ -15,6 +15,7 @@
  * The sum of the chosen counts never exceeds the budget.
  */
 import type { Bounds } from '../../scenes/splat-cloud';
+import { inverseTransformPoint, isIdentity, multiplyMat4, transformMatrix, type SplatTransform } from '../../scenes/transform';
 
 /** A leaf as the selector sees it: bounds and splats per level (0 where it has none of that level). */
 export interface LodLeafCounts {
@@ -186,8 +187,14 @@ export function drawableLevels(leaves: readonly LodLeafCounts[], chosen: Int8Arr
   return out;
 }
 
-/** LodView for a camera: eye, proj * view and the focal length in pixels. */
-export function lodViewOf(cam: { view: ArrayLike<number>; proj: ArrayLike<number>; eye: ArrayLike<number>; fovyDeg: number; height: number }): LodView {
+/**
+ * LodView for a camera: eye, proj * view and the focal length in pixels. `placed`: the
+ * scene is a placed object (x' = R (s x) + t, scenes/transform.ts): the view in its own
+ * frame, where its leaves' bounds are (the eye moved back by the inverse, the frustum's
+ * matrix times the object's; the focal length stays: a leaf's error is its spacing over
+ * its distance, both scaled alike).
+ */
+export function lodViewOf(cam: { view: ArrayLike<number>; proj: ArrayLike<number>; eye: ArrayLike<number>; fovyDeg: number; height: number }, placed?: SplatTransform): LodView {
   const vp = new Float64Array(16);
   for (let c = 0; c < 4; c++) {
     for (let r = 0; r < 4; r++) {
@@ -196,5 +203,7 @@ export function lodViewOf(cam: { view: ArrayLike<number>; proj: ArrayLike<number
       vp[c * 4 + r] = s;
     }
   }
-  return { eye: cam.eye, viewProj: vp, focalPx: cam.height / (2 * Math.tan((cam.fovyDeg * Math.PI) / 360)) };
+  const focalPx = cam.height / (2 * Math.tan((cam.fovyDeg * Math.PI) / 360));
+  if (!placed || isIdentity(placed)) return { eye: cam.eye, viewProj: vp, focalPx };
+  return { eye: inverseTransformPoint(placed, cam.eye), viewProj: multiplyMat4(vp, transformMatrix(placed)), focalPx };
 }

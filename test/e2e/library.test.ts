@@ -5,7 +5,8 @@
  * events come in order (progress..., load, frame); an aborted load rejects with
  * SceneLoadCancelled and keeps the scene; destroy() of one viewer gives back
  * every buffer it made (counted by wrapping the device's createBuffer and each
- * buffer's destroy) while the other draws on.
+ * buffer's destroy) while the other draws on; examples/three.html's three.js mesh is
+ * partly in front of the splats and partly behind them (Viewer.drawOver).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -186,6 +187,40 @@ describe('the library in Chromium', () => {
       expect(after.aDrew).toBe(0);
       const png2 = await shot(page, 'library-one-destroyed.png');
       expect(litFraction(png2, 0.6, 0.9, 0.2, 0.8)).toBeGreaterThan(0.03);
+      expect(log.errors).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('examples/three.html: a three.js mesh (WebGPURenderer on the viewer\'s device) inside a splat scene, each hiding the other (Viewer.drawOver)', async () => {
+    const { page, log } = await openViewer(browser, server.base, 'examples/three.html?still&draw=quads&scene=generate:default:3000', { width: 320, height: 240 });
+    try {
+      await page.waitForFunction(() => 'demo' in window, undefined, { timeout: 120_000 });
+      // The same still view three ways: the mesh alone, the splats alone, both.
+      const views: Record<string, PNG> = {};
+      for (const [name, parts] of [['mesh', { mesh: true, splats: false }], ['splats', { mesh: false, splats: true }], ['both', { mesh: true, splats: true }]] as const) {
+        await page.evaluate(async (p) => {
+          const demo = (window as unknown as { demo: { render(p: unknown): void; viewer: { device: GPUDevice } } }).demo;
+          demo.render(p);
+          await demo.viewer.device.queue.onSubmittedWorkDone();
+        }, parts);
+        views[name] = await shot(page, `library-three-${name}.png`);
+      }
+      // Of the mesh's pixels: those where it shows in front of the splats, and those where splats cover it.
+      const { mesh, splats, both } = views as Record<'mesh' | 'splats' | 'both', PNG>;
+      const diff = (a: PNG, b: PNG, i: number) => Math.abs(a.data[i]! - b.data[i]!) + Math.abs(a.data[i + 1]! - b.data[i + 1]!) + Math.abs(a.data[i + 2]! - b.data[i + 2]!);
+      let meshPx = 0, front = 0, behind = 0;
+      for (let i = 0; i < both.data.length; i += 4) {
+        if (mesh.data[i]! + mesh.data[i + 1]! + mesh.data[i + 2]! <= 60) continue;
+        meshPx++;
+        if (diff(both, mesh, i) < 30) front++;
+        else if (diff(both, splats, i) < 30) behind++;
+      }
+      console.log(`three.html: of the box's ${meshPx} pixels, ${((100 * front) / meshPx).toFixed(0)}% in front of the splats, ${((100 * behind) / meshPx).toFixed(0)}% behind them`);
+      expect(meshPx).toBeGreaterThan(500);
+      expect(front / meshPx).toBeGreaterThan(0.2);
+      expect(behind / meshPx).toBeGreaterThan(0.05);
       expect(log.errors).toEqual([]);
     } finally {
       await page.close();

@@ -1,6 +1,7 @@
 import type { GpuScene } from '../../gpu-scene/gpu-scene';
 import { PagedBuffer, pagingFor } from '../../gpu-scene/paging';
 import type { DrawKind } from '../../gpu-scene/scene-wgsl';
+import { hasStencil } from '../host-z';
 import { chunksOf, DEFAULT_LIST, drawsFrontToBack, type DrawShape, type DrawVariant } from './draw-shape';
 import {
   ACCUM_FORMAT,
@@ -22,6 +23,7 @@ import {
   preparePipeline,
   RECORD_BYTES,
   WORKGROUP_SIZE,
+  type HostDepthTest,
 } from './quads-pipelines';
 
 // The shape vocabulary and the layout constants, where their users import them from.
@@ -38,6 +40,14 @@ export interface DrawBuffers {
   order: PagedBuffer;
   /** (vertices a splat, count, 0, 0): the count is the project pass's append counter. */
   drawArgs: GPUBuffer;
+}
+
+/** A host's depth the polygons are tested against (quads.ts from EncodeOptions.hostDepth). */
+export interface HostDepthPass extends HostDepthTest {
+  /** A view of the host's depth texture with all its aspects: the pass's read-only depth attachment. */
+  attachment: GPUTextureView;
+  /** The host's NDC z of a view depth d: z = s0 + s1 / d (host-z.ts hostNdcZ). */
+  z: readonly [number, number];
 }
 
 /**
@@ -61,6 +71,8 @@ export class DrawPass {
   private readonly groups: [number, number];
   private countGroup: { coverage: GPUBuffer; group: GPUBindGroup } | null = null;
   private readonly chunkGroup: GPUBindGroup;
+  /** Over a host's depth: hostZ's uniform and its group (made on first use). */
+  private hostZ: { buffer: GPUBuffer; group: GPUBindGroup } | null = null;
   /** Front to back: the accumulation texture and the mask, at the target's size. */
   private f2bTargets: { width: number; height: number; accum: GPUTexture; depth: GPUTexture; accumView: GPUTextureView; depthView: GPUTextureView; group: GPUBindGroup } | null = null;
 
@@ -102,6 +114,8 @@ export class DrawPass {
   /**
    * Records prepare + draw. `timestamps`: begin of the prepare pass, end of the draw
    * (the draw stage includes its preparation). 'count' needs `coverage` (COVERAGE_BYTES, STORAGE).
+   * `host`: drawn over the target's colour (loaded, not cleared) with the host's depth as a
+   * read-only attachment that drops the fragments behind its surface; back to front only.
    */
   encode(
     encoder: GPUCommandEncoder,
@@ -112,6 +126,7 @@ export class DrawPass {
     variant: DrawVariant = 'splat',
     timestamps?: { querySet: GPUQuerySet; beginIndex?: number; endIndex: number },
     coverage?: GPUBuffer,
+    host?: HostDepthPass,
   ): void {
     // The count the prepare pass reads, into the control buffer (one storage binding fewer).
     encoder.copyBufferToBuffer(this.drawArgs, 4, this.control, CONTROL_COUNT, 4);
@@ -123,7 +138,7 @@ export class DrawPass {
     prep.setBindGroup(0, this.prepareGroup);
     prep.dispatchWorkgroups(this.groups[0], this.groups[1]);
     prep.end();
-    if (drawsFrontToBack(shape, variant)) {
+    if (!host && drawsFrontToBack(shape, variant)) {
       this.encodeFrontToBack(encoder, target, size, background, shape, timestamps);
       return;
     }
@@ -134,14 +149,16 @@ export class DrawPass {
         {
           view: target,
           clearValue: { r: background[0], g: background[1], b: background[2], a: 1 },
-          loadOp: 'clear',
+          loadOp: host ? 'load' : 'clear',
           storeOp: 'store',
         },
       ],
+      ...(host ? { depthStencilAttachment: { view: host.attachment, depthReadOnly: true, ...(hasStencil(host.format) ? { stencilReadOnly: true } : {}) } } : {}),
       timestampWrites: timestamps && { querySet: timestamps.querySet, endOfPassWriteIndex: timestamps.endIndex },
     });
-    pass.setPipeline(drawPipeline(this.device, this.kind, this.format, variant, shape));
+    pass.setPipeline(drawPipeline(this.device, this.kind, this.format, variant, shape, host && { format: host.format, reversed: host.reversed }));
     pass.setBindGroup(0, variant === 'count' ? this.countGroupFor(coverage) : this.drawGroup);
+    if (host) pass.setBindGroup(1, this.hostGroupFor(host.z));
     if (shape.list ?? DEFAULT_LIST) pass.drawIndirect(this.control, 0);
     else pass.drawIndirect(this.drawArgs, 0);
     pass.end();
@@ -220,6 +237,16 @@ export class DrawPass {
     return this.f2bTargets;
   }
 
+  private hostGroupFor(z: readonly [number, number]): GPUBindGroup {
+    if (!this.hostZ) {
+      const buffer = this.device.createBuffer({ label: 'DrawPass.hostZ', size: 16, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
+      const group = this.device.createBindGroup({ label: 'DrawPass.hostGroup', layout: pipelinesFor(this.device, this.kind).hostLayout, entries: [{ binding: 1, resource: { buffer } }] });
+      this.hostZ = { buffer, group };
+    }
+    this.device.queue.writeBuffer(this.hostZ.buffer, 0, new Float32Array([z[0], z[1], 0, 0]));
+    return this.hostZ.group;
+  }
+
   private countGroupFor(coverage: GPUBuffer | undefined): GPUBindGroup {
     if (!coverage) throw new Error("DrawPass: the 'count' variant needs a coverage buffer");
     if (this.countGroup?.coverage !== coverage) {
@@ -238,6 +265,8 @@ export class DrawPass {
   destroy(): void {
     this.records.destroy();
     this.control.destroy();
+    this.hostZ?.buffer.destroy();
+    this.hostZ = null;
     this.f2bTargets?.accum.destroy();
     this.f2bTargets?.depth.destroy();
     this.f2bTargets = null;

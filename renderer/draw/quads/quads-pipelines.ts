@@ -63,6 +63,8 @@ interface DrawPipelines {
   countLayout: GPUBindGroupLayout;
   chunkLayout: GPUBindGroupLayout;
   accumLayout: GPUBindGroupLayout;
+  /** Over a host's depth: the host's NDC z of a view depth (splat.wgsl hostZ), group 1. */
+  hostLayout: GPUBindGroupLayout;
   prepareModule: GPUShaderModule;
   drawModule: GPUShaderModule;
   f2bModule: GPUShaderModule;
@@ -100,6 +102,10 @@ export function pipelinesFor(device: GPUDevice, kind: DrawKind): DrawPipelines {
       label: 'DrawPass.accumLayout',
       entries: [{ binding: 0, visibility: GPUShaderStage.FRAGMENT, texture: { sampleType: 'float' } }],
     });
+    const hostLayout = device.createBindGroupLayout({
+      label: 'DrawPass.hostLayout',
+      entries: [{ binding: 1, visibility: GPUShaderStage.VERTEX, buffer: { type: 'uniform' } }],
+    });
     const drawEntries = [
       buffer(0, GPUShaderStage.VERTEX | GPUShaderStage.FRAGMENT, 'uniform'),
       ...pagedLayoutEntries(DRAW_RECORDS_AT, kind.records, GPUShaderStage.VERTEX, 'read-only-storage'),
@@ -115,6 +121,7 @@ export function pipelinesFor(device: GPUDevice, kind: DrawKind): DrawPipelines {
       countLayout,
       chunkLayout,
       accumLayout,
+      hostLayout,
       f2bModule: device.createShaderModule({ label: 'DrawPass.f2bModule', code: `${fullscreenWgsl}\n${f2bWgsl}` }),
       mask: null,
       composite: new Map(),
@@ -167,25 +174,37 @@ export function preparePipeline(device: GPUDevice, kind: DrawKind, shape: DrawSh
   }
   return pipeline;
 }
-export function drawPipeline(device: GPUDevice, kind: DrawKind, format: GPUTextureFormat, variant: DrawVariant, shape: DrawShape): GPURenderPipeline {
+/** A host's depth attachment the quads are tested against (EncodeOptions.hostDepth): its format and convention. */
+export interface HostDepthTest {
+  format: GPUTextureFormat;
+  reversed: boolean;
+}
+
+/**
+ * The polygon draw of a format, variant and shape; with `host`, its variant over a host's
+ * depth (back to front only: splat.wgsl vs_host, the host's depth format, read-only,
+ * 'less' or reversed-Z 'greater'), one a depth format and convention.
+ */
+export function drawPipeline(device: GPUDevice, kind: DrawKind, format: GPUTextureFormat, variant: DrawVariant, shape: DrawShape, host?: HostDepthTest): GPURenderPipeline {
   const p = pipelinesFor(device, kind);
   const area = shape.autoArea ?? DEFAULT_AUTO_AREA;
   const f2b = drawsFrontToBack(shape, variant);
+  if (host && f2b) throw new Error('DrawPass: a host depth is drawn back to front only');
   const list = !f2b && (shape.list ?? DEFAULT_LIST);
   const cut = shape.sigmaCut ? CUT_SIGMA : MODEL_SIGMA;
   if (f2b) format = ACCUM_FORMAT;
-  const key = `${format}/${variant}/${shape.geometry}/${cut}/${area}/${list ? 'list' : 'strip'}/${f2b ? 'f2b' : 'b2f'}`;
+  const key = `${format}/${variant}/${shape.geometry}/${cut}/${area}/${list ? 'list' : 'strip'}/${f2b ? 'f2b' : 'b2f'}${host ? `/host:${host.format}${host.reversed ? ':reversed' : ''}` : ''}`;
   let pipeline = p.draw.get(key);
   if (!pipeline) {
     pipeline = device.createRenderPipeline({
       label: `DrawPass.pipeline(${key})`,
       layout: device.createPipelineLayout({
         label: 'DrawPass.pipelineLayout',
-        bindGroupLayouts: f2b ? [p.drawLayout, p.chunkLayout] : [variant === 'count' ? p.countLayout : p.drawLayout],
+        bindGroupLayouts: f2b ? [p.drawLayout, p.chunkLayout] : host ? [variant === 'count' ? p.countLayout : p.drawLayout, p.hostLayout] : [variant === 'count' ? p.countLayout : p.drawLayout],
       }),
       vertex: {
         module: p.drawModule,
-        entryPoint: f2b ? 'vs_f2b' : 'vs',
+        entryPoint: f2b ? 'vs_f2b' : host ? 'vs_host' : 'vs',
         constants: {
           GEOMETRY: DRAW_GEOMETRIES.indexOf(shape.geometry),
           AUTO_RECT_AREA: area,
@@ -206,6 +225,7 @@ export function drawPipeline(device: GPUDevice, kind: DrawKind, format: GPUTextu
       },
       primitive: { topology: list ? 'triangle-list' : 'triangle-strip' },
       ...(f2b ? { depthStencil: { format: MASK_FORMAT, depthWriteEnabled: false, depthCompare: 'less' as const } } : {}),
+      ...(host ? { depthStencil: { format: host.format, depthWriteEnabled: false, depthCompare: host.reversed ? ('greater' as const) : ('less' as const) } } : {}),
     });
     p.draw.set(key, pipeline);
   }

@@ -8,7 +8,8 @@ import type { GpuScene } from '../../gpu-scene/gpu-scene';
 import { DrawArgs } from '../../stage/draw-args';
 import { stageIndices, stageWrites } from '../../stage/frame-stages';
 import type { SortState, SortStrategy, SortTarget } from '../../order/sort-strategy';
-import type { Coverage, Draw, DrawContext, DrawFrame, DrawKind, DrawnOrder } from '../draw';
+import { CompositionRefused, type Coverage, type Draw, type DrawContext, type DrawFrame, type DrawKind, type DrawnOrder } from '../draw';
+import { hostNdcZ } from '../host-z';
 import { AutoOrder, drawShape } from './draw-order';
 import { COVERAGE_BYTES, DEFAULT_LIST, DrawPass, drawsFrontToBack, RECORD_BYTES, VERTICES_PER_SPLAT } from './quads-draw';
 
@@ -39,10 +40,12 @@ class QuadsDraw implements Draw {
 
   encode(encoder: GPUCommandEncoder, frame: DrawFrame): void {
     const { camera, settings, timestamps, coverage } = frame;
-    if (settings.hostDepth || settings.outputDepth) {
-      throw new Error("hostDepth / outputDepth: the quads draw does not composite with a host's depth yet (the tiles draw does: setDraw('tiles'))");
-    }
+    const host = settings.hostDepth;
+    if (settings.outputDepth) throw new CompositionRefused('outputDepth', 'quads', 'tiles', 'does not write a depth for the host');
+    if (host && !host.texture) throw new CompositionRefused('hostDepth', 'quads', 'tiles', 'attaches the host depth texture itself: it needs hostDepth.texture');
     const shape = drawShape(settings);
+    // Over a host's depth: back to front (the front-to-back draw's own depth mask would take the attachment).
+    if (host) shape.frontToBack = false;
     // Front to back draws strips only: a triangle list stays back to front.
     shape.frontToBack ??= !(shape.list ?? DEFAULT_LIST) && this.autoOrder.resolve(this.scene.cloud, camera, settings.splatScale, this.scene.objects) === 'front-to-back';
     this.orderDrawn = drawsFrontToBack(shape, 'splat') ? 'front-to-back' : 'back-to-front';
@@ -51,7 +54,8 @@ class QuadsDraw implements Draw {
     // (after the strategy's own writes: the queue applies them in order).
     this.ctx.device.queue.writeBuffer(this.target.drawArgs, DrawArgs.vertexCountOffset, new Uint32Array([VERTICES_PER_SPLAT[shape.geometry]]));
     const writes = stageWrites(timestamps, 'draw');
-    this.pass.encode(encoder, frame.target, camera, settings.background, shape, coverage ? 'count' : settings.rasterFloor ? 'floor' : 'splat', stageIndices(writes), coverage);
+    const hostPass = host?.texture && { attachment: host.texture.createView(), format: host.texture.format, reversed: host.reversed ?? false, z: hostNdcZ(host) };
+    this.pass.encode(encoder, frame.target, camera, settings.background, shape, coverage ? 'count' : settings.rasterFloor ? 'floor' : 'splat', stageIndices(writes), coverage, hostPass);
   }
 
   async measureCoverage(record: (encoder: GPUCommandEncoder, coverage: GPUBuffer) => void): Promise<Coverage> {

@@ -77,16 +77,37 @@ fn culled() -> VsOut {
   return o;
 }
 
+// (record j, strip index) of a vertex: instance j of the strip, or vertex k of record k / TRIANGLE_VERTS.
+fn recordVertex(vi: u32, ii: u32) -> vec2u {
+  if (LIST == 1u) {
+    let j = vi / TRIANGLE_VERTS;
+    let k = vi - j * TRIANGLE_VERTS;
+    return vec2u(j, k / 3u + k % 3u);  // triangle t = k / 3 is strip vertices t, t+1, t+2
+  }
+  return vec2u(ii, vi);
+}
+
 @vertex
 fn vs(@builtin(vertex_index) vi: u32, @builtin(instance_index) ii: u32) -> VsOut {
-  var j = ii;
-  var si = vi;  // strip index
-  if (LIST == 1u) {
-    j = vi / TRIANGLE_VERTS;
-    let k = vi - j * TRIANGLE_VERTS;
-    si = k / 3u + k % 3u;  // triangle t = k / 3 is strip vertices t, t+1, t+2
+  let r = recordVertex(vi, ii);
+  return splatVertex(r.x, r.y);
+}
+
+// Over a host's depth (EncodeOptions.hostDepth; quads-draw.ts): the polygon at its splat
+// centre's depth d in the host's NDC convention, z = hostZ.x + hostZ.y / d (clamped to
+// [0, 1]: a splat nearer than the host's near plane is in front of everything, one past
+// its far plane behind everything), so that the host's depth attachment (read-only,
+// depthCompare 'less', reversed-Z 'greater') drops the fragments behind its surface.
+@group(1) @binding(1) var<uniform> hostZ: vec4f;
+
+@vertex
+fn vs_host(@builtin(vertex_index) vi: u32, @builtin(instance_index) ii: u32) -> VsOut {
+  let r = recordVertex(vi, ii);
+  var o = splatVertex(r.x, r.y);
+  if (o.position.z == 0.0) {
+    o.position.z = clamp(hostZ.x + hostZ.y / records_at(r.x, 2u).w, 0.0, 1.0);
   }
-  return splatVertex(j, si);
+  return o;
 }
 
 // Front to back, one chunk of the draw order at a time (draw-pass.ts): instance ii

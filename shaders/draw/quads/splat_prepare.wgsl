@@ -15,9 +15,10 @@
 //      ('quad' geometry: r = CUT, blind to opacity, the rectangle of before issue 9).
 //   4. Colour from SH up to frame.shDegree with the view direction in the splat's object's frame (splatColour).
 //
-// Record j (3 vec4f): (centre px, axis1 px), (axis2 px, r, opacity), (rgb, 0), where
+// Record j (3 vec4f): (centre px, axis1 px), (axis2 px, r, opacity), (rgb, view depth d), where
 // axis1 = r sqrt(l1) e1 and axis2 = r sqrt(l2) e2 are the semi-axes of the contour
-// ellipse; a culled splat has axis1 = axis2 = 0. Pixel space: x right, y DOWN.
+// ellipse; a culled splat has axis1 = axis2 = 0. Pixel space: x right, y DOWN. The
+// depth (the centre's, d = -z_view) is read only by splat.wgsl vs_host (a host's depth test).
 //
 // The draw reads these records by instance (strip) or vertex (list) index. For the
 // list draw, thread 0 also writes its indirect arguments: (TRIANGLE_VERTS * count, 1, 0, 0).
@@ -126,5 +127,5 @@ fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg:
   }
   records_put(j, 0u, vec4f(s.centre, r * sqrt(l1) * e1));
   records_put(j, 1u, vec4f(r * sqrt(l2) * e2, r, opacity));
-  records_put(j, 2u, vec4f(splatColour(id, s.object), 0.0));
+  records_put(j, 2u, vec4f(splatColour(id, s.object), s.depth));
 }
