@@ -7,6 +7,7 @@
  * path's folder (path-panel.ts: keyframes, playback, its video).
  */
 import { LodPanel } from './lod-panel';
+import { ObjectPanel } from './object-panel';
 import { readPrecisionParam } from './precision-param';
 import {
   budgetParam,
@@ -34,9 +35,10 @@ import { PageBenchmark } from './page-benchmark';
 import { PathPanel } from './path-panel';
 import { updateFigures } from './page-figures';
 import { HashSync } from './page-hash';
+import { Ruler } from './ruler';
 import { wireFileInputs } from './page-inputs';
 import { pageSettings } from './page-settings';
-import type { PathedFile } from './dropped-files';
+import { fromList, type PathedFile } from './dropped-files';
 import { SceneList, sceneIdOf, type SceneSource } from './scene-list';
 import { StatusMessages } from './status-messages';
 import { downloadBlob, screenshotName, toggleFullscreen } from './screenshot';
@@ -105,8 +107,12 @@ export class ViewerApp {
   private capShown = false;
   private legendDraw: DrawName | null = null;
   private readonly lodPanel: LodPanel;
+  /** The panel's Objects folder: objects added beside the scene, selected, moved (gizmo), cropped (object-panel.ts). */
+  readonly objectsUi: ObjectPanel;
   /** The panel's Path folder: the keyframes, playback, the video export (read by the end-to-end tests). */
   readonly pathUi: PathPanel;
+  /** The panel's Measure folder: the ruler over the scene, in the hash (ruler.ts; read by the end-to-end tests). */
+  readonly ruler: Ruler;
   /**
    * The message line (#message), owned by the action that raised it (status-messages.ts):
    * the viewer's lines say theirs (the message event's action), the page's own theirs.
@@ -215,12 +221,24 @@ export class ViewerApp {
       path: () => v.path,
       applyPath: (path) => this.pathUi.setPath(path),
       badPath: (why) => this.showMessage(`The link's camera path: ${why}`, 'error', 'path'),
+      extraEntries: () => this.ruler.hashEntries(),
+      hashApplied: (hash) => this.ruler.applyHash(hash),
     });
     this.lodPanel = new LodPanel(this.panel.gui, v);
+    this.objectsUi = new ObjectPanel(this.panel.gui, v, el.canvas, {
+      sceneChoices: () => this.scenes.options(),
+      sceneInput: (id) => {
+        const entry = this.scenes.get(id);
+        return entry ? viewerInput(entry.source) : undefined;
+      },
+      addFiles: (files) => void this.openFiles(fromList(files), true),
+      say: (t, kind) => (t === null ? this.status.succeeded('page') : this.showMessage(t, kind, 'page')),
+    });
+    this.ruler = new Ruler(this.panel.gui, v, el.canvas);
     this.panel.setStrategyNote(v.strategyNote);
     this.panel.setDrawNote(v.drawNote);
     this.listen();
-    wireFileInputs(el.file, el.drop, (files) => void this.openFiles(files));
+    wireFileInputs(el.file, el.drop, (files, asObject) => void this.openFiles(files, asObject));
     requestAnimationFrame((t) => this.tick(t));
   }
 
@@ -261,6 +279,7 @@ export class ViewerApp {
       this.panel.setUpNote(this.viewer.upNote);
       this.panel.refreshControls();
       this.panel.setSceneChoice(id, this.scenes.options());
+      this.objectsUi.sceneListChanged();
       // A view from the hash, if it was saved for this scene (not another's camera).
       this.hash.sceneShown(id);
       document.title = `${name} — splatview`;
@@ -353,14 +372,18 @@ export class ViewerApp {
   /**
    * Opens files chosen or dropped together: one scene file, or a scene and the files it
    * names (a SOG's meta.json and its .webp, a .gltf and its .bin; a dropped folder).
+   * `asObject` (a drop with Shift): added as an object beside the scene instead (Objects folder).
    */
-  async openFiles(files: readonly PathedFile[]): Promise<boolean> {
+  async openFiles(files: readonly PathedFile[], asObject = false): Promise<boolean> {
     const group = groupSceneFiles(files.map((f) => f.path));
     if (group === null) return false;
     const main = files[group.main]!.file;
-    if (files.length === 1) return this.openFile(main);
     const byPath = Object.fromEntries(group.paths.map((p, i) => [p, files[i]!.file]));
-    return this.openSource({ kind: 'file', file: main, companions: { mainPath: group.paths[group.main]!, files: byPath } });
+    const source: SceneSource = files.length === 1 ? { kind: 'file', file: main } : { kind: 'file', file: main, companions: { mainPath: group.paths[group.main]!, files: byPath } };
+    if (!asObject) return this.openSource(source);
+    const entry = this.scenes.add(source);
+    this.objectsUi.sceneListChanged();
+    return (await this.objectsUi.addScene(entry.id)) !== null;
   }
 
   async openUrl(url: string): Promise<boolean> {

@@ -5,7 +5,8 @@ import type { Viewer } from '../renderer/api/index';
 /**
  * The panel's "Streamed LOD" folder, while a streamed LOD scene (lod-meta.json) is on
  * screen: the splat budget (the viewer's setLodBudget), and the figures viewer.lod
- * gives: splats resident on the GPU, drawn of the budget, chunk files in flight.
+ * gives: splats resident on the GPU, drawn of the budget (the LOD set's and the objects'
+ * added beside it, which share the budget), chunk files in flight.
  */
 export class LodPanel {
   private folder: GUI | null = null;
@@ -51,7 +52,9 @@ export class LodPanel {
     const n = (x: number) => x.toLocaleString('en-US');
     const clamped = s.clamped ? `; ${n(s.clamped)} clamped` : '';
     this.shown.resident = `${n(s.resident)} (${(s.residentBytes / 2 ** 20).toFixed(1)} MiB, ${s.precision}${clamped})`;
-    this.shown.drawn = `${n(s.drawn)} of ${n(s.budget)}${s.waiting ? ` (${s.waiting} leaves loading)` : ''}`;
+    // Scenes added beside it (objects) share the budget: their splats are drawn first, the LOD set within the rest.
+    const others = s.others ? ` + ${n(s.others)} objects` : '';
+    this.shown.drawn = `${n(s.drawn)}${others} of ${n(s.budget)}${s.waiting ? ` (${s.waiting} leaves loading)` : ''}`;
     this.shown.inFlight = `${s.inFlight}${s.failed ? `, ${s.failed} failed` : ''}`;
   }
 }

@@ -5,6 +5,8 @@
  * its pose, or its scene opened first when it was saved for another. The camera
  * path, when there is one, rides along as the hash's `path=` entry (its short form,
  * docs/PATHS.md): `#cam=...&scene=...&path=...`; a hash with one sets the page's path.
+ * The page's own entries ride after it (the ruler's `&ruler=...`, ruler-hash.ts): the
+ * host gives them (extraEntries) and reads them back from every hash applied (hashApplied).
  */
 import { decodePathHash, encodePathHash, type CameraPath, type CameraPose } from '../renderer/api/index';
 import type { SceneSource } from './scene-list';
@@ -23,6 +25,10 @@ export interface HashHost {
   applyPath(path: CameraPath): void;
   /** A hash whose path entry is not a valid path: the reason (CameraPathError's message). */
   badPath(message: string): void;
+  /** The page's own entries after the view's and the path's (`ruler=...`); none: []. */
+  extraEntries?(): string[];
+  /** The hash at start, or one the page did not write: the page's own entries read theirs from it. */
+  hashApplied?(hash: string): void;
 }
 
 /** The view's hash with the path's entry after it (none without a path). */
@@ -47,6 +53,7 @@ export class HashSync {
     this.known = location.hash;
     this.pending = view;
     this.applyPath(location.hash);
+    this.host.hashApplied?.(location.hash);
     return view;
   }
 
@@ -74,7 +81,7 @@ export class HashSync {
     }
     if (now - this.written < 500) return;
     this.written = now;
-    const hash = withPathEntry(encodeViewHash(pose, this.host.sceneId()), this.host.path());
+    const hash = [withPathEntry(encodeViewHash(pose, this.host.sceneId()), this.host.path()), ...(this.host.extraEntries?.() ?? [])].join('&');
     if (location.hash !== hash) {
       history.replaceState(null, '', hash);
       this.known = location.hash;
@@ -84,6 +91,7 @@ export class HashSync {
   private apply(hash: string): void {
     if (hash === this.known) return;
     this.known = hash;
+    this.host.hashApplied?.(hash);
     if (!this.host.busy()) this.applyPath(hash);
     const view = decodeViewState(hash);
     if (!view || this.host.busy()) return;

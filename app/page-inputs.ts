@@ -1,13 +1,14 @@
 /**
  * Files into the page: the file input (the panel's "open file") and drag and
  * drop anywhere on the window (the #drop overlay while dragging), a dropped
- * folder's files included (dropped-files.ts).
+ * folder's files included (dropped-files.ts). A drop with Shift held asks for the
+ * files as an object beside the scene (`asObject`: the panel's Objects folder).
  */
 import { droppedFiles, fromList, type PathedFile } from './dropped-files';
 
-export function wireFileInputs(file: HTMLInputElement, drop: HTMLElement, open: (files: readonly PathedFile[]) => void): void {
+export function wireFileInputs(file: HTMLInputElement, drop: HTMLElement, open: (files: readonly PathedFile[], asObject: boolean) => void): void {
   file.addEventListener('change', () => {
-    open(fromList(file.files));
+    open(fromList(file.files), false);
     file.value = '';
   });
   let depth = 0;
@@ -27,6 +28,7 @@ export function wireFileInputs(file: HTMLInputElement, drop: HTMLElement, open: 
     e.preventDefault();
     depth = 0;
     drop.hidden = true;
-    if (e.dataTransfer) void droppedFiles(e.dataTransfer).then(open);
+    const asObject = e.shiftKey;
+    if (e.dataTransfer) void droppedFiles(e.dataTransfer).then((files) => open(files, asObject));
   });
 }

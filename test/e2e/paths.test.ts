@@ -6,8 +6,11 @@
  * video (rendered offscreen frame by frame, WebCodecs, muxed by mediabunny: its
  * container, duration and frame count read back with mediabunny here), the page
  * alive meanwhile (animation frames keep coming), and the path back after a reload
- * from the URL hash.
+ * from the URL hash. Beside them, placed objects (issue 32) as a user handles them in
+ * the panel's Objects folder: added, moved by a field and by the gizmo, hidden,
+ * cropped with a face handle, exported, removed.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { ALL_FORMATS, BufferSource, EncodedPacketSink, Input } from 'mediabunny';
 import type { Browser, Page } from 'playwright-core';
@@ -16,10 +19,12 @@ import { launchChromium, openViewer, startAppServer, type PageLog } from '../../
 
 let server: { base: string; close: () => Promise<void> };
 let browser: Browser;
+const OUT = path.resolve(__dirname, '../../test-output');
 
 beforeAll(async () => {
   server = await startAppServer(path.resolve(__dirname, '../..'), { built: true });
   browser = await launchChromium();
+  fs.mkdirSync(OUT, { recursive: true });
 });
 
 afterAll(async () => {
@@ -166,6 +171,94 @@ describe('camera paths on the page', () => {
     back!.forEach((k, i) => k.eye.forEach((x, c) => expect(x).toBeCloseTo(keys[i]!.eye[c]!, 2)));
     expect(await page.locator('.sv-path-list input').count()).toBe(3);
     expect(log.errors).toEqual([]);
+    await page.close();
+  });
+});
+
+// Beside the paths (this file's server and browser): the panel's Objects folder and its overlay (app/object-panel.ts).
+describe('objects on the page', () => {
+  it('adds a scene as an object in the panel (issue 32), moves it by a field and the gizmo, hides it, crops it with a face handle, exports it, removes it', async () => {
+    const t0 = Date.now();
+    // A GPU sort: the HUD's visible count is the project pass's, which the crop culls (the cpu sort counts every splat).
+    const { page, log } = await openViewer(browser, server.base, '?splats=1000&sort=radix16&draw=quads', { width: 800, height: 450 });
+    await waitFrames(page, 2);
+    const obj = () => app(page, (a) => {
+      const o = (a as unknown as { viewer: { objects: { transform: { position: number[] }; crop: { min: number[]; max: number[] } | null; localBounds: { min: number[]; max: number[] }; visible: boolean }[] } }).viewer.objects[0];
+      return o ? { position: o.transform.position, crop: o.crop, bounds: o.localBounds, visible: o.visible } : null;
+    });
+    /** Until the HUD's visible splats are within [lo, hi] (it follows the frames a few times a second). */
+    const visibleUntil = (lo: number, hi = lo) => page.waitForFunction(([a, b]) => {
+      const m = /\(([\d,]+) visible\)/.exec(document.querySelector('#hud')?.textContent ?? '');
+      const n = m ? Number(m[1]!.replace(/,/g, '')) : -1;
+      return n >= a! && n <= b!;
+    }, [lo, hi], { timeout: 30_000 });
+    const dragBy = async (selector: string, dx: number, dy: number) => {
+      const box = (await page.locator(selector).boundingBox())!;
+      const [x, y] = [box.x + box.width / 2, box.y + box.height / 2];
+      await page.mouse.move(x, y);
+      await page.mouse.down();
+      await page.mouse.move(x + dx / 2, y + dy / 2);
+      await page.mouse.move(x + dx, y + dy);
+      await page.mouse.up();
+    };
+
+    // Added from the scene list beside the loaded scene, at the identity, selected.
+    await control(page, 'scene to add').locator('select').selectOption({ label: 'default:1000' });
+    await control(page, 'Add as object').locator('button').click();
+    await page.waitForFunction(() => (window as unknown as { splatview: { viewer: { objects: unknown[] } } }).splatview.viewer.objects.length === 1, undefined, { timeout: 30_000 });
+    await visibleUntil(2000);
+    expect((await obj())!.position).toEqual([0, 0, 0]);
+    const view = await app(page, (a) => a.view);
+
+    // A field: position z.
+    const z = control(page, 'position z').locator('input');
+    await z.fill('0.5');
+    await z.press('Enter');
+    expect((await obj())!.position).toEqual([0, 0, 0.5]);
+
+    // The gizmo: the x arrow dragged 60 px along its screen direction moves x only; the camera stays.
+    await dragBy('circle[data-handle=axis-x]', 60, 0);
+    await page.screenshot({ path: path.join(OUT, 'e2e-objects-gizmo.png') });
+    const moved = (await obj())!.position;
+    expect(moved[0]).toBeGreaterThan(0.5);
+    expect(moved.slice(1)).toEqual([0, 0.5]);
+    expect(await app(page, (a) => a.view)).toEqual(view);
+    expect(await control(page, 'position x').locator('input').inputValue()).toBe(String(Math.round(moved[0]! * 1e4) / 1e4));
+
+    // Hidden: the loaded scene's splats alone are drawn.
+    await control(page, 'visible').locator('input').click();
+    expect((await obj())!.visible).toBe(false);
+    await visibleUntil(1000);
+    await control(page, 'visible').locator('input').click();
+
+    // Shown again, then crop mode: the x-min face dragged inward along x (the arrow's screen direction) crops
+    // the object (the count below is reached only with the object shown and cropped).
+    await control(page, 'crop mode').locator('input').click();
+    await dragBy('[data-handle=face-x-min]', 120, 0);
+    const cropped = (await obj())!;
+    expect(cropped.crop).not.toBeNull();
+    expect(cropped.crop!.min[0]).toBeGreaterThan(cropped.bounds.min[0]! + 0.5);
+    expect(cropped.crop!.max).toEqual(cropped.bounds.max);
+    await page.screenshot({ path: path.join(OUT, 'e2e-objects-cropped.png') });
+    await visibleUntil(1001, 1899);
+    expect(await app(page, (a) => a.view)).toEqual(view);
+
+    // Export PLY: a download of what the crop keeps.
+    const download = page.waitForEvent('download', { timeout: 30_000 });
+    await control(page, 'Export PLY').locator('button').click();
+    const ply = await download;
+    expect(ply.suggestedFilename()).toBe('default-1000.ply');
+    const header = fs.readFileSync((await ply.path())!).subarray(0, 200).toString('latin1');
+    const kept = Number(/element vertex (\d+)/.exec(header)?.[1]);
+    expect(kept).toBeGreaterThan(0);
+    expect(kept).toBeLessThan(1000);
+
+    // Removed: the loaded scene alone again, nothing selected.
+    await control(page, 'Remove').locator('button').click();
+    expect(await obj()).toBeNull();
+    expect(await page.locator('circle[data-handle=axis-x]').isVisible()).toBe(false);
+    expect(log.errors).toEqual([]);
+    console.log(`objects on the page: ${Date.now() - t0} ms`);
     await page.close();
   });
 });

@@ -322,8 +322,8 @@ describe('viewer page: figures, views, auto, conveniences (issue 11)', () => {
     await waitFrames(page, 3);
     await waitDrawn(page);
     const before = await app(page, (a) => a.view);
-    // Below the centre: the ground disc in front of the knot.
-    await page.mouse.dblclick(240, 230);
+    // Below the centre: the ground disc in front of the knot (where its opacity passes 0.5: Viewer.pick's surface).
+    await page.mouse.dblclick(240, 225);
     // focusOn glides (damped): wait until it has arrived, the target moved and the eye back in place.
     await page.waitForFunction(
       (b) => {
@@ -339,6 +339,89 @@ describe('viewer page: figures, views, auto, conveniences (issue 11)', () => {
     expect(near(after.eye, before.eye, 1e-2)).toBe(true);
     // The ground (y = 0 in the default scene's frame) is what lies under that pixel.
     expect(Math.abs(after.target[1])).toBeLessThan(0.3);
+    expect(log.errors).toEqual([]);
+    await page.close();
+  });
+
+  it('the ruler: two clicks measure the picked points, a real length sets the scale, the hash brings it back, Esc leaves', async () => {
+    const { page, log } = await openViewer('?splats=2000&sort=cpu&draw=quads');
+    await waitFrames(page, 3);
+    await waitDrawn(page);
+    type RulerView = { ruler: { points: number[][]; measuring: boolean; scale: number | null; clicks: number }; viewer: { view: unknown; pick(x: number, y: number): Promise<{ point: number[] } | null> } };
+    const ruler = <T,>(fn: (a: RulerView) => T) => page.evaluate(`(${fn.toString()})(window.splatview)`) as Promise<T>;
+    // The panel starts collapsed in a small window: open it, then its Measure folder.
+    const measure = page.locator('.lil-title', { hasText: 'Measure' });
+    const panel = page.locator('.lil-title', { hasText: 'splatview' });
+    const collapsed = !(await measure.isVisible());
+    if (collapsed) await panel.click();
+    await measure.click();
+    await page.locator('.lil-controller', { hasText: 'Measure (click two points)' }).locator('button').click();
+    expect(await ruler((a) => a.ruler.measuring)).toBe(true);
+    // The panel covers the right of a small window: out of the way while clicking the scene.
+    if (collapsed) await panel.click();
+    // Two points of the ground disc in front of the knot (the double-click test's ground), where its opacity passes 0.5.
+    const box = (await page.locator('canvas#view').boundingBox())!;
+    const clicks: [number, number][] = [[200, 225], [280, 225]];
+    for (const [k, [x, y]] of clicks.entries()) {
+      // Once the panel's closing has left the point to the canvas.
+      await page.waitForFunction(([px, py]) => document.elementFromPoint(px!, py!)?.id === 'view', [box.x + x, box.y + y], { timeout: 10_000 });
+      await page.mouse.click(box.x + x, box.y + y);
+      await page.waitForFunction((n) => (window as unknown as { splatview: RulerView }).splatview.ruler.clicks === n, k + 1, { timeout: 30_000 });
+      expect(await ruler((a) => [a.ruler.points.length, a.viewer.view]), `click ${k + 1} at (${x}, ${y})`).toEqual([k + 1, expect.anything()]);
+    }
+    const label = page.locator('#ruler-label');
+    const shown = Number((await label.textContent())!.split(' ')[0]);
+    // The distance of the two points the viewer picks there (the camera has not moved).
+    const picked = await page.evaluate(async (pts) => {
+      const v = (window as unknown as { splatview: RulerView }).splatview.viewer;
+      return Promise.all(pts.map(([x, y]) => v.pick(x, y).then((p) => p?.point ?? null)));
+    }, clicks);
+    expect(picked.every((p) => p !== null)).toBe(true);
+    const d = Math.hypot(...[0, 1, 2].map((k) => picked[1]![k]! - picked[0]![k]!));
+    expect(d).toBeGreaterThan(0.05);
+    // Shown to 4 significant digits.
+    expect(Math.abs(shown - d)).toBeLessThanOrEqual(0.5 * 10 ** (Math.floor(Math.log10(d)) - 3) + 1e-6);
+    expect(await label.textContent()).toMatch(/ units$/);
+    // A known length: 2 m for this measurement.
+    if (collapsed) await panel.click();
+    const length = page.locator('.lil-controller', { hasText: 'real length' }).locator('input');
+    await length.fill('2');
+    await length.press('Enter');
+    await expect.poll(() => label.textContent(), { timeout: 10_000 }).toBe('2.000 m');
+    if (collapsed) {
+      await panel.click();
+      await measure.waitFor({ state: 'hidden' });
+    }
+    await page.screenshot({ path: path.join(OUT, 'ruler.png') });
+    await page.waitForFunction(() => /&ruler=[^&]+,m$/.test(location.hash), undefined, { timeout: 30_000 });
+    const before = await ruler((a) => a.ruler.points);
+    // Esc leaves measure mode: a click orbits nothing and places nothing.
+    await page.keyboard.press('Escape');
+    expect(await ruler((a) => a.ruler.measuring)).toBe(false);
+    await page.mouse.click(box.x + 240, box.y + 200);
+    expect(await ruler((a) => a.ruler.points.length)).toBe(2);
+    // An orbit: the points stay on the scene (drawn where the camera on screen sees them).
+    await page.mouse.move(box.x + 100, box.y + 100);
+    await page.mouse.down();
+    await page.mouse.move(box.x + 160, box.y + 110, { steps: 4 });
+    await page.mouse.up();
+    await page.waitForTimeout(500);
+    const stuck = await page.evaluate(() => {
+      const a = (window as unknown as { splatview: { ruler: { points: number[][] }; viewer: { project(p: number[]): { x: number; y: number } | null } } }).splatview;
+      const dot = document.querySelector('#ruler-overlay circle[data-point="0"]')!;
+      const at = a.viewer.project(a.ruler.points[0]!)!;
+      return Math.hypot(Number(dot.getAttribute('cx')) - at.x, Number(dot.getAttribute('cy')) - at.y);
+    });
+    expect(stuck).toBeLessThan(1);
+
+    // The link again: the ruler is back, with its scale, where it was.
+    await page.reload();
+    await waitFrames(page, 2);
+    await page.waitForFunction(() => (window as unknown as { splatview: RulerView }).splatview.ruler.points.length === 2, undefined, { timeout: 30_000 });
+    const after = await ruler((a) => a.ruler.points);
+    after.forEach((p, i) => p.forEach((x, k) => expect(Math.abs(x - before[i]![k]!)).toBeLessThanOrEqual(2e-4 * d)));
+    await expect.poll(() => label.textContent(), { timeout: 10_000 }).toBe('2.000 m');
+    expect(await label.isVisible()).toBe(true);
     expect(log.errors).toEqual([]);
     await page.close();
   });
