@@ -4,26 +4,28 @@
  *                 [--strategy NAME] [--precision compact|full] [--up -y|+y|+z|-z] [--threshold 0.5]
  *
  * The splat under pixel (X, Y) (column, row from the top left; its centre sampled) of the
- * frame the renderer draws in Node (Dawn), computed on the GPU from that frame
- * (renderer/frame/gpu-pick.ts: the quads draw's sorted splats blended front to back at
- * the pixel; the pick is the splat where the pixel's opacity reaches --threshold, 0.5).
+ * frame the renderer draws in Node (Dawn), computed on the GPU as Viewer.pick computes it
+ * (renderer/frame/pixel-pick.ts: the splats covering the pixel, projected as the draws
+ * project them, blended front to back; the pick is the splat where the pixel's opacity
+ * reaches --threshold, 0.5, or, where it stays under that but reaches 0.1, half of it).
  * Prints one line of JSON on stdout:
  *
  *   { "object": 0, "name": "scene.ply", "splat": 1234, "point": [x, y, z], "depth": d,
- *     "centre": [x, y, z], "alpha": a, "accumulated": A, "pixel": [X, Y] }
+ *     "covering": n, "accumulated": A, "opacity": O, "pixel": [X, Y] }
  *
  * `object`: 0 for --scene, 1.. for each --add in order (placed by the --transform after
  * it, as `npm run render` places them); `splat`: the splat's index in that object's file;
- * `point`: the world point under the pixel at the splat's depth (it projects to the
- * pixel's centre); `centre`: the splat's own centre as placed. `{ "pick": null, ... }`
- * when the pixel's opacity never reaches the threshold. The camera defaults to
- * `npm run render`'s first view.
+ * `point`: the world point under the pixel's centre at the pick's depth; `covering`: the
+ * splats covering the pixel's centre; `opacity`: the pixel's whole opacity.
+ * `{ "pick": null, ... }` when the pixel's opacity never reaches 0.1. The camera defaults
+ * to `npm run render`'s first view.
  */
 import { parseArgs } from 'node:util';
 import { defaultForward, fitPose, parseCameraArg, upVector, type UpAxis } from '../renderer/camera/camera';
 import { firstViewPose } from '../renderer/camera/framing';
 import { frameCamera } from '../renderer/camera/frame-camera';
-import { pickOnGpu } from '../renderer/frame/gpu-pick';
+import { renderOffscreen } from '../renderer/frame/offscreen';
+import { pickPixel } from '../renderer/frame/pixel-pick';
 import { SplatRenderer } from '../renderer/frame/splat-renderer';
 import { createNodeGpu } from '../renderer/gpu/node-gpu';
 import { DEFAULT_PRECISION, parsePrecision } from '../renderer/gpu-scene/scene-precision';
@@ -81,24 +83,28 @@ runCli(async () => {
   const camera = frameCamera(pose, width, height, bounds);
   const settings = { shDegree: 3, splatScale, cull: true, keyBits: 32, background: [0, 0, 0] as [number, number, number] };
   gpu.device.pushErrorScope('validation');
-  const { pick } = await pickOnGpu(renderer, camera, settings, x, y, threshold);
+  // One frame first: the object table written as every frame writes it.
+  await renderOffscreen(renderer, camera, settings);
+  const pick = await pickPixel(renderer, camera, settings, x + 0.5, y + 0.5, threshold);
   const err = await gpu.device.popErrorScope();
   if (err) throw new Error(`WebGPU validation error: ${err.message}`);
   const names = [values.scene, ...placed.map((a) => a.scene)];
+  const handles = renderer.objects.map((o) => o.handle);
+  const objectIndex = (h: (typeof handles)[number] | null) => (h === null ? 0 : handles.indexOf(h));
   const round = (v: number) => Number(v.toPrecision(7));
   const out = pick
     ? {
-        object: pick.object,
-        name: names[pick.object],
+        object: objectIndex(pick.object),
+        name: names[objectIndex(pick.object)],
         splat: pick.splat,
         point: pick.point.map(round),
         depth: round(pick.depth),
-        centre: pick.centre.map(round),
-        alpha: round(pick.alpha),
+        covering: pick.covering,
         accumulated: round(pick.accumulated),
+        opacity: round(pick.opacity),
         pixel: [x, y],
       }
-    : { pick: null, pixel: [x, y], why: `the pixel's opacity never reaches ${threshold}` };
+    : { pick: null, pixel: [x, y], why: "the pixel's opacity never reaches 0.1" };
   console.log(JSON.stringify(out));
   renderer.destroy();
   gpu.device.destroy();

@@ -9,7 +9,7 @@
  * (it reads the scene, not the draw's order), with no frame drawn and no image read back.
  * The page's double-click focus (input.ts) and ruler (app/ruler.ts) use it.
  */
-import { frameCamera } from '../camera/frame-camera';
+import { frameCamera, projectToPixel } from '../camera/frame-camera';
 import type { ObjectHandle } from '../frame/splat-renderer';
 import { pickPixel } from '../frame/pixel-pick';
 import type { SplatRenderer } from '../frame/splat-renderer';
@@ -94,12 +94,7 @@ export class Picking {
   /** Where world point `p` is drawn on the target (CSS pixels from its top left) by the frame on screen, or null behind the camera. */
   project(p: ArrayLike<number>): ScreenPoint | null {
     const { camera, sx, sy } = this.view();
-    const v = camera.view;
-    const m = camera.proj;
-    const t = [0, 1, 2, 3].map((r) => v[r]! * p[0]! + v[4 + r]! * p[1]! + v[8 + r]! * p[2]! + v[12 + r]!);
-    const depth = -t[2]!;
-    if (!(depth > 0)) return null;
-    const c = [0, 1, 3].map((r) => m[r]! * t[0]! + m[4 + r]! * t[1]! + m[8 + r]! * t[2]! + m[12 + r]! * t[3]!);
-    return { x: (((c[0]! / c[2]! + 1) / 2) * camera.width) / sx, y: (((1 - c[1]! / c[2]!) / 2) * camera.height) / sy, depth };
+    const at = projectToPixel(camera, p);
+    return at && { x: at.x / sx, y: at.y / sy, depth: at.depth };
   }
 }

@@ -17,8 +17,7 @@
  * reads the drawn scene and the object table only, with uniforms of its own, so the
  * live frame is untouched. Its cost is one projection per splat (as a frame's project
  * pass) and a read-back of the pixel's splats (16 bytes each): no image, no sort of the
- * scene. gpu-pick.ts (pickOnGpu, `npm run pick`) instead walks a drawn quads frame's
- * own sorted order, for every pixel of a grid.
+ * scene. `npm run pick` (bench/pick.ts) prints it for a pixel of a headless frame.
  */
 import commonWgsl from '../../shaders/stage/splat_common.wgsl?raw';
 import shEvalWgsl from '../../shaders/project/sh_eval.wgsl?raw';
@@ -28,7 +27,7 @@ import { SH_WGSL } from '../project/sh-wgsl';
 import { sceneLayoutEntries, sceneWgsl, type SceneBindings } from '../gpu-scene/scene-wgsl';
 import type { ObjectHandle } from './world';
 import { FrameUniforms } from '../stage/frame-uniforms';
-import { unproject } from './gpu-pick';
+import { unproject } from '../camera/frame-camera';
 import type { EncodeOptions, FrameCamera, FrameSettings, SplatRenderer } from './splat-renderer';
 
 const SCENE_AT: SceneBindings = { centers: 1, covs: 2, sh: 3, objects: 4 };

@@ -469,7 +469,7 @@ export class SplatRenderer {
     return (await this.active?.settle()) ?? false;
   }
 
-  /** GPU buffers for tests, profiling and the GPU pick (gpu-pick.ts): sorted (key, id) pairs (their pages), the draw arguments, the drawn scene. */
+  /** GPU buffers for tests, profiling and the GPU pick (pixel-pick.ts): sorted (key, id) pairs (their pages), the draw arguments, the drawn scene. */
   get debugBuffers(): { keys: readonly GPUBuffer[]; values: readonly GPUBuffer[]; drawArgs: GPUBuffer; scene: GpuScene } | null {
     return this.keys && this.values && this.scene ? { keys: this.keys.buffers, values: this.values.buffers, drawArgs: this.setup.drawArgs, scene: this.scene } : null;
   }

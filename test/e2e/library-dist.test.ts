@@ -211,7 +211,7 @@ describe('the built library away from the site root (issue 34)', () => {
         return { scene: w.readyScene, error: w.readyError ?? null, order: w.order };
       });
       expect(r.error).toBeNull();
-      expect(r.scene).toEqual({ name: 'scene.ply', splats: sceneSplats, shDegree: expect.any(Number) });
+      expect(r.scene).toEqual({ name: 'scene.ply', splats: sceneSplats, shDegree: expect.any(Number), bounds: { min: expect.any(Array), max: expect.any(Array) } });
       expect(r.order).toEqual(['load', 'ready']);
       expect(errors).toEqual([]);
     } finally {

@@ -1,5 +1,5 @@
 /**
- * The GPU pick (renderer/frame/gpu-pick.ts, `npm run pick`) against the CPU reference
+ * The GPU pick (renderer/frame/pixel-pick.ts: Viewer.pick, `npm run pick`) against the CPU reference
  * (test/reference/forward-model.ts: every splat projected, sorted by depth key, its
  * fragment alpha at the pixel centre blended front to back until the pixel's opacity
  * reaches 0.5), on real scenes (playbot_31k, a whole object; a tile of a trained scene):
@@ -18,8 +18,9 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { formatCameraArg, robustBounds, upVector, type CameraPose, defaultForward, fitPose } from '../../renderer/camera/camera';
 import { firstViewPose } from '../../renderer/camera/framing';
-import { frameCamera } from '../../renderer/camera/frame-camera';
-import { pickPixelsOnGpu, projectToPixel, type GpuPick } from '../../renderer/frame/gpu-pick';
+import { frameCamera, projectToPixel } from '../../renderer/camera/frame-camera';
+import { renderOffscreen } from '../../renderer/frame/offscreen';
+import { pickPixel } from '../../renderer/frame/pixel-pick';
 import { SplatRenderer, type FrameCamera } from '../../renderer/frame/splat-renderer';
 import { checkCrop, cropKeeps } from '../../scenes/crop';
 import { loadScene } from '../../scenes/load';
@@ -35,6 +36,30 @@ const W = 128;
 const H = 96;
 const SETTINGS = { shDegree: 3, splatScale: 1, cull: true, keyBits: 32, background: [0, 0, 0] as [number, number, number] };
 const root = path.resolve(__dirname, '../..');
+
+/** A GPU pick as the reference names it: the object's index in SplatRenderer.objects and the splat in its own file. */
+interface GpuPick {
+  object: number;
+  splat: number;
+  point: [number, number, number];
+  depth: number;
+}
+
+/**
+ * One frame drawn (the object table written as every frame writes it, and a picture to
+ * look at), then the pick at each pixel's centre by the strict rule (opacity 0.5; no
+ * translucent fallback: minOpacity 1).
+ */
+async function pickAll(r: SplatRenderer, cam: FrameCamera, pixels: readonly (readonly [number, number])[]) {
+  const image = await renderOffscreen(r, cam, SETTINGS);
+  const handles = r.objects.map((o) => o.handle);
+  const picks: (GpuPick | null)[] = [];
+  for (const [x, y] of pixels) {
+    const p = await pickPixel(r, cam, SETTINGS, x + 0.5, y + 0.5, 0.5, 1);
+    picks.push(p && { object: p.object === null ? 0 : handles.indexOf(p.object), splat: p.splat, point: p.point, depth: p.depth });
+  }
+  return { picks, image };
+}
 
 interface RefPick {
   /** Index into the cloud given; null when the opacity never reaches 0.5. */
@@ -97,8 +122,8 @@ function compare(picks: (GpuPick | null)[], refs: RefPick[], pixels: readonly (r
       const clip = transformPoint4(frame.viewProj, p.point);
       const [u, v] = ndcToPixel(clip[0] / clip[3], clip[1] / clip[3], W, H);
       // The pick's own maths agree with it.
-      const [u2, v2] = projectToPixel(cam, p.point);
-      worstPx = Math.max(worstPx, Math.hypot(u2 - u, v2 - v));
+      const at = projectToPixel(cam, p.point)!;
+      worstPx = Math.max(worstPx, Math.hypot(at.x - u, at.y - v));
       worstPx = Math.max(worstPx, Math.hypot(u - (x + 0.5), v - (y + 0.5)));
     }
     // Within f32 rounding of the threshold, at the reference's pick or just before it: either splat is right.
@@ -129,7 +154,7 @@ describe.runIf(haveSharedScenes())('the GPU pick against the CPU reference', () 
         const r = new SplatRenderer(device, 'rgba8unorm', 'radix4', 'quads');
         r.precision = precision;
         r.setScene(cloud);
-        const { picks, image } = await pickPixelsOnGpu(r, cam, SETTINGS, pixels);
+        const { picks, image } = await pickAll(r, cam, pixels);
         r.destroy();
         if (precision === 'full') writeTestPng('gpu-pick-view.png', image.rgba, W, H);
         const c = compare(picks, refs, pixels, pose, cam, (p, ref) => p.object === 0 && p.splat === ref.index);
@@ -182,7 +207,7 @@ describe.runIf(haveSharedScenes())('the GPU pick against the CPU reference', () 
       r.setScene(a);
       const h = r.addObject(b, t);
       r.setObjectCrop(h, crop);
-      const { picks } = await pickPixelsOnGpu(r, cam, SETTINGS, pixels);
+      const { picks } = await pickAll(r, cam, pixels);
       r.destroy();
       const same = (p: GpuPick, ref: RefPick) => (ref.index! < a.count ? p.object === 0 && p.splat === ref.index : p.object === 1 && p.splat === keptB[ref.index! - a.count]);
       const c = compare(picks, refs, pixels, pose, cam, same);

@@ -69,7 +69,7 @@ describe.runIf(haveSharedScenes())('Viewer.pick on the GPU against the reference
       const frame = makeCameraFrame(spec, W, H);
 
       const points: [number, number][] = [];
-      for (let y = 6; y < H; y += 12) for (let x = 6; x < W; x += 12) points.push([x + 0.5, y + 0.5]);
+      for (let y = 8; y < H; y += 16) for (let x = 8; x < W; x += 16) points.push([x + 0.5, y + 0.5]);
       const t0 = performance.now();
       const picks: (PickResult | null)[] = [];
       for (const [x, y] of points) picks.push(await v.pick(x, y));

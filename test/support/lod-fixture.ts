@@ -34,7 +34,18 @@ export function makeLodFixture(source: string): LodFixture {
   const key = createHash('sha256').update(JSON.stringify([path.resolve(source), stat.size, stat.mtimeMs, version, ARGS])).digest('hex').slice(0, 16);
   const dir = path.join(os.tmpdir(), `splat-lod-${key}`);
   const done = path.join(dir, 'info.json');
-  if (!fs.existsSync(done)) {
+  // One maker at a time across the test workers (lod.test.ts and lod-objects.test.ts start
+  // side by side): the others wait for its files instead of making them again beside it.
+  const unlock = fs.existsSync(done) ? null : lockDir(`${dir}.lock`, done);
+  try {
+    if (!fs.existsSync(done)) make();
+  } finally {
+    unlock?.();
+  }
+  const info = JSON.parse(fs.readFileSync(done, 'utf8')) as LodFixture['info'];
+  return { dir, meta: path.join(dir, 'lod/lod-meta.json'), full: path.join(dir, 'full.ply'), info };
+
+  function make(): void {
     const work = fs.mkdtempSync(path.join(os.tmpdir(), 'splat-lod-part-'));
     const run = (...args: string[]) => execFileSync(CLI, ['-q', '-w', ...args], { cwd: work, stdio: ['ignore', 'pipe', 'pipe'] });
     run(source, '-d', '25%', 'l1.ply');
@@ -50,8 +61,30 @@ export function makeLodFixture(source: string): LodFixture {
       fs.rmSync(work, { recursive: true, force: true });
     }
   }
-  const info = JSON.parse(fs.readFileSync(done, 'utf8')) as LodFixture['info'];
-  return { dir, meta: path.join(dir, 'lod/lod-meta.json'), full: path.join(dir, 'full.ply'), info };
+}
+
+/**
+ * Takes the lock directory `lock` (mkdir is atomic), waiting while another process holds
+ * it, unless `done` appears meanwhile (then null: nothing to make). A lock older than 5
+ * minutes is a dead maker's and is taken over. Returns its release.
+ */
+function lockDir(lock: string, done: string): (() => void) | null {
+  const nap = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    try {
+      fs.mkdirSync(lock);
+      return () => fs.rmSync(lock, { recursive: true, force: true });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+    if (fs.existsSync(done)) return null;
+    try {
+      if (Date.now() - fs.statSync(lock).mtimeMs > 300_000) fs.rmSync(lock, { recursive: true, force: true });
+    } catch {
+      // Released meanwhile.
+    }
+    Atomics.wait(nap, 0, 0, 200);
+  }
 }
 
 /** The LOD step's chunking and SH arguments. */
