@@ -27,7 +27,7 @@ export interface OverlayTarget {
   bounds(): Box;
   /** Its crop box in its own frame, or null. */
   crop(): Box | null;
-  /** Whether it can be moved and cropped (an added object; the loaded scene cannot). */
+  /** Whether it can be moved and cropped (every object the panel selects is: the loaded scene too). */
   readonly editable: boolean;
   /** The gizmo moved it to `position`. */
   move(position: V3): void;

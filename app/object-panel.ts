@@ -1,15 +1,15 @@
 /**
  * The panel's "Objects" folder (docs/USAGE.md, 'objects'): scenes of the scene list (or a
  * file) added as placed objects beside the loaded scene (viewer.add), a list to select
- * one (the loaded scene first, then the objects in the order added), and for the one
- * selected: its position, rotation (Euler degrees, X then Y then Z about the world's
- * axes: object-math.ts) and scale, shown or hidden, removed, exported as PLY or SPZ
- * (viewer.export, a download), and crop mode (its crop box, object.crop, with a handle
- * on each face; reset). The selected thing's box, the move gizmo and the crop handles
- * are drawn over the scene by object-overlay.ts; the fields follow the gizmo.
+ * one (the loaded scene first, viewer.sceneObject, then the objects in the order added),
+ * and for the one selected: its position, rotation (Euler degrees, X then Y then Z about
+ * the world's axes: object-math.ts) and scale, shown or hidden, removed, exported as PLY
+ * or SPZ (viewer.export, a download), and crop mode (its crop box, object.crop, with a
+ * handle on each face; reset). The selected object's box, the move gizmo and the crop
+ * handles are drawn over the scene by object-overlay.ts; the fields follow the gizmo.
  *
- * The loaded scene (viewer.load) stays at the identity: it can be selected (its box is
- * shown), not moved or cropped.
+ * The loaded scene is an object like the others; removing it takes it off screen (the
+ * added objects stay; opening a scene of the list shows one again).
  */
 import type GUI from 'lil-gui';
 import type { Controller } from 'lil-gui';
@@ -29,9 +29,6 @@ export interface ObjectPanelHooks {
   say(text: string | null, kind?: 'error' | 'info'): void;
 }
 
-/** The selected thing: the loaded scene, an added object, or nothing. */
-type Selection = { kind: 'scene' } | { kind: 'object'; object: SplatObject } | null;
-
 const NONE = 'none';
 const SCENE = 'scene';
 const round = (x: number, k = 1e4) => Math.round(x * k) / k;
@@ -39,7 +36,8 @@ const round = (x: number, k = 1e4) => Math.round(x * k) / k;
 export class ObjectPanel {
   private readonly folder: GUI;
   private readonly overlay: ObjectOverlay;
-  private selection: Selection = null;
+  /** The selected object (viewer.sceneObject or an added one), or null. */
+  private selection: SplatObject | null = null;
   /** What the folder's controls edit. */
   private readonly state = { add: '', object: NONE, px: 0, py: 0, pz: 0, rx: 0, ry: 0, rz: 0, scale: 1, visible: true, crop: false };
   private addControl: Controller;
@@ -48,8 +46,8 @@ export class ObjectPanel {
   private readonly positionControls: Controller[] = [];
   private readonly note: HTMLElement;
   private readonly fileInput: HTMLInputElement;
-  /** The list last shown (the loaded scene and the objects): rebuilt when it changes. */
-  private listed: { sceneId: string | null; objects: SplatObject[] } = { sceneId: null, objects: [] };
+  /** The list last shown (the loaded scene's object and the added ones): rebuilt when it changes. */
+  private listed: { scene: SplatObject | null; objects: SplatObject[] } = { scene: null, objects: [] };
   private stopped = false;
 
   constructor(
@@ -117,9 +115,9 @@ export class ObjectPanel {
     return this.add(input, id);
   }
 
-  /** The selected object (null: the loaded scene or nothing). */
+  /** The selected object (the loaded scene's, viewer.sceneObject, or an added one), or null. */
   get object(): SplatObject | null {
-    return this.selection?.kind === 'object' ? this.selection.object : null;
+    return this.selection && !this.selection.removed ? this.selection : null;
   }
 
   destroy(): void {
@@ -134,7 +132,7 @@ export class ObjectPanel {
       const object = await this.viewer.add(input);
       this.hooks.say(null);
       this.syncList();
-      this.select({ kind: 'object', object });
+      this.select(object);
       return object;
     } catch (e) {
       this.hooks.say(`${label} was not added: ${e instanceof Error ? e.message : String(e)}`, 'error');
@@ -144,37 +142,35 @@ export class ObjectPanel {
 
   /** The list again when the loaded scene or the objects changed (an add, a remove, a load that ended them). */
   private syncList(): void {
-    const sceneId = this.viewer.sceneId;
+    const scene = this.viewer.sceneObject;
     const objects = this.viewer.objects;
-    const same = sceneId === this.listed.sceneId && objects.length === this.listed.objects.length && objects.every((o, i) => o === this.listed.objects[i]);
+    const same = scene === this.listed.scene && objects.length === this.listed.objects.length && objects.every((o, i) => o === this.listed.objects[i]);
     if (same) return;
-    this.listed = { sceneId, objects };
+    this.listed = { scene, objects };
     const choices: Record<string, string> = { '(none)': NONE };
-    const scene = this.viewer.scene;
-    if (scene) choices[`scene: ${scene.name} (fixed)`] = SCENE;
+    if (scene) choices[`scene: ${scene.name}`] = SCENE;
     objects.forEach((o, i) => (choices[`${i + 1}. ${o.name}`] = String(i)));
     const s = this.selection;
-    if ((s?.kind === 'object' && !objects.includes(s.object)) || (s?.kind === 'scene' && !scene)) this.select(null);
+    if (s && s !== scene && !objects.includes(s)) this.select(null);
     this.state.object = this.valueOf(this.selection);
     this.objectControl = this.objectControl.options(choices).name('selected').onChange((v: string) => this.select(this.selectionOf(v)));
     this.objectControl.updateDisplay();
   }
 
-  private valueOf(s: Selection): string {
+  private valueOf(s: SplatObject | null): string {
     if (!s) return NONE;
-    if (s.kind === 'scene') return SCENE;
-    const i = this.viewer.objects.indexOf(s.object);
+    if (s === this.viewer.sceneObject) return SCENE;
+    const i = this.viewer.objects.indexOf(s);
     return i >= 0 ? String(i) : NONE;
   }
 
-  private selectionOf(v: string): Selection {
-    if (v === SCENE) return this.viewer.scene ? { kind: 'scene' } : null;
-    const object = this.viewer.objects[Number(v)];
-    return object ? { kind: 'object', object } : null;
+  private selectionOf(v: string): SplatObject | null {
+    if (v === SCENE) return this.viewer.sceneObject;
+    return this.viewer.objects[Number(v)] ?? null;
   }
 
   /** Selects `s`: its fields, its box over the scene. */
-  private select(s: Selection): void {
+  private select(s: SplatObject | null): void {
     this.selection = s;
     this.state.object = this.valueOf(s);
     this.objectControl.updateDisplay();
@@ -188,10 +184,9 @@ export class ObjectPanel {
       this.state.visible = o.visible;
     }
     for (const c of this.editControls) c.enable(o !== null).updateDisplay();
-    this.note.textContent =
-      s?.kind === 'scene' ? 'The loaded scene stays where it is (open replaces it): add it as an object to move or crop it.'
-        : o ? `${o.splats.toLocaleString('en-US')} splats. Rotation: X, then Y, then Z about the world axes. Drag an arrow to move it; crop mode: drag a face.`
-          : '';
+    this.note.textContent = o
+      ? `${o === this.viewer.sceneObject ? 'The loaded scene (Remove takes it off screen; open a scene to show one again). ' : ''}${o.splats.toLocaleString('en-US')} splats. Rotation: X, then Y, then Z about the world axes. Drag an arrow to move it; crop mode: drag a face.`
+      : '';
     this.showOverlay();
   }
 
@@ -201,21 +196,8 @@ export class ObjectPanel {
 
   /** What the overlay draws for the selection. */
   private target(): OverlayTarget | null {
-    const s = this.selection;
-    if (!s) return null;
-    if (s.kind === 'scene') {
-      const viewer = this.viewer;
-      const identity = { position: [0, 0, 0], rotation: [1, 0, 0, 0], scale: 1 };
-      return {
-        editable: false,
-        placement: () => identity,
-        bounds: () => viewer.scene?.bounds ?? { min: [0, 0, 0], max: [0, 0, 0] },
-        crop: () => null,
-        move: () => undefined,
-        setCrop: () => undefined,
-      };
-    }
-    const o = s.object;
+    const o = this.object;
+    if (!o) return null;
     return {
       editable: true,
       placement: () => o.transform,

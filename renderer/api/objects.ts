@@ -17,11 +17,20 @@
  * (recovery.ts) every object is uploaded again to the new renderer, where it was, as it
  * was (remake); export() writes it from them (scenes/export.ts). load() replaces
  * everything: the objects there are end with the switch (sceneReplaced).
+ *
+ * The scene load() shows is a SplatObject too (Viewer.sceneObject, `sceneEntry`): the
+ * renderer's first object, placed, cropped, hidden and exported as an added one, not
+ * among `list` (Viewer.objects: the added ones). Its cloud is the scene holder's
+ * (scene-holder.ts; a streamed LOD scene's: its drawn set now, its bounds the
+ * manifest's); its remove() takes the scene off screen (SceneHolder.clear); after a
+ * lost device the holder uploads it again and `remake` places it as it was (a streamed
+ * LOD scene opens again: `sceneBack`). A new load() ends it with the rest.
  */
 import { checkCrop, croppedBounds, type SplatCrop } from '../../scenes/crop';
 import type { ExportFormat } from '../../scenes/export';
 import type { Bounds, SplatCloud } from '../../scenes/splat-cloud';
-import { IDENTITY_TRANSFORM, makeTransform, similarityFromMatrix, transformBounds, transformCloud, transformMatrix, type SplatTransform } from '../../scenes/transform';
+import { IDENTITY_TRANSFORM, transformBounds, transformCloud, type SplatTransform } from '../../scenes/transform';
+import { toTransform, transformOf, type ObjectCrop, type ObjectTransform, type ObjectTransformInit } from './object-transform';
 import { decodeCompact, type PackedScene } from '../gpu-scene/compact-pack';
 import { GpuScene } from '../gpu-scene/gpu-scene';
 import type { ObjectHandle, SplatRenderer } from '../frame/splat-renderer';
@@ -33,39 +42,7 @@ import { normalizeSource, type SceneInput } from './sources';
 import { yieldToPage } from './tasks';
 
 export type { ExportFormat } from '../../scenes/export';
-
-/**
- * Where an object is, as the library takes it: any of its parts (a part left out keeps
- * its value, the identity's for a new object), or a column-major 4x4 matrix of a
- * similarity (16 numbers: uniform scale, rotation, translation). The object's own
- * frame is its file's; a point p of it is drawn at rotation (scale p) + position.
- */
-export type ObjectTransformInit =
-  | {
-      /** Translation [x, y, z]. */
-      position?: ArrayLike<number>;
-      /** A unit quaternion [w, x, y, z] (w first: the order of the splat files' rot_0..3); normalised. */
-      rotation?: ArrayLike<number>;
-      /** Uniform scale, > 0. */
-      scale?: number;
-    }
-  | ArrayLike<number>;
-
-/** Where an object is (SplatObject.transform). */
-export interface ObjectTransform {
-  position: [number, number, number];
-  /** A unit quaternion [w, x, y, z]. */
-  rotation: [number, number, number, number];
-  scale: number;
-  /** The same, as a column-major 4x4 matrix (object -> world). */
-  matrix: number[];
-}
-
-/** A crop box in the object's own frame: splats whose centre is outside are not drawn (nor exported). */
-export interface ObjectCrop {
-  min: [number, number, number];
-  max: [number, number, number];
-}
+export type { ObjectCrop, ObjectTransform, ObjectTransformInit } from './object-transform';
 
 /** What add() takes beside the source. */
 export interface AddOptions {
@@ -86,8 +63,10 @@ export interface ObjectHooks {
   settings: RenderSettings;
   /** The renderer drawing now (a new one after a lost device). */
   renderer(): SplatRenderer;
-  /** Whether anything is on screen (a loaded scene): the first object added to an empty viewer is framed. */
-  sceneShown(): boolean;
+  /** The loaded scene's cloud now (a streamed LOD scene's: its drawn set), or null. */
+  sceneCloud(): SplatCloud | null;
+  /** The loaded scene taken off screen (its object's remove()): its GPU memory freed, nothing of it kept. */
+  removeScene(): void;
   /** Frame the camera on this cloud (as placed): the first thing on screen. */
   frame(cloud: SplatCloud): void;
   /** What is drawn changed: redraw (the figures start over where the drawn set changed). */
@@ -97,6 +76,8 @@ export interface ObjectHooks {
 /**
  * add() of a streamed LOD source (lod-meta.json): one streamed LOD scene is shown at a
  * time, the one load() opens, as one object among the added ones (its budget shared).
+ * Also export() of that scene's object (Viewer.sceneObject): its splats are a view's
+ * selection of levels, streamed; export the source's finest level instead.
  */
 export class LodObjectRefused extends Error {
   override name = 'LodObjectRefused';
@@ -116,14 +97,27 @@ interface Entry {
   handle: ObjectHandle | null;
   owner: SplatRenderer | null;
   removed: boolean;
+  /** A streamed LOD scene's: its manifest's bound (its `cloud` is then its drawn set when shown). */
+  readonly lodBound?: Bounds | null;
+}
+
+/** The loaded scene as ViewerObjects takes it (ViewerParts.show): what it is made of, where it is in `renderer`. */
+export interface ShownScene {
+  name: string;
+  cloud: SplatCloud;
+  packed: PackedScene | null;
+  renderer: SplatRenderer;
+  handle: ObjectHandle | null;
+  /** A streamed LOD scene's manifest bound, else null. */
+  lodBound: Bounds | null;
 }
 
 /**
- * A placed object of a viewer (Viewer.add): where it is, whether it is shown, its crop
- * box, and its splats. Setting `transform` or `crop` writes its entry in the object
- * table only; `visible` and `remove()` assemble the drawn scene again on the GPU.
- * After remove() (or a load(), which replaces everything) it is `removed` and its
- * setters throw.
+ * A placed object of a viewer (Viewer.add), or the scene load() shows (Viewer.sceneObject):
+ * where it is, whether it is shown, its crop box, and its splats. Setting `transform` or
+ * `crop` writes its entry in the object table only; `visible` and `remove()` assemble the
+ * drawn scene again on the GPU. After remove() (or a load(), which replaces everything)
+ * it is `removed` and its setters throw.
  */
 export class SplatObject {
   /** @internal */
@@ -137,14 +131,14 @@ export class SplatObject {
     return this.entry.name;
   }
 
-  /** Its splats (before the crop). */
+  /** Its splats (before the crop; a streamed LOD scene's: those drawn now). */
   get splats(): number {
-    return this.entry.cloud.count;
+    return this.owner.cloudOf(this.entry).count;
   }
 
   /** The SH degree of its splats. */
   get shDegree(): number {
-    return this.entry.cloud.shDegree;
+    return this.owner.cloudOf(this.entry).shDegree;
   }
 
   /** Where it is: position, rotation (a unit quaternion [w, x, y, z]), scale, and the matrix. */
@@ -177,16 +171,16 @@ export class SplatObject {
     this.owner.setCrop(this.entry, c === null ? null : checkCrop(c));
   }
 
-  /** Its splats' bounds in its own frame (before the crop and the transform): a crop box's natural start. */
+  /** Its splats' bounds in its own frame (before the crop and the transform): a crop box's natural start. A streamed LOD scene's: its manifest's bound. */
   get localBounds(): Bounds {
-    const b = this.entry.cloud.bounds;
+    const b = this.entry.lodBound ?? this.entry.cloud.bounds;
     return { min: [...b.min], max: [...b.max] };
   }
 
   /** Its axis-aligned bounds as placed (within its crop box), in the world's frame. */
   get bounds(): Bounds {
-    const { cloud, transform, crop } = this.entry;
-    return transformBounds(transform, croppedBounds(cloud.bounds, crop));
+    const { transform, crop } = this.entry;
+    return transformBounds(transform, croppedBounds(this.entry.lodBound ?? this.entry.cloud.bounds, crop));
   }
 
   /** Whether it was removed (remove(), or a load() that replaced everything). */
@@ -194,32 +188,20 @@ export class SplatObject {
     return this.entry.removed;
   }
 
-  /** Takes it out of the viewer and frees its GPU memory; the others are drawn on. Nothing after the first call. */
+  /**
+   * Takes it out of the viewer and frees its GPU memory; the others are drawn on. Nothing after the first call.
+   * Viewer.sceneObject's: the scene leaves the screen (Viewer.scene and sceneObject become null; load() shows another).
+   */
   remove(): void {
     this.owner.remove(this.entry);
   }
 }
 
-/** The transform `t` asks for, its parts left out taken from `base`. @throws RangeError for a malformed one */
-export function toTransform(t: ObjectTransformInit, base: SplatTransform = IDENTITY_TRANSFORM): SplatTransform {
-  if (t === null || typeof t !== 'object') throw new RangeError('transform: expected { position, rotation, scale } or 16 numbers');
-  if (isArrayLike(t)) return similarityFromMatrix(t);
-  const parts = t as Exclude<ObjectTransformInit, ArrayLike<number>>;
-  return makeTransform({ translation: parts.position ?? base.translation, rotation: parts.rotation ?? base.rotation, scale: parts.scale ?? base.scale });
-}
-
-function isArrayLike(t: object): t is ArrayLike<number> {
-  return Array.isArray(t) || ArrayBuffer.isView(t) || typeof (t as { length?: unknown }).length === 'number';
-}
-
-/** A transform as the library gives it. */
-export function transformOf(t: SplatTransform): ObjectTransform {
-  return { position: [...t.translation], rotation: [...t.rotation], scale: t.scale, matrix: Array.from(transformMatrix(t)) };
-}
-
 export class ViewerObjects {
   /** The objects there are, in the order added, and the SplatObject of each (a removed one's entry is left to the host's reference). */
   private readonly entries: Entry[] = [];
+  /** The loaded scene's entry (Viewer.sceneObject), or null. */
+  private sceneEntry: Entry | null = null;
   private readonly views = new WeakMap<Entry, SplatObject>();
   private readonly entryOfView = new WeakMap<SplatObject, Entry>();
   /** The loaders of the adds in flight (each its own). */
@@ -233,10 +215,42 @@ export class ViewerObjects {
     return this.entries.map((e) => this.views.get(e)!);
   }
 
-  /** The object placed under `handle` on the renderer drawing now, or null (the loaded scene's, or none): Viewer.pick's. */
+  /** The loaded scene's object (Viewer.sceneObject), or null. */
+  get sceneObject(): SplatObject | null {
+    return this.sceneEntry ? this.views.get(this.sceneEntry)! : null;
+  }
+
+  /** The object placed under `handle` on the renderer drawing now (the loaded scene's or an added one), or null: Viewer.pick's. */
   objectOf(handle: ObjectHandle): SplatObject | null {
-    const e = this.entries.find((x) => x.handle === handle && x.owner === this.hooks.renderer());
+    const e = [this.sceneEntry, ...this.entries].find((x) => x !== null && x.handle === handle && x.owner === this.hooks.renderer());
     return e ? this.views.get(e)! : null;
+  }
+
+  /** @internal An entry's splats now: a streamed LOD scene's drawn set, else what it was made of. */
+  cloudOf(e: Entry): SplatCloud {
+    return (e.lodBound && e === this.sceneEntry && e.owner !== null ? this.hooks.sceneCloud() : null) ?? e.cloud;
+  }
+
+  /** load() showed a scene (the objects ended already: sceneReplaced): its SplatObject, placed where the renderer has it (the identity). */
+  sceneShown(s: ShownScene): SplatObject {
+    this.endScene();
+    const entry: Entry = { name: s.name, cloud: s.cloud, packed: s.packed, transform: IDENTITY_TRANSFORM, visible: true, crop: null, handle: s.handle, owner: s.handle === null ? null : s.renderer, removed: false, lodBound: s.lodBound };
+    this.sceneEntry = entry;
+    return this.viewOf(entry);
+  }
+
+  /** A streamed LOD scene opened again after a lost device (`handle` in `renderer`): its object placed as it was. */
+  sceneBack(renderer: SplatRenderer, handle: ObjectHandle | null): void {
+    const e = this.sceneEntry;
+    if (!e || handle === null) return;
+    e.handle = handle;
+    e.owner = renderer;
+    this.place(renderer, e);
+  }
+
+  /** A streamed LOD scene's reopening after a lost device failed: its object ends (unless a newer scene took over). */
+  sceneLost(): void {
+    if (this.sceneEntry?.owner === null) this.endScene();
   }
 
   /**
@@ -278,15 +292,13 @@ export class ViewerObjects {
           scene.destroy();
           continue;
         }
-        const first = !hooks.sceneShown() && this.entries.every((e) => !e.visible);
+        const first = [this.sceneEntry, ...this.entries].every((e) => !e?.visible);
         const entry: Entry = { name, cloud, packed, transform, visible: options.visible ?? true, crop, handle: null, owner: null, removed: false };
         entry.handle = renderer.addGpuObject(scene, transform, entry.visible); // takes the scene (destroyed if refused)
         entry.owner = renderer;
         if (crop) renderer.setObjectCrop(entry.handle, crop);
         this.entries.push(entry);
-        const view = new SplatObject(entry, this);
-        this.views.set(entry, view);
-        this.entryOfView.set(view, entry);
+        const view = this.viewOf(entry);
         if (first && entry.visible) hooks.frame(transformCloud({ ...cloud, sh: new Float32Array(0) }, transform));
         hooks.changed();
         return view;
@@ -307,6 +319,7 @@ export class ViewerObjects {
    */
   async export(object: SplatObject, format: ExportFormat): Promise<Blob> {
     const entry = this.entryOf(object);
+    if (entry.lodBound) throw new LodObjectRefused(`${entry.name}: a streamed LOD scene cannot be exported (its splats are levels chosen for the view): export its finest level, loaded whole`);
     // The writers load with the first export (not in the page's first bundle).
     const { exportObject } = await import('../../scenes/export');
     const { cloud, packed } = entry;
@@ -319,15 +332,30 @@ export class ViewerObjects {
   sceneReplaced(): void {
     for (const e of this.entries) this.end(e);
     this.entries.length = 0;
+    this.endScene();
   }
 
   /**
-   * A lost device's recovery made `renderer` (the loaded scene on it already): every
-   * object uploaded again from what was kept, where it was, as it was, in order.
+   * A lost device's recovery made `renderer` (the loaded scene on it already, as object
+   * `sceneHandle`; null: not uploaded, or a streamed LOD scene that opens again): the
+   * scene placed as it was, then every object uploaded again from what was kept, where
+   * it was, as it was, in order.
    * @returns the first error an object met (it is left out; the rest come back), or null
    */
-  remake(renderer: SplatRenderer): unknown {
+  remake(renderer: SplatRenderer, sceneHandle: ObjectHandle | null): unknown {
     let error: unknown = null;
+    const s = this.sceneEntry;
+    if (s && s.owner !== renderer) {
+      s.handle = null;
+      s.owner = null;
+      if (sceneHandle !== null) {
+        try {
+          this.sceneBack(renderer, sceneHandle);
+        } catch (err) {
+          error = err; // drawn at the identity, shown
+        }
+      } else if (!s.lodBound) this.endScene(); // not on the new device (a streamed LOD scene's object waits for sceneBack)
+    }
     for (const e of [...this.entries]) {
       if (e.owner === renderer) continue; // added to the new renderer already
       try {
@@ -376,6 +404,12 @@ export class ViewerObjects {
   /** @internal */
   remove(e: Entry): void {
     if (e.removed) return;
+    if (e === this.sceneEntry) {
+      this.hooks.removeScene(); // its renderer object too
+      this.endScene();
+      this.hooks.changed();
+      return;
+    }
     const r = this.current(e);
     if (r) r.removeObject(e.handle!);
     this.end(e);
@@ -405,6 +439,26 @@ export class ViewerObjects {
     e.removed = true;
     e.handle = null;
     e.owner = null;
+  }
+
+  private endScene(): void {
+    if (this.sceneEntry) this.end(this.sceneEntry);
+    this.sceneEntry = null;
+  }
+
+  private viewOf(entry: Entry): SplatObject {
+    const view = new SplatObject(entry, this);
+    this.views.set(entry, view);
+    this.entryOfView.set(view, entry);
+    return view;
+  }
+
+  /** `e`'s placement kept on the CPU, applied to its object in `renderer` (made at the identity, shown, uncropped). */
+  private place(renderer: SplatRenderer, e: Entry): void {
+    const h = e.handle!;
+    renderer.setObjectTransform(h, e.transform);
+    if (e.crop) renderer.setObjectCrop(h, e.crop);
+    if (!e.visible) renderer.setObjectVisible(h, false);
   }
 
   private entryOf(object: SplatObject): Entry {

@@ -20,7 +20,7 @@ import type { RenderTarget } from './targets';
 
 /** What Viewer.pick finds under a point of the canvas. */
 export interface PickResult {
-  /** The placed object (Viewer.add) the splat belongs to; null for the scene load() shows. */
+  /** The object the splat belongs to: an added one (Viewer.add), or Viewer.sceneObject for the scene load() shows. */
   object: SplatObject | null;
   /** The splat's index in its object's file (or in the loaded scene's; in a streamed LOD scene, in the set drawn now). */
   splat: number;
@@ -52,7 +52,7 @@ export interface PickingHooks {
   pose(): CameraPose;
   /** The camera of the last frame drawn, or null before one. */
   lastCamera(): ReturnType<typeof frameCamera> | null;
-  /** The placed object of a renderer's object handle, or null (the loaded scene's). */
+  /** The SplatObject of a renderer's object handle (the loaded scene's too), or null. */
   objectOf(handle: ObjectHandle): SplatObject | null;
 }
 

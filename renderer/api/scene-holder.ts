@@ -9,6 +9,9 @@
  * runs under what the other shown objects leave of the budget, and a new drawn set
  * swaps its object's scene only (SplatRenderer.setObjectScene: the others stay on
  * the GPU, assembled with it by GPU copies).
+ *
+ * Any scene shown is the renderer's object `handle`, which Viewer.sceneObject
+ * (objects.ts) places, crops, hides; `clear` takes it off screen (its remove()).
  */
 import type { Bounds, SplatCloud } from '../../scenes/splat-cloud';
 import { croppedBounds } from '../../scenes/crop';
@@ -62,8 +65,12 @@ export class SceneHolder {
   private firstFrameId: number | null = null;
   /** The streamed LOD scene on screen (lod-stream.ts), or null. */
   lodStream: LodStreamView | null = null;
-  /** Its object in the renderer (its drawn set swapped there as the view changes), or null. */
-  private lodHandle: ObjectHandle | null = null;
+  /**
+   * The scene's object in the renderer (Viewer.sceneObject's: placed, cropped, hidden
+   * there like an added one; a streamed LOD scene's drawn set swapped there as the view
+   * changes), or null without one.
+   */
+  handle: ObjectHandle | null = null;
   /** The splat budget a streamed LOD scene opens with (ViewerOptions.lodBudget). */
   lodBudget = DEFAULT_LOD_BUDGET;
   /**
@@ -86,24 +93,31 @@ export class SceneHolder {
 
   /** The streamed LOD scene's object in the renderer, or null. */
   private lodObject(): { cloud: SplatCloud; transform: SplatTransform } | null {
-    return this.lodHandle === null ? null : (this.renderer.objects.find((o) => o.handle === this.lodHandle) ?? null);
+    return this.handle === null ? null : (this.renderer.objects.find((o) => o.handle === this.handle) ?? null);
+  }
+
+  /** What load() showed as kept on the CPU: its cloud and the packed arrays it was uploaded from (null for a streamed LOD scene, or none). */
+  get keptScene(): { cloud: SplatCloud; packed: PackedScene | null } | null {
+    return this.lodStream ? null : this.kept;
   }
 
   /**
    * A streamed LOD scene's frame (frame.ts, before the frame is encoded): its selection for
    * `camera` in its object's frame, within the budget less the other shown objects' splats;
-   * when the drawn set changed, its object's scene swapped (the others untouched). Never waits.
+   * when the drawn set changed, its object's scene swapped (the others untouched). Never waits;
+   * nothing while its object is hidden (it streams again once shown).
    */
   lodFrame(camera: FrameCamera): void {
     const lod = this.lodStream;
-    const handle = this.lodHandle;
+    const handle = this.handle;
     if (!lod || handle === null) return;
     const r = this.renderer;
     let placed: SplatTransform | null = null;
     let others = 0;
     for (const o of r.objects) {
-      if (o.handle === handle) placed = o.transform;
-      else if (o.visible) others += o.cloud.count;
+      if (o.handle !== handle) others += o.visible ? o.cloud.count : 0;
+      else if (o.visible) placed = o.transform;
+      else return;
     }
     if (!placed) return;
     const next = lod.frame(camera, placed, others);
@@ -117,7 +131,7 @@ export class SceneHolder {
    */
   get lodBounds(): Bounds | null {
     if (!this.lodStream) return null;
-    const handle = this.lodHandle;
+    const handle = this.handle;
     const boxes: Bounds[] = [];
     let placed: SplatTransform = IDENTITY_TRANSFORM;
     for (const o of this.renderer.objects) {
@@ -140,12 +154,13 @@ export class SceneHolder {
    * here at once; `lod`: the streamed LOD scene it is the first view of. `keepObjects`
    * (a streamed LOD scene opened again after a lost device): added as the first object,
    * the placed objects put back already stay; else it replaces every object.
+   * @returns its object in the renderer (at the identity, shown)
    */
-  show(device: GPUDevice, source: SceneInput, cloud: SplatCloud, id: string, ready: ReadyScene | null, lod: LodStreamView | null = null, keepObjects = false): void {
+  show(device: GPUDevice, source: SceneInput, cloud: SplatCloud, id: string, ready: ReadyScene | null, lod: LodStreamView | null = null, keepObjects = false): ObjectHandle | null {
     this.source = source;
     this.lodStream?.destroy();
     this.lodStream = null;
-    this.lodHandle = null;
+    this.handle = null;
     let handle: ObjectHandle | null = null;
     if (ready) {
       try {
@@ -154,8 +169,11 @@ export class SceneHolder {
         ready.probe.destroy(); // adoptScene freed the rest
         throw e;
       }
-    } else this.renderer.setScene(cloud);
-    if (lod) this.lodHandle = handle;
+    } else {
+      this.renderer.setScene(cloud);
+      handle = this.renderer.objects[0]?.handle ?? null; // the one object now
+    }
+    this.handle = handle;
     // A streamed LOD scene's chunks are no cloud kept: after a loss its source opens again.
     this.kept = lod ? null : { cloud, packed: this.renderer.scenePacked };
     this.probe?.destroy();
@@ -166,6 +184,25 @@ export class SceneHolder {
     this.firstFrameDoneAt = null;
     this.firstFrameId = null;
     this.lodStream = lod;
+    return handle;
+  }
+
+  /**
+   * The scene leaves the screen (Viewer.sceneObject's remove()): its object in the
+   * renderer removed and freed (the added objects drawn on), nothing of it kept (a lost
+   * device brings back none); Viewer.scene is null until load() shows another.
+   */
+  clear(): void {
+    const handle = this.handle;
+    if (handle !== null && this.renderer.objects.some((o) => o.handle === handle)) this.renderer.removeObject(handle);
+    this.handle = null;
+    this.kept = null;
+    this.source = null;
+    this.sceneId = null;
+    this.lodStream?.destroy();
+    this.lodStream = null;
+    this.probe?.destroy();
+    this.probe = null;
   }
 
   /** Frame `frameId` of the scene was submitted: its first, if none was before. */
@@ -238,9 +275,9 @@ export class SceneHolder {
       renderer.destroy();
       return null;
     }
-    // The switch: the new renderer takes the scene; what the user changed meanwhile follows.
-    if (prepared) renderer.adoptScene(prepared);
-    else this.kept = null; // not on the new device: no scene on screen
+    // The switch: the new renderer takes the scene (its placement is the objects' to put back: objects.ts remake).
+    this.handle = prepared ? renderer.adoptScene(prepared) : null;
+    if (!prepared) this.kept = null; // not on the new device: no scene on screen
     this.renderer = renderer;
     if (old.strategy !== renderer.strategy) retry(() => renderer.setStrategy(old.strategy));
     if (old.draw !== renderer.draw) retry(() => renderer.setDraw(old.draw));
@@ -248,14 +285,13 @@ export class SceneHolder {
     this.probe?.destroy();
     this.lodStream?.destroy();
     this.lodStream = null;
-    this.lodHandle = null;
     this.probe = prepared && cloud ? new DrawnOrderProbe(device, cloud.count) : null;
     return { uploadError, reopen: !cloud };
   }
 
   destroy(): void {
     this.kept = null;
-    this.lodHandle = null;
+    this.handle = null;
     this.probe?.destroy();
     this.probe = null;
     this.lodStream?.destroy();

@@ -14,7 +14,7 @@
  *   picking    pick, project: the surface under a point, on the GPU (picking.ts)
  *   bench      the benchmark (benchmark.ts)
  *   player     the camera path's flight (path-player.ts)
- *   objects    the objects placed beside the scene: add, move, crop, export (objects.ts)
+ *   objects    the loaded scene's object and those placed beside it: add, move, crop, export (objects.ts)
  *   host       the scene drawn over a host's textures for its camera: drawOver (host-draw.ts)
  */
 import type { SplatCloud } from '../../scenes/splat-cloud';
@@ -99,7 +99,7 @@ export class ViewerParts {
         const source = this.scene.source;
         const pose = this.camera.pose;
         // A streamed LOD scene opens again beside the placed objects put back already (they stay).
-        if (source !== null) this.loads.open(source, { keepObjects: true }).then(() => this.camera.setPose(pose), () => undefined);
+        if (source !== null) this.loads.open(source, { keepObjects: true }).then(() => this.camera.setPose(pose), () => this.objects.sceneLost());
       },
     });
     this.choices = new AutoChoices(
@@ -189,7 +189,8 @@ export class ViewerParts {
     this.objects = new ViewerObjects({
       settings,
       renderer,
-      sceneShown: () => this.scene.cloud !== null,
+      sceneCloud: () => this.scene.cloud,
+      removeScene: () => this.scene.clear(),
       frame: (cloud) => this.camera.frameNew(cloud, null),
       changed: () => this.loop.changed(),
     });
@@ -200,9 +201,16 @@ export class ViewerParts {
   /** The switch: `cloud` (made ready) on screen, framed; auto follows; the `load` event. */
   private show(source: SceneInput, cloud: SplatCloud, id: string, ready: ReadyScene, lod: LodStreamView | null, keepObjects = false): void {
     this.bench.sceneChanged();
-    this.scene.show(this.link.device, source, cloud, id, ready, lod, keepObjects);
-    // load() replaces everything: the placed objects went with the switch (not a streamed LOD scene opened again after a loss).
-    if (!(keepObjects && lod)) this.objects.sceneReplaced();
+    const handle = this.scene.show(this.link.device, source, cloud, id, ready, lod, keepObjects);
+    const renderer = this.scene.renderer;
+    // A streamed LOD scene opened again after a loss: its object placed as it was, the objects put back stay.
+    if (keepObjects && lod) this.objects.sceneBack(renderer, handle);
+    else {
+      // load() replaces everything: the placed objects went with the switch; the scene is a new object.
+      this.objects.sceneReplaced();
+      const kept = this.scene.keptScene;
+      this.objects.sceneShown({ name: cloud.source.name, cloud: kept?.cloud ?? cloud, packed: kept?.packed ?? null, renderer, handle, lodBound: lod ? lod.meta.bound : null });
+    }
     this.loop.resize(); // the target's real shape: a portrait phone frames narrower than the 300x150 default
     this.camera.frameNew(cloud, ready.view);
     this.choices.sceneChanged(); // a trial for the previous scene stops; this one is measured once on screen
@@ -216,7 +224,7 @@ export class ViewerParts {
     const remade = await this.scene.remake(device, this.link.budgetLimits, stale, (change) => void this.choices.tryChange(change));
     if (!remade) return null;
     // Every placed object again, where it was, from what was kept on the CPU.
-    const objectError = this.objects.remake(this.scene.renderer);
+    const objectError = this.objects.remake(this.scene.renderer, this.scene.handle);
     if (objectError && !remade.uploadError) remade.uploadError = objectError;
     this.loop.deviceChanged(device);
     // A measurement the loss stopped runs again; the draw's trial too; the picks so far stay.

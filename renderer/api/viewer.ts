@@ -63,7 +63,7 @@ export class Viewer extends EventTarget {
   /** 0 for the first device, one more each time a lost device has been replaced and the scene is on the new one. */
   get deviceGeneration(): number { return this.parts.link.generation; }
 
-  /** The scene on screen: its name, splat count, SH degree and bounds (its splats', at the identity), or null. */
+  /** The scene on screen: its name, splat count, SH degree and bounds (its splats', in its own frame: sceneObject.bounds is where it is placed), or null. */
   get scene(): { name: string; splats: number; shDegree: number; bounds: Bounds } | null {
     const c = this.parts.scene.cloud;
     return c ? { name: c.source.name, splats: c.count, shDegree: c.shDegree, bounds: { min: [...c.bounds.min], max: [...c.bounds.max] } } : null;
@@ -194,10 +194,16 @@ export class Viewer extends EventTarget {
    */
   add(source: SceneInput, options: AddOptions = {}): Promise<SplatObject> { return this.parts.objects.add(source, options); }
 
-  /** The placed objects (add()), in the order added; the scene load() shows is not one of them. */
+  /** The placed objects (add()), in the order added; the scene load() shows is not one of them (it is `sceneObject`). */
   get objects(): SplatObject[] { return this.parts.objects.list; }
 
-  /** A placed object as a file: its crop applied, its transform baked in (SH rotated), as 'ply' (3DGS) or 'spz'. */
+  /**
+   * The scene load() shows as an object (null without one): moved, cropped, hidden and exported as an added one;
+   * its remove() takes the scene off screen. A new load() ends it (the new scene is a new object).
+   */
+  get sceneObject(): SplatObject | null { return this.parts.objects.sceneObject; }
+
+  /** A placed object (or sceneObject) as a file: its crop applied, its transform baked in (SH rotated), as 'ply' (3DGS) or 'spz'. */
   export(object: SplatObject, format: ExportFormat): Promise<Blob> { return this.parts.objects.export(object, format); }
 
   /** Stops the load in flight in whatever phase: the worker's read and parse, or the GPU upload (it rejects with SceneLoadCancelled). */
@@ -251,8 +257,8 @@ export class Viewer extends EventTarget {
 
   /**
    * The surface under CSS pixel (x, y) of the canvas (from its top left), on the GPU at the camera and settings on
-   * screen, whatever the draw: the splat where the pixel's opacity, front to back, reaches 0.5, its object (null: the
-   * loaded scene), the world point there, its view depth and the pixel's opacity (under 0.5: a translucent pixel, picked
+   * screen, whatever the draw: the splat where the pixel's opacity, front to back, reaches 0.5, its object (an added one,
+   * or sceneObject), the world point there, its view depth and the pixel's opacity (under 0.5: a translucent pixel, picked
    * where half of it is reached); null where nothing is there (opacity under 0.1) (picking.ts).
    */
   pick(x: number, y: number): Promise<PickResult | null> { return this.parts.picking.pick(x, y); }

@@ -8,7 +8,8 @@
  * alive meanwhile (animation frames keep coming), and the path back after a reload
  * from the URL hash. Beside them, placed objects (issue 32) as a user handles them in
  * the panel's Objects folder: added, moved by a field and by the gizmo, hidden,
- * cropped with a face handle, exported, removed.
+ * cropped with a face handle, exported, removed; the loaded scene selected as an object
+ * (viewer.sceneObject) and moved by a field.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -177,7 +178,7 @@ describe('camera paths on the page', () => {
 
 // Beside the paths (this file's server and browser): the panel's Objects folder and its overlay (app/object-panel.ts).
 describe('objects on the page', () => {
-  it('adds a scene as an object in the panel (issue 32), moves it by a field and the gizmo, hides it, crops it with a face handle, exports it, removes it', async () => {
+  it('adds a scene as an object in the panel (issue 32), moves it by a field and the gizmo, hides it, crops it with a face handle, exports it, removes it; moves the loaded scene', async () => {
     const t0 = Date.now();
     // A GPU sort: the HUD's visible count is the project pass's, which the crop culls (the cpu sort counts every splat).
     const { page, log } = await openViewer(browser, server.base, '?splats=1000&sort=radix16&draw=quads', { width: 800, height: 450 });
@@ -257,6 +258,15 @@ describe('objects on the page', () => {
     await control(page, 'Remove').locator('button').click();
     expect(await obj()).toBeNull();
     expect(await page.locator('circle[data-handle=axis-x]').isVisible()).toBe(false);
+
+    // The loaded scene is an object too (viewer.sceneObject): selected in the list, moved by a field, gizmo shown.
+    const selected = control(page, 'selected').locator('select');
+    expect(await selected.locator('option').nth(1).textContent()).toMatch(/^scene: [^(]+$/);
+    await selected.selectOption({ index: 1 });
+    await z.fill('0.25');
+    await z.press('Enter');
+    expect(await app(page, (a) => (a as unknown as { viewer: { sceneObject: { transform: { position: number[] } } } }).viewer.sceneObject.transform.position)).toEqual([0, 0, 0.25]);
+    expect(await page.locator('circle[data-handle=axis-x]').isVisible()).toBe(true);
     expect(log.errors).toEqual([]);
     console.log(`objects on the page: ${Date.now() - t0} ms`);
     await page.close();

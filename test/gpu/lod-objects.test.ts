@@ -15,8 +15,9 @@
  *   LOD scene has the whole budget;
  * - device.destroy(): the recovery brings the object back where it was and opens the
  *   LOD scene again beside it (the same comparison on the new device);
- * - the LOD object placed under the library (SplatRenderer.setObjectTransform) far behind
- *   the camera: its selection, in its own frame, sees none of its leaves.
+ * - the LOD scene's object (Viewer.sceneObject, the same after the loss; its bounds the
+ *   manifest's, its export refused) placed far behind the camera: its selection, in its
+ *   own frame, sees none of its leaves.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -30,7 +31,6 @@ import { SplatRenderer } from '../../renderer/frame/splat-renderer';
 import { generateSynthetic } from '../../scenes/generate';
 import { loadScene } from '../../scenes/load';
 import type { SplatCloud } from '../../scenes/splat-cloud';
-import { makeTransform } from '../../scenes/transform';
 import { writeSplatPly } from '../../scenes/write-ply';
 import { settledLodScene } from '../../bench/lod-node';
 import { psnr } from '../reference/raster';
@@ -230,6 +230,8 @@ describe.skipIf(!have)('a streamed LOD scene as one object among others', () => 
       await check('the budget back, the object shown');
 
       // A lost device: the object back where it was, the LOD scene opened again beside it.
+      const lodObject = v.sceneObject;
+      expect(lodObject).not.toBeNull();
       const generation = v.deviceGeneration;
       v.device.destroy();
       const end = performance.now() + 30_000;
@@ -245,15 +247,22 @@ describe.skipIf(!have)('a streamed LOD scene as one object among others', () => 
       expect(v.deviceGeneration).toBe(generation + 1);
       await check('after the loss');
 
-      // Under the library the LOD object is placed like any (SplatRenderer.setObjectTransform): its selection sees the
-      // camera in its own frame. Moved far behind the camera, none of its leaves is in view: the coarsest level of each.
-      const r = v.parts.scene.renderer;
-      const lodObject = r.objects[0]!.handle;
+      // The LOD scene is Viewer.sceneObject, placed like any object (the same one after the loss): its selection sees
+      // the camera in its own frame. Moved far behind the camera, none of its leaves is in view: the coarsest level of each.
+      const so = v.sceneObject!;
+      expect(so).toBe(lodObject);
+      expect(so.removed).toBe(false);
+      // Its bounds are its manifest's: they hold every splat of the finest level.
+      for (let k = 0; k < 3; k++) {
+        expect(so.localBounds.min[k]!).toBeLessThanOrEqual(fb.min[k]! + 1e-4);
+        expect(so.localBounds.max[k]!).toBeGreaterThanOrEqual(fb.max[k]! - 1e-4);
+      }
+      await expect(v.export(so, 'ply')).rejects.toBeInstanceOf(LodObjectRefused);
       const back = [0, 1, 2].map((a) => (closeView.eye[a]! - closeView.target[a]!) * 1000);
-      r.setObjectTransform(lodObject, makeTransform({ translation: back }));
+      so.transform = { position: back };
       await frames(v, 3);
       expect(v.lod!.chosen).toBe(fx.info.lodCounts[2]);
-      r.setObjectTransform(lodObject, makeTransform({}));
+      so.transform = { position: [0, 0, 0] };
       await lodSettled(v);
       expect(v.lod!.chosen).toBeGreaterThan(fx.info.lodCounts[2]! * 2);
       console.log(`lod objects: ${figures.join('; ')}`);
