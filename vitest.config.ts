@@ -75,6 +75,8 @@ export default defineConfig({
           include: ['test/e2e/**/*.test.ts'],
           environment: 'node',
           pool: 'forks',
+          // One production build of the page for every file that serves it.
+          globalSetup: ['test/e2e/global-setup.ts'],
           testTimeout: 300_000,
           hookTimeout: 180_000,
         },

@@ -25,21 +25,24 @@ export const CHROMIUM_FLAGS = [
 
 /**
  * Serves the app of the repository at `root` on a free local port; `base` ends with '/'.
- * `built`: the production build (`vite build` into a temporary folder, then `vite
- * preview`), as a user's deployed page: a page opens in ~0.3 s instead of the dev
+ * `built`: the production build (`vite build` into a temporary folder, or the e2e run's
+ * one build named by SPLATVIEW_BUILT_DIR, then `vite preview`), as a user's deployed page: a page opens in ~0.3 s instead of the dev
  * server's ~1 s of module requests (SwiftShader, 2 cores: ~0.7 s saved at every page
  * opened). Without it, the dev server, which also serves the sources themselves
  * (e.g. `/renderer/api/index.ts`, examples/).
  */
 export async function startAppServer(root: string, opts: { built?: boolean } = {}): Promise<{ base: string; close: () => Promise<void> }> {
   if (opts.built) {
-    const outDir = fs.mkdtempSync(path.join(os.tmpdir(), 'splatview-build-'));
-    await build({ root, logLevel: 'error', build: { outDir, emptyOutDir: true } });
+    // A build made for the whole run (the e2e project's global setup: test/e2e/global-setup.ts), else one of our own.
+    const shared = process.env.SPLATVIEW_BUILT_DIR;
+    const reuse = shared !== undefined && fs.existsSync(path.join(shared, 'index.html'));
+    const outDir = reuse ? shared : fs.mkdtempSync(path.join(os.tmpdir(), 'splatview-build-'));
+    if (!reuse) await build({ root, logLevel: 'error', build: { outDir, emptyOutDir: true } });
     const server = await preview({ root, logLevel: 'error', build: { outDir }, preview: { port: 0, host: '127.0.0.1' } });
     const addr = server.httpServer.address();
     const close = async () => {
       await server.close();
-      fs.rmSync(outDir, { recursive: true, force: true });
+      if (!reuse) fs.rmSync(outDir, { recursive: true, force: true });
     };
     if (!addr || typeof addr === 'string') {
       await close();

@@ -47,9 +47,9 @@ interface Case {
 const fromFile = (file: string) => async () => loadScene(fs.readFileSync(sharedScene(file)), file);
 const fitted = (cloud: SplatCloud, aspect: number) => fitPose(robustBounds(cloud.positions), upVector('-y'), 60, aspect);
 const CASES: Case[] = [
+  // A tile of a trained scene (SH 3). The 6831 tile and guitar, fitted the same way, added nothing the others do not
+  // check (every geometry's picture was the same on each: docs/PERFORMANCE.md), for 6 s of the suite's 7 minutes.
   { name: 'inria1971', cloud: fromFile('inria_sh3_tile_1971.ply'), pose: fitted, width: 160, height: 120, shared: true },
-  { name: 'inria6831', cloud: fromFile('inria_sh3_tile_6831.ply'), pose: fitted, width: 160, height: 120, shared: true },
-  { name: 'guitar', cloud: fromFile('guitar.compressed.ply'), pose: fitted, width: 160, height: 120, shared: true },
   {
     // The biker camera, at a tenth of 1920x1080.
     name: 'biker',
