@@ -279,7 +279,8 @@ export class ViewerApp {
       this.panel.setUpNote(this.viewer.upNote);
       this.panel.refreshControls();
       this.panel.setSceneChoice(id, this.scenes.options());
-      this.objectsUi.sceneListChanged();
+      // Not urgent: after the swap's task (a 1M-splat swap is held to 50 ms of its own: e2e).
+      setTimeout(() => this.objectsUi.sceneListChanged(), 0);
       // A view from the hash, if it was saved for this scene (not another's camera).
       this.hash.sceneShown(id);
       document.title = `${name} — splatview`;
