@@ -20,7 +20,7 @@ import { GpuProfiler } from '../profile/profiler';
 import { QueueClock } from '../profile/queue-clock';
 import { DrawArgs } from '../stage/draw-args';
 import { frameWhileLoading } from './load-pacing';
-import { hexToRgb, type RenderSettings } from './settings';
+import { frameSettingsOf, type RenderSettings } from './settings';
 import type { RenderTarget } from './targets';
 import type { Voice } from './voice';
 
@@ -369,15 +369,7 @@ export class FrameLoop {
       target.view(),
       camera,
       {
-        shDegree: s.shDegree,
-        splatScale: s.splatScale,
-        cull: s.cull,
-        sigmaCut: s.sigmaCut,
-        minContribution: s.minContribution,
-        antialias: s.antialias,
-        drawOrder: s.drawOrder,
-        keyBits: s.keyBits,
-        background: hexToRgb(s.background),
+        ...frameSettingsOf(s),
         sort: sortNow,
         rasterFloor,
         targetStorage: link.canvasStorage,

@@ -9,7 +9,7 @@ import type { Bounds } from '../../scenes/splat-cloud';
 import { boundsCenter, dot, normalize, sub, type CameraPose, type Vec3 } from '../camera/camera';
 import { frameCamera } from '../camera/frame-camera';
 import type { FrameCamera, HostDepth, OutputDepth, SplatRenderer } from '../frame/splat-renderer';
-import { hexToRgb, type RenderSettings } from './settings';
+import { frameSettingsOf, type RenderSettings } from './settings';
 
 /** A host camera as its matrices: column-major 4x4 (WebGL / three.js `elements` order), WebGPU's [0, 1] depth. */
 export interface HostCamera {
@@ -153,15 +153,7 @@ export class HostDraw {
     const device = this.hooks.device();
     const encoder = device.createCommandEncoder({ label: 'Viewer.drawOver' });
     renderer.encodeFrame(encoder, color.createView(), camera, {
-      shDegree: s.shDegree,
-      splatScale: s.splatScale,
-      cull: s.cull,
-      sigmaCut: s.sigmaCut,
-      minContribution: s.minContribution,
-      antialias: s.antialias,
-      drawOrder: s.drawOrder,
-      keyBits: s.keyBits,
-      background: hexToRgb(s.background),
+      ...frameSettingsOf(s),
       sort: true,
       targetStorage: (color.usage & GPUTextureUsage.STORAGE_BINDING) !== 0,
       hostDepth,

@@ -15,7 +15,7 @@ import { pickPixel } from '../frame/pixel-pick';
 import type { SplatRenderer } from '../frame/splat-renderer';
 import type { CameraPose } from '../camera/camera';
 import type { SplatObject } from './objects';
-import { hexToRgb, type RenderSettings } from './settings';
+import { frameSettingsOf, type RenderSettings } from './settings';
 import type { RenderTarget } from './targets';
 
 /** What Viewer.pick finds under a point of the canvas. */
@@ -77,16 +77,7 @@ export class Picking {
     const py = y * sy;
     if (!(px >= 0 && py >= 0 && px < camera.width && py < camera.height)) return null;
     const s = this.hooks.settings;
-    const hit = await pickPixel(renderer, camera, {
-      shDegree: s.shDegree,
-      splatScale: s.splatScale,
-      cull: s.cull,
-      sigmaCut: s.sigmaCut,
-      minContribution: s.minContribution,
-      antialias: s.antialias,
-      keyBits: s.keyBits,
-      background: hexToRgb(s.background),
-    }, px, py);
+    const hit = await pickPixel(renderer, camera, frameSettingsOf(s), px, py);
     if (!hit) return null;
     return { object: hit.object === null ? null : this.hooks.objectOf(hit.object), splat: hit.splat, point: hit.point, depth: hit.depth, opacity: hit.opacity };
   }

@@ -7,7 +7,7 @@ import type { CameraPose } from '../camera/camera';
 import { frameCamera } from '../camera/frame-camera';
 import { renderOffscreen, type OffscreenImage } from '../frame/offscreen';
 import type { SplatRenderer } from '../frame/splat-renderer';
-import { hexToRgb, type RenderSettings } from './settings';
+import { frameSettingsOf, type RenderSettings } from './settings';
 import { imageToPng, type RenderTarget } from './targets';
 
 /** What pictures need of their viewer. */
@@ -67,11 +67,7 @@ export class Pictures {
     const { target, settings: s } = this.hooks;
     const camera = frameCamera(this.hooks.pose(), target.width * k, target.height * k, renderer.worldBounds ?? cloud.bounds);
     return renderOffscreen(renderer, camera, {
-      shDegree: s.shDegree,
-      splatScale: s.splatScale,
-      cull: s.cull,
-      keyBits: s.keyBits,
-      background: hexToRgb(s.background),
+      ...frameSettingsOf(s),
       sort: true,
     });
   }
@@ -94,15 +90,7 @@ export class Pictures {
     this.rendering++;
     try {
       return await renderOffscreen(renderer, camera, {
-        shDegree: s.shDegree,
-        splatScale: s.splatScale,
-        cull: s.cull,
-        sigmaCut: s.sigmaCut,
-        minContribution: s.minContribution,
-        antialias: s.antialias,
-        drawOrder: s.drawOrder,
-        keyBits: s.keyBits,
-        background: hexToRgb(s.background),
+        ...frameSettingsOf(s),
         sort: true,
       });
     } finally {

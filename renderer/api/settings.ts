@@ -5,6 +5,7 @@
  */
 import type { UpAxis } from '../camera/camera';
 import type { DrawOrder } from '../draw/quads/quads-draw';
+import type { FrameSettings } from '../stage/frame-uniforms';
 import { AUTO_DRAW, type DrawSetting } from '../profile/auto-draw';
 import { AUTO_STRATEGY } from '../profile/auto-strategy';
 
@@ -54,6 +55,25 @@ export function defaultSettings(): RenderSettings {
     fovyDeg: 60,
     benchFrames: 120,
     loadSh: 3,
+  };
+}
+
+/**
+ * What a frame is drawn with, from the viewer's live settings: the one rule for every
+ * frame of the viewer's (the live view, offscreen renders and screenshots, a video's
+ * frames, pick, drawOver), so that none draws with a setting the others leave out.
+ */
+export function frameSettingsOf(s: RenderSettings): FrameSettings & { background: [number, number, number] } {
+  return {
+    shDegree: s.shDegree,
+    splatScale: s.splatScale,
+    cull: s.cull,
+    sigmaCut: s.sigmaCut,
+    minContribution: s.minContribution,
+    antialias: s.antialias,
+    drawOrder: s.drawOrder,
+    keyBits: s.keyBits,
+    background: hexToRgb(s.background),
   };
 }
 
