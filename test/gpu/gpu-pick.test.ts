@@ -146,7 +146,7 @@ describe.runIf(haveSharedScenes())('the GPU pick against the CPU reference', () 
     const first = firstViewPose(cloud, upVector('-y'), defaultForward('-y'), 60, W / H);
     const pose = { ...first, eye: [0, 1, 2].map((k) => first.target[k]! + 0.4 * (first.eye[k]! - first.target[k]!)) as [number, number, number] };
     const cam = frameCamera(pose, W, H, cloud.bounds);
-    const pixels = grid(8);
+    const pixels = grid(12);
     const refs = referencePicks(cloud, pose, cam, pixels);
     const figures: string[] = [];
     for (const precision of ['full', 'compact'] as const) {
@@ -199,7 +199,7 @@ describe.runIf(haveSharedScenes())('the GPU pick against the CPU reference', () 
     };
     const pose = fitPose(robustBounds(merged.positions), upVector('-y'), 60, W / H, defaultForward('-y'));
     const cam = frameCamera(pose, W, H, merged.bounds);
-    const pixels = grid(6);
+    const pixels = grid(8);
     const refs = referencePicks(merged, pose, cam, pixels);
     await withValidation(device, async () => {
       const r = new SplatRenderer(device, 'rgba8unorm', 'radix4', 'quads');
