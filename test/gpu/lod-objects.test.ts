@@ -24,7 +24,6 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createViewer, LodObjectRefused, type SplatObject, type Viewer } from '../../renderer/api/index';
 import { fitPose, robustBounds, upVector, type CameraPose } from '../../renderer/camera/camera';
-import { nodeGpuObject } from '../../renderer/gpu/node-gpu';
 import { bindingLimit } from '../../renderer/frame/gpu-budget';
 import { renderOffscreen } from '../../renderer/frame/offscreen';
 import { SplatRenderer } from '../../renderer/frame/splat-renderer';
@@ -40,6 +39,7 @@ import { placedAt } from '../support/placed-clouds';
 import { haveSharedScenes, sharedScene } from '../support/shared-scenes';
 import { rgbOf } from '../support/tile-render';
 import { writeTestPng } from '../support/test-png';
+import { frames, installNavigatorGpu } from '../support/viewer-harness';
 
 const ctx = useGpu();
 const have = haveSharedScenes() && haveSplatTransform();
@@ -49,14 +49,6 @@ const MIN_PSNR = 45;
 /** The frame's splat budget: the LOD scene (6831 / 1708 / 410 splats a level) and the object's 1000 share it. */
 const BUDGET = 4000;
 const OBJECT_SPLATS = 1000;
-
-function nextEvent(v: Viewer, type: string): Promise<CustomEvent> {
-  return new Promise((resolve) => v.addEventListener(type, (e) => resolve(e as CustomEvent), { once: true }));
-}
-
-async function frames(v: Viewer, n: number): Promise<void> {
-  for (let i = 0; i < n; i++) await nextEvent(v, 'frame');
-}
 
 /**
  * Frames until the LOD scene draws its whole choice for the view, nothing loads and its
@@ -101,11 +93,7 @@ describe.skipIf(!have)('a streamed LOD scene as one object among others', () => 
   }, 240_000);
 
   it('an object added beside it survives LOD updates (drawn, nothing of it re-uploaded), the budget shared; both back after a lost device', async () => {
-    const g = globalThis as { navigator?: { gpu?: GPU } };
-    const hadNavigator = 'navigator' in globalThis;
-    const before = g.navigator?.gpu;
-    if (!g.navigator) Object.defineProperty(globalThis, 'navigator', { value: {}, configurable: true, writable: true });
-    Object.defineProperty(g.navigator!, 'gpu', { value: nodeGpuObject(), configurable: true, writable: true });
+    const restoreNavigator = installNavigatorGpu();
     const ref = new SplatRenderer(ctx.gpu.device, 'rgba8unorm', 'radix16', 'quads');
     ref.precision = 'full';
     let viewer: Viewer | null = null;
@@ -269,8 +257,7 @@ describe.skipIf(!have)('a streamed LOD scene as one object among others', () => 
     } finally {
       viewer?.destroy();
       ref.destroy();
-      if (hadNavigator) Object.defineProperty(g.navigator!, 'gpu', { value: before, configurable: true, writable: true });
-      else delete (globalThis as { navigator?: unknown }).navigator;
+      restoreNavigator();
     }
   }, 60_000);
 });

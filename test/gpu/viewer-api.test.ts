@@ -9,21 +9,14 @@
 import { meterGpuMemory } from '../../bench/gpu-memory';
 import { sceneBytesPerSplat } from '../../renderer/gpu-scene/scene-precision';
 import { describe, expect, it } from 'vitest';
-import { createViewer, SceneLoadCancelled, SceneLoadError, STAGE_NAMES, type Viewer } from '../../renderer/api/index';
+import { createViewer, SceneLoadCancelled, SceneLoadError, STAGE_NAMES } from '../../renderer/api/index';
 import { generateDefaultScene } from '../../scenes/generate';
 import { writeSplatPly } from '../../scenes/write-ply';
 import { useGpu } from '../support/gpu';
 import { writeTestPng } from '../support/test-png';
+import { frames, nextEvent } from '../support/viewer-harness';
 
 const ctx = useGpu();
-
-function nextEvent(v: Viewer, type: string): Promise<CustomEvent> {
-  return new Promise((resolve) => v.addEventListener(type, (e) => resolve(e as CustomEvent), { once: true }));
-}
-
-async function frames(v: Viewer, n: number): Promise<void> {
-  for (let i = 0; i < n; i++) await nextEvent(v, 'frame');
-}
 
 describe('createViewer in Node (offscreen target)', () => {
   it('loads, draws, profiles, refuses bad and aborted loads keeping the scene, and frees its buffers on destroy', async () => {

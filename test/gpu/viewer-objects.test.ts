@@ -18,7 +18,6 @@
 import { describe, expect, it } from 'vitest';
 import { createViewer, SplatObject, type Viewer } from '../../renderer/api/index';
 import { fitPose, robustBounds, upVector } from '../../renderer/camera/camera';
-import { nodeGpuObject } from '../../renderer/gpu/node-gpu';
 import { renderOffscreen } from '../../renderer/frame/offscreen';
 import { SplatRenderer } from '../../renderer/frame/splat-renderer';
 import { cropCloud, checkCrop } from '../../scenes/crop';
@@ -30,46 +29,20 @@ import { makeTransform, transformCloud, transformMatrix } from '../../scenes/tra
 import { writeSplatPly } from '../../scenes/write-ply';
 import { psnr } from '../reference/raster';
 import { useGpu, withValidation } from '../support/gpu';
-import { mergeClouds, placedAt } from '../support/placed-clouds';
+import { boundsCentre as centre, mergeClouds, placedAt } from '../support/placed-clouds';
 import { rgbOf } from '../support/tile-render';
 import { writeTestPng } from '../support/test-png';
+import { frames, installNavigatorGpu, until } from '../support/viewer-harness';
 
 const ctx = useGpu();
 const W = 128;
 const H = 96;
 const MIN_PSNR = 45;
 
-function nextEvent(v: Viewer, type: string): Promise<CustomEvent> {
-  return new Promise((resolve) => v.addEventListener(type, (e) => resolve(e as CustomEvent), { once: true }));
-}
-
-async function frames(v: Viewer, n: number): Promise<void> {
-  for (let i = 0; i < n; i++) await nextEvent(v, 'frame');
-}
-
-async function until(what: string, cond: () => boolean, ms = 60_000): Promise<void> {
-  const end = performance.now() + ms;
-  while (!cond()) {
-    if (performance.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-
-function centre(c: SplatCloud): [number, number, number] {
-  const b = c.bounds;
-  return [0, 1, 2].map((a) => (b.min[a]! + b.max[a]!) / 2) as [number, number, number];
-}
-
-
 describe('Viewer.add: placed objects through the library', () => {
   it('adds two objects, moves one (0 scene bytes), crops, hides, exports, survives a lost device with both back, removes; load() replaces them', async () => {
     // The viewer asks navigator.gpu for a device of its own (renderer/gpu/browser-device.ts): Dawn's, in Node.
-    const g = globalThis as { navigator?: { gpu?: GPU } };
-    const hadNavigator = 'navigator' in globalThis;
-    const before = g.navigator?.gpu;
-    if (!g.navigator) Object.defineProperty(globalThis, 'navigator', { value: {}, configurable: true, writable: true });
-    Object.defineProperty(g.navigator!, 'gpu', { value: nodeGpuObject(), configurable: true, writable: true });
+    const restoreNavigator = installNavigatorGpu();
     const ref = new SplatRenderer(ctx.gpu.device, 'rgba8unorm', 'radix16', 'quads');
     ref.precision = 'compact';
     let viewer: Viewer | null = null;
@@ -215,8 +188,7 @@ describe('Viewer.add: placed objects through the library', () => {
     } finally {
       viewer?.destroy();
       ref.destroy();
-      if (hadNavigator) Object.defineProperty(g.navigator!, 'gpu', { value: before, configurable: true, writable: true });
-      else delete (globalThis as { navigator?: unknown }).navigator;
+      restoreNavigator();
     }
   });
 

@@ -20,7 +20,6 @@ import { describe, expect, it } from 'vitest';
 import { createViewer, SplatObject, type PickResult, type Viewer } from '../../renderer/api/index';
 import { defaultForward, fitPose, robustBounds, upVector, type CameraPose } from '../../renderer/camera/camera';
 import { firstViewPose } from '../../renderer/camera/framing';
-import { nodeGpuObject } from '../../renderer/gpu/node-gpu';
 import { generateDefaultScene } from '../../scenes/generate';
 import { loadScene } from '../../scenes/load';
 import { writeSplatPly } from '../../scenes/write-ply';
@@ -28,27 +27,16 @@ import { makeCameraFrame, ndcToPixel, transformPoint } from '../reference/forwar
 import { rasterizeReference } from '../reference/raster';
 import { useGpu } from '../support/gpu';
 import { haveSharedScenes, sharedScene } from '../support/shared-scenes';
+import { frames, installNavigatorGpu } from '../support/viewer-harness';
 
 useGpu();
 const W = 128;
 const H = 96;
 const NAME = 'playbot_31k_sh2_reordered.ply';
 
-function nextEvent(v: Viewer, type: string): Promise<CustomEvent> {
-  return new Promise((resolve) => v.addEventListener(type, (e) => resolve(e as CustomEvent), { once: true }));
-}
-
-async function frames(v: Viewer, n: number): Promise<void> {
-  for (let i = 0; i < n; i++) await nextEvent(v, 'frame');
-}
-
 describe.runIf(haveSharedScenes())('Viewer.pick on the GPU against the reference opacity-0.5 depth', () => {
   it('a real scene: points within 1 px of the click, depths within 2% of the reference; tiles the same; a placed object picked as its SplatObject', async () => {
-    const g = globalThis as { navigator?: { gpu?: GPU } };
-    const hadNavigator = 'navigator' in globalThis;
-    const before = g.navigator?.gpu;
-    if (!g.navigator) Object.defineProperty(globalThis, 'navigator', { value: {}, configurable: true, writable: true });
-    Object.defineProperty(g.navigator!, 'gpu', { value: nodeGpuObject(), configurable: true, writable: true });
+    const restoreNavigator = installNavigatorGpu();
     let viewer: Viewer | null = null;
     try {
       const bytes = fs.readFileSync(sharedScene(NAME));
@@ -206,8 +194,7 @@ describe.runIf(haveSharedScenes())('Viewer.pick on the GPU against the reference
       expect(tileMisses.length).toBeLessThanOrEqual(1);
     } finally {
       viewer?.destroy();
-      if (hadNavigator) Object.defineProperty(g.navigator!, 'gpu', { value: before, configurable: true, writable: true });
-      else delete (globalThis as { navigator?: unknown }).navigator;
+      restoreNavigator();
     }
   });
 });

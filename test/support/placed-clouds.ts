@@ -36,6 +36,12 @@ export function mergeClouds(name: string, ...clouds: SplatCloud[]): SplatCloud {
   return out;
 }
 
+/** The middle of `c`'s bounds. */
+export function boundsCentre(c: SplatCloud): [number, number, number] {
+  const b = c.bounds;
+  return [0, 1, 2].map((a) => (b.min[a]! + b.max[a]!) / 2) as [number, number, number];
+}
+
 /** The middle of `c`'s robust bounds. */
 export function robustCentre(c: SplatCloud): [number, number, number] {
   const b = robustBounds(c.positions);
