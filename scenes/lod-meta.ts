@@ -20,7 +20,7 @@
 import { LodFormatError, ReadFailedError, SceneLoadError, UnsupportedError, type SceneLoadErrorDetails } from './errors';
 import type { LoadOptions } from './load-options';
 import { loadSogFiles } from './sog';
-import { computeBounds, shCoeffCount, type Bounds, type ShDegree, type SplatCloud } from './splat-cloud';
+import { concatRuns, type Bounds, type ShDegree, type SplatCloud } from './splat-cloud';
 import { checkReference } from './references';
 import { checkMemory } from './budget';
 
@@ -233,39 +233,18 @@ export async function loadLodFinest(bytes: Uint8Array, getFile: LodFileGetter, n
   const files = new Map<number, SplatCloud>();
   for (const r of finest) if (!files.has(r.file)) files.set(r.file, await loadLodFile(meta, r.file, getFile, options));
   const degree = Math.max(...[...files.values()].map((c) => c.shDegree)) as ShDegree;
-  const K3 = shCoeffCount(degree) * 3;
   const n = finest.reduce((a, r) => a + r.count, 0);
   checkMemory(name, n, degree, options, 'lod-meta.json (its finest level)', 0, { element: 'lod-meta.json' });
-  const out: SplatCloud = {
-    count: n,
-    shDegree: degree,
-    positions: new Float32Array(n * 3),
-    scales: new Float32Array(n * 3),
-    rotations: new Float32Array(n * 4),
-    opacities: new Float32Array(n),
-    sh: new Float32Array(n * K3),
-    bounds: { min: [0, 0, 0], max: [0, 0, 0] },
-    source: { name, format: 'lod' },
-    sanitized: { dropped: 0, clamped: 0, reasons: {} },
-  };
-  let at = 0;
-  for (const r of finest) {
-    const c = files.get(r.file)!;
-    const from = r.offset, to = r.offset + r.count;
-    out.positions.set(c.positions.subarray(from * 3, to * 3), at * 3);
-    out.scales.set(c.scales.subarray(from * 3, to * 3), at * 3);
-    out.rotations.set(c.rotations.subarray(from * 4, to * 4), at * 4);
-    out.opacities.set(c.opacities.subarray(from, to), at);
-    const k3 = shCoeffCount(c.shDegree) * 3;
-    for (let i = 0; i < r.count; i++) out.sh.set(c.sh.subarray((from + i) * k3, (from + i + 1) * k3), (at + i) * K3);
-    at += r.count;
-  }
+  const out = concatRuns(
+    finest.map((r) => ({ cloud: files.get(r.file)!, from: r.offset, count: r.count })),
+    { name, format: 'lod' },
+  );
+  out.sanitized = { dropped: 0, clamped: 0, reasons: {} };
   for (const c of files.values()) {
     const s = c.sanitized;
     if (!s) continue;
     out.sanitized!.clamped += s.clamped;
     for (const [k, v] of Object.entries(s.reasons)) out.sanitized!.reasons[k] = (out.sanitized!.reasons[k] ?? 0) + v;
   }
-  out.bounds = computeBounds(out.positions);
   return out;
 }

@@ -75,3 +75,44 @@ export function computeBounds(positions: Float32Array): Bounds {
   if (positions.length === 0) return { min: [0, 0, 0], max: [0, 0, 0] };
   return { min, max };
 }
+
+/** A run of one cloud's splats: `count` from `from`. */
+export interface CloudRun {
+  cloud: SplatCloud;
+  from: number;
+  count: number;
+}
+
+/**
+ * The runs' splats back to back in one cloud, at the highest SH degree among them (a
+ * run of a lower degree padded with zeros), its bounds computed; `source` as given.
+ */
+export function concatRuns(runs: readonly CloudRun[], source: SplatCloud['source']): SplatCloud {
+  const degree = Math.max(0, ...runs.map((r) => r.cloud.shDegree)) as ShDegree;
+  const K = shCoeffCount(degree) * 3;
+  const n = runs.reduce((a, r) => a + r.count, 0);
+  const out: SplatCloud = {
+    count: n,
+    shDegree: degree,
+    positions: new Float32Array(n * 3),
+    scales: new Float32Array(n * 3),
+    rotations: new Float32Array(n * 4),
+    opacities: new Float32Array(n),
+    sh: new Float32Array(n * K),
+    bounds: { min: [0, 0, 0], max: [0, 0, 0] },
+    source,
+  };
+  let at = 0;
+  for (const { cloud: c, from, count } of runs) {
+    const to = from + count;
+    out.positions.set(c.positions.subarray(from * 3, to * 3), at * 3);
+    out.scales.set(c.scales.subarray(from * 3, to * 3), at * 3);
+    out.rotations.set(c.rotations.subarray(from * 4, to * 4), at * 4);
+    out.opacities.set(c.opacities.subarray(from, to), at);
+    const k = shCoeffCount(c.shDegree) * 3;
+    for (let i = 0; i < count; i++) out.sh.set(c.sh.subarray((from + i) * k, (from + i + 1) * k), (at + i) * K);
+    at += count;
+  }
+  out.bounds = computeBounds(out.positions);
+  return out;
+}

@@ -3,37 +3,12 @@
  * renderer assembles (clouds merged into one), and placing a cloud by its robust centre.
  */
 import { robustBounds } from '../../renderer/camera/camera';
-import { computeBounds, shCoeffCount, type SplatCloud } from '../../scenes/splat-cloud';
+import { concatRuns, type SplatCloud } from '../../scenes/splat-cloud';
 import { makeTransform, transformPoint, type SplatTransform } from '../../scenes/transform';
 
-/** The clouds merged into one (the same degree: the first's). */
+/** The clouds merged into one, back to back (at the highest SH degree among them: scenes/splat-cloud.ts concatRuns). */
 export function mergeClouds(name: string, ...clouds: SplatCloud[]): SplatCloud {
-  const degree = Math.max(...clouds.map((c) => c.shDegree)) as SplatCloud['shDegree'];
-  const K = shCoeffCount(degree) * 3;
-  const n = clouds.reduce((a, c) => a + c.count, 0);
-  const out: SplatCloud = {
-    count: n,
-    shDegree: degree,
-    positions: new Float32Array(n * 3),
-    scales: new Float32Array(n * 3),
-    rotations: new Float32Array(n * 4),
-    opacities: new Float32Array(n),
-    sh: new Float32Array(n * K),
-    bounds: { min: [0, 0, 0], max: [0, 0, 0] },
-    source: { name, format: 'memory' },
-  };
-  let at = 0;
-  for (const c of clouds) {
-    out.positions.set(c.positions, at * 3);
-    out.scales.set(c.scales, at * 3);
-    out.rotations.set(c.rotations, at * 4);
-    out.opacities.set(c.opacities, at);
-    const k = shCoeffCount(c.shDegree) * 3;
-    for (let i = 0; i < c.count; i++) out.sh.set(c.sh.subarray(i * k, (i + 1) * k), (at + i) * K);
-    at += c.count;
-  }
-  out.bounds = computeBounds(out.positions);
-  return out;
+  return concatRuns(clouds.map((cloud) => ({ cloud, from: 0, count: cloud.count })), { name, format: 'memory' });
 }
 
 /** The middle of `c`'s bounds. */
