@@ -4,7 +4,7 @@ import { loadSceneStream } from '../scenes/stream';
 import { generateDefaultScene, generateSynthetic } from '../scenes/generate';
 import { parseShDegree, withShDegree } from '../scenes/load-options';
 import { nodeSceneFileGetter } from '../scenes/references-node';
-import type { Bounds, ShDegree, SplatCloud } from '../scenes/splat-cloud';
+import type { ShDegree, SplatCloud } from '../scenes/splat-cloud';
 import { IDENTITY_TRANSFORM, parseTransform, type SplatTransform } from '../scenes/transform';
 import { parseCameraArg, type CameraPose } from '../renderer/camera/camera';
 import { orbitPath, parseCameraPathJson, type CameraPath } from '../renderer/camera/camera-path';
@@ -182,14 +182,4 @@ export function placedAddsArg(tokens: readonly { kind: string; name?: string; va
 }
 
 /** The box round several boxes (the objects of `--scene` and its `--add`s, as placed). */
-export function unionBounds(boxes: readonly Bounds[]): Bounds {
-  const min: [number, number, number] = [Infinity, Infinity, Infinity];
-  const max: [number, number, number] = [-Infinity, -Infinity, -Infinity];
-  for (const b of boxes) {
-    for (let a = 0; a < 3; a++) {
-      min[a] = Math.min(min[a]!, b.min[a]!);
-      max[a] = Math.max(max[a]!, b.max[a]!);
-    }
-  }
-  return { min, max };
-}
+export { unionBounds } from '../scenes/splat-cloud';

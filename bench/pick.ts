@@ -30,8 +30,7 @@ import { SplatRenderer } from '../renderer/frame/splat-renderer';
 import { createNodeGpu } from '../renderer/gpu/node-gpu';
 import { DEFAULT_PRECISION, parsePrecision } from '../renderer/gpu-scene/scene-precision';
 import { transformBounds } from '../scenes/transform';
-import type { Bounds } from '../scenes/splat-cloud';
-import { parseSize, placedAddsArg, runCli, sceneFromArg, shArg } from './cli';
+import { parseSize, placedAddsArg, runCli, sceneFromArg, shArg, unionBounds } from './cli';
 
 runCli(async () => {
   const { values, tokens } = parseArgs({
@@ -109,15 +108,3 @@ runCli(async () => {
   renderer.destroy();
   gpu.device.destroy();
 });
-
-function unionBounds(list: Bounds[]): Bounds {
-  const min: [number, number, number] = [Infinity, Infinity, Infinity];
-  const max: [number, number, number] = [-Infinity, -Infinity, -Infinity];
-  for (const b of list) {
-    for (let a = 0; a < 3; a++) {
-      min[a] = Math.min(min[a]!, b.min[a]!);
-      max[a] = Math.max(max[a]!, b.max[a]!);
-    }
-  }
-  return { min, max };
-}

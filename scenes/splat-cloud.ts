@@ -76,6 +76,19 @@ export function computeBounds(positions: Float32Array): Bounds {
   return { min, max };
 }
 
+/** The box round several boxes (none: an empty box, min +Infinity, max -Infinity). */
+export function unionBounds(boxes: readonly Bounds[]): Bounds {
+  const min: [number, number, number] = [Infinity, Infinity, Infinity];
+  const max: [number, number, number] = [-Infinity, -Infinity, -Infinity];
+  for (const b of boxes) {
+    for (let a = 0; a < 3; a++) {
+      min[a] = Math.min(min[a]!, b.min[a]!);
+      max[a] = Math.max(max[a]!, b.max[a]!);
+    }
+  }
+  return { min, max };
+}
+
 /** A run of one cloud's splats: `count` from `from`. */
 export interface CloudRun {
   cloud: SplatCloud;

@@ -13,7 +13,7 @@
  * Any scene shown is the renderer's object `handle`, which Viewer.sceneObject
  * (objects.ts) places, crops, hides; `clear` takes it off screen (its remove()).
  */
-import type { Bounds, SplatCloud } from '../../scenes/splat-cloud';
+import { unionBounds, type Bounds, type SplatCloud } from '../../scenes/splat-cloud';
 import { croppedBounds } from '../../scenes/crop';
 import { IDENTITY_TRANSFORM, transformBounds, type SplatTransform } from '../../scenes/transform';
 import type { FrameCamera } from '../stage/frame-uniforms';
@@ -138,15 +138,7 @@ export class SceneHolder {
       if (o.handle === handle) placed = o.transform;
       else if (o.visible) boxes.push(transformBounds(o.transform, croppedBounds(o.cloud.bounds, o.crop)));
     }
-    const b = transformBounds(placed, this.lodStream.meta.bound);
-    const min = [...b.min] as [number, number, number], max = [...b.max] as [number, number, number];
-    for (const x of boxes) {
-      for (let a = 0; a < 3; a++) {
-        min[a] = Math.min(min[a]!, x.min[a]!);
-        max[a] = Math.max(max[a]!, x.max[a]!);
-      }
-    }
-    return { min, max };
+    return unionBounds([transformBounds(placed, this.lodStream.meta.bound), ...boxes]);
   }
 
   /**

@@ -11,7 +11,7 @@
  * ranges widened for another.
  */
 import restrideWgsl from '../../shaders/gpu-scene/restride.wgsl?raw';
-import { type Bounds, type ShDegree, type SplatCloud } from '../../scenes/splat-cloud';
+import { unionBounds, type Bounds, type ShDegree, type SplatCloud } from '../../scenes/splat-cloud';
 import { transformBounds, type SplatTransform } from '../../scenes/transform';
 import { croppedBounds, type SplatCrop } from '../../scenes/crop';
 import { GpuScene } from './gpu-scene';
@@ -39,16 +39,8 @@ export function assemblySize(parts: readonly { scene: { count: number; shDegree:
 
 /** The union of the parts' bounds (within their crop boxes) as placed. */
 export function placedBounds(parts: readonly { scene: { cloud: SplatCloud }; transform: SplatTransform; crop?: SplatCrop | null }[]): Bounds {
-  const min: [number, number, number] = [Infinity, Infinity, Infinity];
-  const max: [number, number, number] = [-Infinity, -Infinity, -Infinity];
-  for (const p of parts) {
-    const b = transformBounds(p.transform, croppedBounds(p.scene.cloud.bounds, p.crop ?? null));
-    for (let a = 0; a < 3; a++) {
-      min[a] = Math.min(min[a]!, b.min[a]!);
-      max[a] = Math.max(max[a]!, b.max[a]!);
-    }
-  }
-  return parts.length > 0 ? { min, max } : { min: [0, 0, 0], max: [0, 0, 0] };
+  if (parts.length === 0) return { min: [0, 0, 0], max: [0, 0, 0] };
+  return unionBounds(parts.map((p) => transformBounds(p.transform, croppedBounds(p.scene.cloud.bounds, p.crop ?? null))));
 }
 
 /**
