@@ -76,8 +76,7 @@ export class Picking {
     const px = x * sx;
     const py = y * sy;
     if (!(px >= 0 && py >= 0 && px < camera.width && py < camera.height)) return null;
-    const s = this.hooks.settings;
-    const hit = await pickPixel(renderer, camera, frameSettingsOf(s), px, py);
+    const hit = await pickPixel(renderer, camera, frameSettingsOf(this.hooks.settings), px, py);
     if (!hit) return null;
     return { object: hit.object === null ? null : this.hooks.objectOf(hit.object), splat: hit.splat, point: hit.point, depth: hit.depth, opacity: hit.opacity };
   }

@@ -2,7 +2,7 @@
  * Placed-object helpers shared by the objects' GPU tests: the CPU side of what the
  * renderer assembles (clouds merged into one), and placing a cloud by its robust centre.
  */
-import { robustBounds } from '../../renderer/camera/camera';
+import { boundsCenter, robustBounds } from '../../renderer/camera/camera';
 import { concatRuns, type SplatCloud } from '../../scenes/splat-cloud';
 import { makeTransform, transformPoint, type SplatTransform } from '../../scenes/transform';
 
@@ -11,10 +11,9 @@ export function mergeClouds(name: string, ...clouds: SplatCloud[]): SplatCloud {
   return concatRuns(clouds.map((cloud) => ({ cloud, from: 0, count: cloud.count })), { name, format: 'memory' });
 }
 
-/** The middle of `c`'s bounds. */
+/** The middle of `c`'s bounds (camera.ts boundsCenter). */
 export function boundsCentre(c: SplatCloud): [number, number, number] {
-  const b = c.bounds;
-  return [0, 1, 2].map((a) => (b.min[a]! + b.max[a]!) / 2) as [number, number, number];
+  return boundsCenter(c.bounds);
 }
 
 /** The middle of `c`'s robust bounds. */
