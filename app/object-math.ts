@@ -8,6 +8,8 @@
  * [w, x, y, z], w first, as the library takes them.
  */
 
+import { cross, dot, normalize, sub } from '../renderer/api/index';
+
 export type V3 = [number, number, number];
 export type Quat = [number, number, number, number];
 export interface Box {
@@ -98,8 +100,8 @@ export interface ScreenCamera {
 }
 
 export function screenCamera(pose: { eye: readonly number[]; target: readonly number[]; up: readonly number[]; fovyDeg: number }, width: number, height: number): ScreenCamera {
-  const back = norm(sub(pose.eye, pose.target));
-  const right = norm(cross(pose.up, back));
+  const back = normalize(sub(pose.eye, pose.target));
+  const right = normalize(cross(pose.up, back));
   const up = cross(back, right);
   return { eye: [pose.eye[0]!, pose.eye[1]!, pose.eye[2]!], right, up, back, f: 1 / Math.tan((pose.fovyDeg * RAD) / 2), width, height };
 }
@@ -196,18 +198,4 @@ export function croppedBox(bounds: Box, crop: Box | null): Box {
     max[i] = Math.max(min[i]!, Math.min(bounds.max[i]!, crop.max[i]!));
   }
   return { min, max };
-}
-
-function sub(a: readonly number[], b: readonly number[]): V3 {
-  return [a[0]! - b[0]!, a[1]! - b[1]!, a[2]! - b[2]!];
-}
-function dot(a: readonly number[], b: readonly number[]): number {
-  return a[0]! * b[0]! + a[1]! * b[1]! + a[2]! * b[2]!;
-}
-function cross(a: readonly number[], b: readonly number[]): V3 {
-  return [a[1]! * b[2]! - a[2]! * b[1]!, a[2]! * b[0]! - a[0]! * b[2]!, a[0]! * b[1]! - a[1]! * b[0]!];
-}
-function norm(a: readonly number[]): V3 {
-  const n = Math.hypot(a[0]!, a[1]!, a[2]!) || 1;
-  return [a[0]! / n, a[1]! / n, a[2]! / n];
 }

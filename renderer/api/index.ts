@@ -55,7 +55,7 @@ export { FrameStats, summarize, type Summary } from '../profile/frame-stats';
 export { RefreshGate } from '../profile/live-figures';
 export { formatFps } from '../profile/fps';
 export { formatTable, toCsv, toJson, type BenchmarkRow } from '../profile/benchmark-report';
-export { cross, length, normalize, sub } from '../camera/camera';
+export { cross, dot, length, normalize, sub } from '../camera/camera';
 export type { LoadProgress } from './scene-load-protocol';
 export { groupSceneFiles } from './scene-files';
 export { budgetLine, readShParam, withShParam, budgetLimitsFor, loadOptionsFor } from './load-sh';
