@@ -19,6 +19,33 @@ export function frameCamera(pose: CameraPose, width: number, height: number, bou
 }
 
 /**
+ * The camera of a window of `full`'s view: its pixels x..x+width, y..y+height (from the top
+ * left; outside the view, it shows nothing) drawn as the full view draws them, each splat
+ * as many pixels (the same focal length: the field of view narrowed to the window's share of
+ * the height, the projection scaled and moved onto the window), culled by the full view's
+ * frustum (so that every window, and one outside the view, does the full view's per-splat
+ * work: auto's probes, profile/auto-draw.ts).
+ */
+export function windowCamera(full: FrameCamera, win: { x: number; y: number; width: number; height: number }): FrameCamera {
+  const { width: W, height: H } = full;
+  const sx = W / win.width;
+  const sy = H / win.height;
+  const cx = (2 * (win.x + win.width / 2)) / W - 1;
+  const cy = 1 - (2 * (win.y + win.height / 2)) / H;
+  // Clip space: x' = sx (x - cx w), y' = sy (y - cy w); z and w as they were.
+  const onto = mat4.fromValues(sx, 0, 0, 0, 0, sy, 0, 0, 0, 0, 1, 0, -sx * cx, -sy * cy, 0, 1);
+  const tanY = Math.tan((full.fovyDeg * Math.PI) / 360);
+  return {
+    ...full,
+    proj: mat4.multiply(mat4.create(), onto, full.proj as mat4) as Float32Array,
+    fovyDeg: (2 * Math.atan((tanY * win.height) / H) * 180) / Math.PI,
+    width: win.width,
+    height: win.height,
+    cullTanHalfFov: full.cullTanHalfFov ?? [(tanY * W) / H, tanY],
+  };
+}
+
+/**
  * Where world point `p` is drawn by `camera`: its pixel (from the top left, continuous: a
  * pixel's centre at +0.5) and its view depth (-z in view space); null behind the camera.
  */

@@ -58,6 +58,8 @@ export class SplatRenderer {
   private sortStrategy: SortStrategy;
   /** The draw strategy. */
   private drawKind: DrawKind<DrawName>;
+  /** A draw other than the one in use, kept between auto's probe frames (encodeProbeFrame) for the scene it was made for. */
+  private side: { kind: DrawKind<DrawName>; scene: GpuScene; draw: Draw } | null = null;
   /** Its state for the scene on screen; null without a scene. */
   private active: Draw | null = null;
   /** What every draw this renderer makes is lent. */
@@ -370,6 +372,7 @@ export class SplatRenderer {
     this.checkedDraw(this.draw, next); // throws for a sort strategy the draw cannot use
     this.sortStrategy = next;
     this.active?.setStrategy(next);
+    this.releaseProbeDraw();
   }
 
   /**
@@ -386,7 +389,12 @@ export class SplatRenderer {
     if (cloud) assertSceneFits(cloud.source.name, cloud.count, cloud.shDegree, kind.info.name, this.budgetLimits, this.scene?.precision ?? this.precision);
     this.drawKind = kind;
     this.active?.destroy();
-    this.active = this.scene && this.target ? this.drawFor(this.scene, this.target) : null;
+    // The draw auto's probes kept (its buffers grown for this scene already), else a new one.
+    const side = this.side;
+    if (side && side.kind === kind && side.scene === this.scene) {
+      this.active = side.draw;
+      this.side = null;
+    } else this.active = this.scene && this.target ? this.drawFor(this.scene, this.target) : null;
   }
 
   /**
@@ -439,6 +447,46 @@ export class SplatRenderer {
   }
 
   /**
+   * Makes draw `name` ready for auto's probes of it (encodeProbeFrame): another draw than
+   * the one in use, its state kept between probes as the draw in use keeps its own (its
+   * buffers grow from what its frames counted); setDraw to it makes it the draw in use;
+   * releaseProbeDraw frees it. Nothing for the draw in use.
+   * @throws as setDraw, changing nothing, for a draw the sort cannot serve or the scene does not fit
+   */
+  prepareProbeDraw(name: DrawName): void {
+    const kind = this.checkedDraw(name, this.sortStrategy);
+    const scene = this.scene;
+    if (kind === this.drawKind || !scene || !this.target) return;
+    if (this.side && this.side.kind === kind && this.side.scene === scene) return;
+    const cloud = scene.cloud;
+    assertSceneFits(cloud.source.name, cloud.count, cloud.shDegree, kind.info.name, this.budgetLimits, scene.precision);
+    this.releaseProbeDraw();
+    this.side = { kind, scene, draw: kind.create(this.drawContext, scene, this.target, this.sortStrategy) };
+  }
+
+  /** Records one frame of the draw prepareProbeDraw made ready (the draw in use without one) into `encoder`: auto's probe, offscreen at a small size. */
+  encodeProbeFrame(encoder: GPUCommandEncoder, target: GPUTextureView, camera: FrameCamera, settings: FrameSettings & EncodeOptions, timestamps?: FrameTimestamps): void {
+    const side = this.side;
+    if (!side || side.scene !== this.scene) {
+      this.encodeFrame(encoder, target, camera, settings, timestamps);
+      return;
+    }
+    this.uniforms.write(camera, settings, side.scene);
+    side.draw.encode(encoder, { target, camera, settings, ...(timestamps ? { timestamps } : {}) });
+  }
+
+  /** Call after submitting a frame encoded by encodeProbeFrame (the probed draw's read-back of what it counted). */
+  probeSubmitted(): void {
+    this.side?.draw.submitted();
+  }
+
+  /** Frees the draw auto probed (encodeProbeFrame), if it is not the one in use now. */
+  releaseProbeDraw(): void {
+    this.side?.draw.destroy();
+    this.side = null;
+  }
+
+  /**
    * One frame with the floor's geometry, its fragments counted (slow: bench:frame's measurement):
    * `covered` pixels the geometry covers, `contributing` those the splat's alpha passes. Quads only.
    */
@@ -476,6 +524,7 @@ export class SplatRenderer {
 
   /** Frees the drawn state: the draw's, the sort buffers, and the drawn scene if it is an assembly (the objects' stay). */
   private releaseScene(): void {
+    this.releaseProbeDraw();
     this.active?.destroy();
     this.active = null;
     if (this.ownsScene) this.scene?.destroy();

@@ -14,6 +14,8 @@ export interface FrameCamera {
   height: number;
   near: number;
   far: number;
+  /** The frustum splats are culled by and their projection's Jacobian clamped to, when not this viewport's (tan of the half angles, x and y): a window of a larger view keeps that view's (frame-camera.ts windowCamera). */
+  cullTanHalfFov?: readonly [number, number];
 }
 
 export interface FrameSettings {
@@ -102,7 +104,7 @@ export class FrameUniforms {
       splatCount: scene.count,
       viewport: [cam.width, cam.height],
       focal: [fy, fy],
-      tanHalfFov: [tanX, tanY],
+      tanHalfFov: cam.cullTanHalfFov ? [cam.cullTanHalfFov[0], cam.cullTanHalfFov[1]] : [tanX, tanY],
       near: cam.near,
       far: cam.far,
       splatScale: settings.splatScale,
