@@ -63,6 +63,7 @@ export class DrawAuto {
     const { settings } = this.hooks;
     const renderer = this.hooks.renderer();
     this.trial = null;
+    renderer.releaseProbeDraw();
     this.preparing = false;
     this.token++;
     const count = renderer.cloud?.count;
@@ -100,14 +101,20 @@ export class DrawAuto {
 
   /**
    * The trial's part of a frame (before it is encoded): the draw and whether it
-   * is timed (then submitted alone), 'skip' for no frame now, or null for a frame
-   * that is no trial's. Ends the trial once every timed frame has its GPU reading.
+   * is timed (then submitted alone), and for a probe the offscreen size to draw it
+   * at; 'skip' for no frame now, or null for a frame that is no trial's (the page's
+   * own). Ends the trial once every timed frame has its GPU reading.
    */
   frame(now: number): TrialFrame | 'skip' | null {
     const t = this.trial;
     if (!t) return null;
     const f = t.trial.next();
     if (f === 'wait') return 'skip';
+    if (f === 'page') {
+      // The page's frame between two probes: the whole frame's work (a probe drew with the shared buffers).
+      this.hooks.redraw();
+      return null;
+    }
     if (f === null) {
       // The GPU readings come a few frames late; without them in 1 s, the wall clock.
       t.finishedAt ??= now;
@@ -116,7 +123,9 @@ export class DrawAuto {
     }
     // A timed frame runs alone on the queue: its wall clock is its own.
     if (f.timed && this.hooks.inFlight() > 0) return 'skip';
-    if (!this.use(f.draw)) {
+    // A probe draws offscreen with its own state (SplatRenderer.prepareProbeDraw): the draw on screen stays.
+    const renderer = this.hooks.renderer();
+    if (!(f.window ? this.hooks.tryChange(() => renderer.prepareProbeDraw(f.draw)) : this.use(f.draw))) {
       this.apply();
       this.wanted = false;
       return null;
@@ -135,18 +144,19 @@ export class DrawAuto {
     this.wanted = false;
     const renderer = this.hooks.renderer();
     const token = ++this.token;
-    const trial = new DrawTrial(DRAW_NAMES, renderer.draw);
-    this.say(`auto: drawing with ${renderer.draw}; measuring ${trial.draws.join(', ')} at ${count.toLocaleString('en-US')} splats in this view…`);
+    const draws = [renderer.draw, ...DRAW_NAMES.filter((d) => d !== renderer.draw)];
+    this.say(`auto: drawing with ${renderer.draw}; measuring ${draws.join(', ')} at ${count.toLocaleString('en-US')} splats in this view…`);
     this.preparing = true;
-    const others = DRAW_NAMES.filter((d) => d !== renderer.draw);
+    const others = draws.slice(1);
     void Promise.all(others.map((d) => renderer.compileDrawAhead(d)))
       .catch((e) => console.warn(`auto: the draws' pipelines could not be compiled ahead: ${e instanceof Error ? e.message : String(e)}`))
       .then(() => {
         // Something changed meanwhile (a scene, the setting: apply()): that measures anew.
         if (token !== this.token) return;
         this.preparing = false;
-        const { width, height } = this.hooks.size();
-        this.trial = { trial, count, finishedAt: null, size: `${width}x${height}` };
+        const size = this.hooks.size();
+        // The draws not on screen are probed offscreen at small sizes first (DrawTrial: no frame over twice the page's).
+        this.trial = { trial: new DrawTrial(DRAW_NAMES, renderer.draw, { size }), count, finishedAt: null, size: `${size.width}x${size.height}` };
       });
   }
 
@@ -162,7 +172,7 @@ export class DrawAuto {
       this.say(`auto: could not time the draws here; drawing with ${this.hooks.renderer().draw}`);
       return;
     }
-    this.picks.set(t.count, choice);
+    this.picks.set(t.count, { ...choice, trialFrames: t.trial.frames });
     this.apply();
   }
 

@@ -8,10 +8,10 @@
  */
 import type { CameraPose } from '../camera/camera';
 import type { CameraController } from '../camera/controller';
-import { frameCamera } from '../camera/frame-camera';
+import { frameCamera, windowCamera } from '../camera/frame-camera';
 import type { FrameCamera, SplatRenderer } from '../frame/splat-renderer';
 import type { Bounds } from '../../scenes/splat-cloud';
-import type { DrawTrial, TrialFrame } from '../profile/auto-draw';
+import type { DrawTrial, ProbeWindow, TrialFrame } from '../profile/auto-draw';
 import type { DrawnOrderProbe } from '../profile/benchmark-path';
 import type { BenchmarkRun } from '../profile/benchmark-run';
 import type { FrameSample } from '../profile/frame-stats';
@@ -158,6 +158,11 @@ export class FrameLoop {
   private submittedFrames = 0;
   private lastTime = 0;
   private waiters: (() => void)[] = [];
+  /** The offscreen target of auto's probes (encodeProbe), kept while their size stays. */
+  private probeTexture: GPUTexture | null = null;
+  private probeDevice: GPUDevice | null = null;
+  /** Probe frames whose profile has not been reported yet. */
+  private readonly probeFrames = new Set<number>();
   private stopped = false;
   /** What the figures so far were measured on (workNow): a `changed()` that changes none of it keeps them. */
   private work: { key: string; cloud: unknown; device: GPUDevice } | null = null;
@@ -245,6 +250,8 @@ export class FrameLoop {
     this.profiler.destroy();
     this.countReadback.destroy();
     this.makeHelpers(device);
+    this.dropProbeTarget();
+    this.probeFrames.clear();
     this.inFlight = 0;
     this.queueClock.reset();
     this.countPending = false;
@@ -256,6 +263,14 @@ export class FrameLoop {
     this.releaseWaiters();
     this.profiler.destroy();
     this.countReadback.destroy();
+    this.dropProbeTarget();
+  }
+
+  /** Frees the probes' offscreen target (the trial is over, or its device gone). */
+  private dropProbeTarget(): void {
+    this.probeTexture?.destroy();
+    this.probeTexture = null;
+    this.probeDevice = null;
   }
 
   /** The profiler and the visible-count read-back of `device`. */
@@ -271,6 +286,11 @@ export class FrameLoop {
   }
 
   private profiled(sample: FrameSample, frameId: number): void {
+    // A probe's times are the trial's alone (not the page's figures, graph or last sample).
+    if (this.probeFrames.delete(frameId)) {
+      this.parts.auto.trial?.reported(frameId, sample.total);
+      return;
+    }
     const current = this.figures.current(frameId);
     this.figures.reported(frameId, sample);
     this.lastSample = sample;
@@ -298,6 +318,60 @@ export class FrameLoop {
       });
   }
 
+  /**
+   * Auto's probe of a draw (DrawTrial): the frame's whole work with that draw into an offscreen
+   * texture of the window's size (a window of the view at the screen's resolution), timed alone
+   * as the trial's frames are.
+   * Not the page's frame: no figure, FPS, `frame` event, screenshot or pick camera of it.
+   */
+  private encodeProbe(frame: TrialFrame, win: ProbeWindow, trial: DrawTrial): void {
+    const { settings: s, link, scene, controller, target } = this.parts;
+    const renderer = scene.renderer;
+    const device = link.device;
+    const { width, height } = win;
+    let texture = this.probeTexture;
+    if (!texture || texture.width !== width || texture.height !== height || this.probeDevice !== device) {
+      texture?.destroy();
+      texture = device.createTexture({
+        label: 'Viewer.probeTarget',
+        size: { width, height },
+        format: renderer.format,
+        // As the canvas is configured: the probed draw's pipelines are those compiled ahead for it.
+        usage: GPUTextureUsage.RENDER_ATTACHMENT | (link.canvasStorage ? GPUTextureUsage.STORAGE_BINDING : 0),
+      });
+      this.probeTexture = texture;
+      this.probeDevice = device;
+    }
+    const bounds = scene.lodBounds ?? renderer.worldBounds ?? renderer.cloud?.bounds ?? { min: [-1, -1, -1], max: [1, 1, 1] };
+    // A window of the view on screen, at its resolution (windowCamera: each splat as many pixels and tiles as there).
+    const camera = windowCamera(frameCamera(controller.pose, target.width, target.height, bounds), win);
+    const encoder = device.createCommandEncoder({ label: 'Viewer.probe' });
+    const timestamps = this.profiler.begin();
+    renderer.encodeProbeFrame(encoder, texture.createView(), camera, { ...frameSettingsOf(s), sort: true, targetStorage: link.canvasStorage }, timestamps);
+    this.profiler.end(encoder);
+    const submitAt = performance.now();
+    const alone = this.inFlight === 0;
+    device.queue.submit([encoder.finish()]);
+    renderer.probeSubmitted();
+    const frameId = this.submittedFrames++;
+    this.probeFrames.add(frameId);
+    trial.submitted(frame, frameId);
+    this.inFlight++;
+    void device.queue.onSubmittedWorkDone().then(
+      () => {
+        if (device !== link.device || this.stopped) return;
+        this.inFlight--;
+        const done = performance.now();
+        this.queueClock.completed(submitAt, done);
+        if (alone) trial.completed(frameId, done - submitAt, done);
+      },
+      () => {
+        if (device === link.device) this.inFlight--;
+      },
+    );
+    this.profiler.submitted({ cpuMs: 0, frameMs: 0 });
+  }
+
   private tick(now: number): void {
     if (this.stopped) return;
     this.schedule((t) => this.tick(t));
@@ -323,6 +397,12 @@ export class FrameLoop {
     const trial = auto.trial;
     const trialFrame = held ? null : auto.trialFrame(now);
     if (trialFrame === 'skip') return;
+    if (!auto.trial && this.probeTexture) this.dropProbeTarget();
+    // Auto's probe of a draw: offscreen at a small size, nothing presented, no figure of the page's.
+    if (trialFrame?.window && trial) {
+      this.encodeProbe(trialFrame, trialFrame.window, trial);
+      return;
+    }
     // Time between frames actually drawn (FPS, damping), not between animation callbacks.
     const frameSeconds = this.lastTime ? (now - this.lastTime) / 1000 : 1 / 60;
     const dt = Math.min(0.1, frameSeconds);
@@ -383,6 +463,8 @@ export class FrameLoop {
     if (readCount && debug) encoder.copyBufferToBuffer(debug.drawArgs, 0, this.countReadback, 0, DrawArgs.size);
     if (probeThisFrame && debug && scene.probe) scene.probe.capture(encoder, debug);
     const submitAt = performance.now();
+    // Alone on the queue: its wall time (submit to done) is its own (a trial's frames: DrawTrial.frames).
+    const alone = this.inFlight === 0;
     device.queue.submit([encoder.finish()]);
     renderer.submitted();
     // Same task as the submit: the canvas texture is still readable.
@@ -403,7 +485,7 @@ export class FrameLoop {
         // Its own time kept for auto's budget if it is of the work on screen now (else only its place in the queue).
         if (this.figures.current(frameId)) this.queueClock.frameCompleted(submitAt, done);
         else this.queueClock.completed(submitAt, done);
-        if (trialFrame?.timed && trial) trial.completed(frameId, done - submitAt);
+        if (trialFrame && trial && alone) trial.completed(frameId, done - submitAt, done);
         if (cloud) this.lastSceneFrameMs = done - submitAt;
         scene.frameCompleted(frameId, done);
         // FPS counts frames that drew a scene (none while the first is generated: those only clear the target).

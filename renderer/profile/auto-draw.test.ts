@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chooseDraw, decideDraw, drawPrior, DrawTrial, isDrawSetting, reusableDraw, type TrialFrame } from './auto-draw';
+import { chooseDraw, decideDraw, drawPrior, DrawTrial, isDrawSetting, probeWindows, reusableDraw, type TrialFrame } from './auto-draw';
 
 const gpuSort = { name: 'onesweep', host: false };
 const hostSort = { name: 'cpu', host: true };
@@ -107,23 +107,43 @@ describe('the draw for a setting', () => {
   });
 });
 
-/** Runs a trial with fake frame times: wall ms by draw, GPU ms by draw (undefined: timestamps read 0). */
-function runTrial(trial: DrawTrial, wall: Record<string, number>, gpu: Record<string, number | undefined>) {
-  const frames: (TrialFrame & { id: number })[] = [];
+/**
+ * Runs a trial with fake frame times: wall ms by draw, GPU ms by draw (undefined: timestamps read 0).
+ * A draw's time may be a function of the frame's share of the target's pixels (1 on screen).
+ */
+function runTrial(
+  trial: DrawTrial,
+  wall: Record<string, number | ((area: number) => number)>,
+  gpu: Record<string, number | undefined | ((area: number) => number)>,
+  target = { width: 1280, height: 720 },
+  /** The wait for the next animation frame after each frame (the page's clock: DrawTrial's page frame). */
+  rafMs = 0,
+) {
+  let clock = 0;
+  const frames: (TrialFrame & { id: number; page?: boolean })[] = [];
+  const at = (v: number | undefined | ((area: number) => number), f: TrialFrame) =>
+    typeof v === 'function' ? v(!f.window ? 1 : f.window.x >= target.width ? 0 : (f.window.width * f.window.height) / (target.width * target.height)) : v;
   let id = 100;
-  for (let guard = 0; guard < 100; guard++) {
+  for (let guard = 0; guard < 200; guard++) {
     const f = trial.next();
     if (f === null) break;
     expect(f).not.toBe('wait');
     if (f === 'wait') break;
     const frameId = id++;
+    if (f === 'page') {
+      // The page's own frame (not the trial's): nothing to tell it.
+      frames.push({ draw: 'quads', timed: false, id: frameId, page: true });
+      clock += (typeof wall.quads === 'number' ? wall.quads : 0) + rafMs;
+      continue;
+    }
     trial.submitted(f, frameId);
     frames.push({ ...f, id: frameId });
-    if (f.timed) {
-      expect(trial.next()).toBe('wait'); // a timed frame runs alone
-      trial.completed(frameId, wall[f.draw]);
-    }
-    trial.reported(frameId, f.timed ? gpu[f.draw] : 1);
+    if (f.timed) expect(trial.next()).toBe('wait'); // a timed frame runs alone
+    // Every frame ran alone here: its time is kept (DrawTrial.frames), a timed frame's measured.
+    clock += at(wall[f.draw], f)!;
+    trial.completed(frameId, at(wall[f.draw], f)!, clock);
+    clock += rafMs;
+    trial.reported(frameId, f.timed ? at(gpu[f.draw], f) : 1);
   }
   return frames;
 }
@@ -181,5 +201,152 @@ describe('the draw trial (a plan of the page frames)', () => {
     trial.reported(3, 0); // read 0: no usable GPU time
     expect(trial.reportsIn).toBe(true);
     expect(trial.result()).toEqual({ timings: [{ name: 'tiles', ms: [10, 11] }], method: 'wall clock of whole frames run alone, submit to done' });
+  });
+
+  it('probes the draw not on screen in windows of the view first, between the page frames, and draws it at full size when estimated within 2x the page frame (issue 34)', () => {
+    // Fast adapter: quads on screen 4 ms a frame (the page's frame is a 60 Hz display's then); tiles 0.5 ms + 2 ms over the view.
+    const fast = new DrawTrial(['quads', 'tiles'], 'quads', { size: { width: 1280, height: 720 } });
+    const frames = runTrial(fast, { quads: 4, tiles: (a) => 0.5 + 2 * a }, { quads: undefined, tiles: undefined });
+    const windows = frames.filter((f) => f.window);
+    // Two warm-up frames, the window outside the view twice, then one window in each cell of a 4x4 grid, a quadrant each
+    // first: estimated 2.5 ms, drawn at full size.
+    expect(windows.slice(0, 8).map((f) => `${f.window!.x},${f.window!.y}${f.timed ? '*' : ''}`)).toEqual(['400,225', '400,225', '1440,0*', '1440,0*', '400,225*', '1040,585*', '1040,225*', '400,585*']);
+    expect(windows).toHaveLength(20);
+    expect(windows.every((f) => f.window!.width === 160 && f.window!.height === 90)).toBe(true);
+    // The page's own frames come between the probes, once theirs since the last would pass half a page frame.
+    let since = 0;
+    for (const f of frames) {
+      if (f.page) since = 0;
+      else if (f.window) since += 0.5 + 2 * (f.window.x >= 1280 ? 0 : 1 / 64);
+      expect(since).toBeLessThanOrEqual(fast.frames.pageMs);
+    }
+    expect(frames.filter((f) => f.page).length).toBeGreaterThanOrEqual(1);
+    // Then tiles at full size, on screen, timed as before: measured, not estimated.
+    expect(frames.filter((f) => !f.window && !f.page && f.draw === 'tiles').length).toBeGreaterThan(3);
+    const r = fast.result();
+    expect(r.timings.find((t) => t.name === 'tiles')).toEqual({ name: 'tiles', ms: [2.5, 2.5, 2.5, 2.5, 2.5] });
+    expect(chooseDraw(r.timings)!.name).toBe('tiles');
+  });
+
+  it("a draw estimated over 2x the page's frame is never drawn at full size: its figure is the estimate, said so", () => {
+    // SwiftShader at 1280x720 (this machine): quads ~90 ms a frame; tiles ~20 ms + ~3,500 ms over the view's pixels.
+    const tiles = (a: number) => 20 + 3500 * a;
+    const trial = new DrawTrial(['quads', 'tiles'], 'quads', { size: { width: 1280, height: 720 } });
+    const frames = runTrial(trial, { quads: 90, tiles }, { quads: undefined, tiles: undefined });
+    // No tiles frame on screen; every window far within the page's frame.
+    expect(frames.filter((f) => f.draw === 'tiles' && !f.window && !f.page)).toEqual([]);
+    // The quadrants' four windows estimate over three page frames, adding (54.7 ms each) over a 16th of the page's frame:
+    // no more windows. Each window in the view (74.7 ms) is over half the page's frame: the page's own frame after each;
+    // the two outside it (20 ms) together.
+    const seq = frames.map((f) => (f.page ? 'P' : f.window ? (f.timed ? 'W' : 'w') : f.timed ? 'F' : 'f')).join('');
+    expect(seq).toBe(`fFFFwPwPWWP${'WP'.repeat(4)}`);
+    const r = trial.result();
+    const t = r.timings.find((x) => x.name === 'tiles')!;
+    // The window outside the view costs 20 ms (a window's share: 20 + 3500 / 256, scaled back to 3,500 over the view).
+    expect(t.ms[0]).toBeCloseTo(3520, 6);
+    expect(t.predicted).toBe('estimated from 4 windows of 160x90 px at full resolution');
+    const c = chooseDraw(r.timings, 60_000, r.method, '1280x720')!;
+    expect(c.name).toBe('quads');
+    expect(c.ranked).toEqual([{ name: 'quads', ms: 90 }, { name: 'tiles', ms: t.ms[0], predicted: true }]);
+    expect(c.reason).toBe(
+      'auto: quads, 90 ms vs tiles ~3,520 ms (estimated from 4 windows of 160x90 px at full resolution) measured on this adapter (wall clock of whole frames run alone, submit to done, 60,000 splats at 1280x720 px)',
+    );
+    // Decisive: reused for a similar size without a trial.
+    expect(reusableDraw({ count: 60_000, value: c }, 100_000)?.name).toBe('quads');
+    // What the trial says of its frames: the longest is a frame of quads, the page's own (every window is shorter), 2x being the bound.
+    expect(trial.frames).toEqual({ count: frames.filter((f) => !f.page).length, longestMs: 90, longest: 'quads', pageMs: 90 });
+  });
+
+  it('windows that add too little to measure grow, at most 4x the pixels a round, until they add a 16th of the page frame', () => {
+    // tiles 10 ms + 300 ms over the view vs quads 100 ms: 1/64 of the pixels adds 4.7 ms (all 16 windows), 1/16 18.8 ms
+    // (the quadrants' four: 310 ms estimated, over three page frames).
+    const trial = new DrawTrial(['quads', 'tiles'], 'quads', { size: { width: 640, height: 480 } });
+    const frames = runTrial(trial, { quads: 100, tiles: (a) => 10 + 300 * a }, { quads: undefined, tiles: undefined }, { width: 640, height: 480 });
+    const sizes = frames.filter((f) => f.window && f.timed && f.window.x < 640).map((f) => `${f.window!.width}x${f.window!.height}`);
+    expect(sizes).toEqual([...Array(16).fill('80x60'), ...Array(4).fill('160x120')]);
+    // No window over the page's frame; tiles never at full size.
+    expect(frames.filter((f) => f.draw === 'tiles' && !f.window && !f.page)).toEqual([]);
+    expect(trial.result().timings[1]).toEqual({ name: 'tiles', ms: [expect.closeTo(310, 6)], predicted: 'estimated from 4 windows of 160x120 px at full resolution' });
+  });
+
+  it("a round is decided on its windows' GPU readings, a few frames late (the page's frames meanwhile): a hiccup of the wall clock does not count", () => {
+    const trial = new DrawTrial(['quads', 'tiles'], 'quads', { size: { width: 1280, height: 720 } });
+    const pending: [number, number][] = [];
+    let id = 1;
+    let pages = 0;
+    let hiccups = 0;
+    for (let guard = 0; guard < 400; guard++) {
+      const f = trial.next();
+      if (f === null) break;
+      expect(f).not.toBe('wait');
+      if (f === 'wait') break;
+      if (f === 'page') {
+        // The page's frame: the readings of the frames before it come in.
+        pages++;
+        for (const [frameId, ms] of pending.splice(0)) trial.reported(frameId, ms);
+        continue;
+      }
+      const frameId = id++;
+      trial.submitted(f, frameId);
+      const area = !f.window ? 1 : f.window.x >= 1280 ? 0 : (f.window.width * f.window.height) / (1280 * 720);
+      const gpu = f.draw === 'quads' ? 4 : 0.5 + 2 * area;
+      // Every third window in the view: 400 ms by the wall clock (the process was busy), not on the GPU.
+      const hiccup = !!f.window && f.window.x < 1280 && f.timed && frameId % 3 === 0;
+      if (hiccup) hiccups++;
+      trial.completed(frameId, hiccup ? 400 : gpu + 0.3);
+      if (f.timed) pending.push([frameId, gpu]);
+    }
+    for (const [frameId, ms] of pending.splice(0)) trial.reported(frameId, ms);
+    expect(hiccups).toBeGreaterThan(2);
+    expect(pages).toBeGreaterThan(0);
+    // Estimated 2.5 ms on the GPU readings: drawn and timed at full size.
+    expect(trial.result().timings[1]).toEqual({ name: 'tiles', ms: [2.5, 2.5, 2.5, 2.5, 2.5] });
+  });
+
+  it("the page's frame is the interval between its frames as presented (their own time and the wait for the next animation frame)", () => {
+    // tiles 10 ms + 190 ms over the view vs quads 90 ms with a 40 ms wait: the page's frame is 130 ms, and 200 x 1.25 <= 2 x 130:
+    // tiles drawn at full size; without the wait (a 90 ms page frame), not.
+    const tiles = (a: number) => 10 + 190 * a;
+    const waited = new DrawTrial(['quads', 'tiles'], 'quads', { size: { width: 1280, height: 720 } });
+    const frames = runTrial(waited, { quads: 90, tiles }, { quads: undefined, tiles: undefined }, undefined, 40);
+    expect(waited.frames.pageMs).toBe(130);
+    expect(frames.filter((f) => f.draw === 'tiles' && !f.window && f.timed).length).toBeGreaterThan(0);
+    const alone = new DrawTrial(['quads', 'tiles'], 'quads', { size: { width: 1280, height: 720 } });
+    const without = runTrial(alone, { quads: 90, tiles }, { quads: undefined, tiles: undefined });
+    expect(alone.frames.pageMs).toBe(90);
+    expect(without.filter((f) => f.draw === 'tiles' && !f.window && f.timed)).toEqual([]);
+  });
+
+  it("GPU timestamps where every frame, the windows' too, has one: the estimate from the windows' GPU times", () => {
+    const trial = new DrawTrial(['quads', 'tiles'], 'quads', { size: { width: 1280, height: 720 } });
+    runTrial(trial, { quads: 90, tiles: (a) => 20 + 3500 * a }, { quads: 80, tiles: (a) => 10 + 3000 * a });
+    const r = trial.result();
+    expect(r.method).toBe('GPU timestamps of whole frames');
+    expect(r.timings[1]!.ms[0]).toBeCloseTo(3010, 6);
+  });
+
+  it('no windows on a target under 64 px a side: each draw at full size', () => {
+    const trial = new DrawTrial(['quads', 'tiles'], 'quads', { size: { width: 48, height: 48 } });
+    const frames = runTrial(trial, { quads: 9, tiles: 30 }, { quads: undefined, tiles: undefined });
+    expect(frames.some((f) => f.window)).toBe(false);
+  });
+});
+
+describe('the windows of the probes', () => {
+  it('one at the centre of each cell of a 4x4 grid, a quadrant each first (a cell at most: then they tile the view), or one outside the view', () => {
+    const small = probeWindows({ width: 1280, height: 720 }, 1 / 256);
+    expect(small).toHaveLength(16);
+    // Cells of 320x180: (1,1), (3,3), (3,1), (1,3) first.
+    expect(small.slice(0, 4)).toEqual([
+      { x: 440, y: 248, width: 80, height: 45 },
+      { x: 1080, y: 608, width: 80, height: 45 },
+      { x: 1080, y: 248, width: 80, height: 45 },
+      { x: 440, y: 608, width: 80, height: 45 },
+    ]);
+    expect(new Set(small.map((c) => `${Math.floor(c.x / 320)},${Math.floor(c.y / 180)}`)).size).toBe(16);
+    const cells = probeWindows({ width: 1280, height: 720 }, 1);
+    expect(cells.every((c) => c.width === 320 && c.height === 180 && c.x % 320 === 0 && c.y % 180 === 0)).toBe(true);
+    expect(new Set(cells.map((c) => `${c.x},${c.y}`)).size).toBe(16);
+    expect(probeWindows({ width: 1280, height: 720 }, 1 / 256, true)).toEqual([{ x: 1360, y: 0, width: 80, height: 45 }]);
   });
 });

@@ -40,6 +40,8 @@ export function isDrawSetting(v: unknown): v is DrawSetting {
 export interface DrawTiming {
   name: DrawName;
   ms: readonly number[];
+  /** Not drawn at full size: `ms` is an estimate, made as this says ("estimated from 16 windows of 80x45 px at full resolution"). */
+  predicted?: string;
 }
 
 /** What auto picked and why, for the panel. */
@@ -49,10 +51,12 @@ export interface DrawChoice {
   ms: number;
   /** "auto: tiles, 0.84 ms vs quads 4.07 ms measured on this adapter (GPU timestamps of whole frames, 60,000 splats at 1280x720 px)". */
   reason: string;
-  /** Every draw measured, fastest first. */
-  ranked: { name: DrawName; ms: number }[];
+  /** Every draw measured, fastest first (`predicted`: its figure estimated from windows of the view, not drawn at full size). */
+  ranked: { name: DrawName; ms: number; predicted?: true }[];
   /** The splat count it was measured at (absent in picks stored by older builds). */
   splats?: number;
+  /** The trial's frames against the page's frame (DrawTrial.frames; issue 34: none over twice it), where a trial made it. */
+  trialFrames?: { count: number; longestMs: number; longest: string; pageMs: number };
 }
 
 function median(values: readonly number[]): number {
@@ -70,17 +74,25 @@ function median(values: readonly number[]): number {
  */
 export function chooseDraw(timings: readonly DrawTiming[], splats?: number, method?: string, size?: string): DrawChoice | null {
   const ranked = timings
-    .map((t) => ({ name: t.name, ms: median(t.ms) }))
+    .map((t) => ({ name: t.name, ms: median(t.ms), ...(t.predicted ? { predicted: t.predicted } : {}) }))
     .filter((t) => Number.isFinite(t.ms))
     .sort((a, b) => a.ms - b.ms || Number(b.name === 'tiles') - Number(a.name === 'tiles'));
   if (ranked.length === 0) return null;
-  const best = ranked[0];
-  const others = ranked.slice(1).map((r) => `${r.name} ${formatSortMs(r.ms)} ms`);
+  const best = ranked[0]!;
+  // An estimated figure says so, and how (issue 34: no full-size frame over twice the page's).
+  const figure = (r: (typeof ranked)[number]) => (r.predicted ? `~${formatSortMs(r.ms)} ms (${r.predicted})` : `${formatSortMs(r.ms)} ms`);
+  const others = ranked.slice(1).map((r) => `${r.name} ${figure(r)}`);
   const vs = others.length ? ` vs ${others.join(', ')}` : '';
   const at = size ? ` at ${size} px` : '';
   const how = [method, splats !== undefined ? `${splats.toLocaleString('en-US')} splats${at}` : at.trim()].filter((s) => s).join(', ');
-  const reason = `auto: ${best.name}, ${formatSortMs(best.ms)} ms${vs} measured on this adapter${how ? ` (${how})` : ''}`;
-  return { name: best.name, ms: best.ms, reason, ranked, ...(splats !== undefined ? { splats } : {}) };
+  const reason = `auto: ${best.name}, ${figure(best)}${vs} measured on this adapter${how ? ` (${how})` : ''}`;
+  return {
+    name: best.name,
+    ms: best.ms,
+    reason,
+    ranked: ranked.map((r) => ({ name: r.name, ms: r.ms, ...(r.predicted ? { predicted: true as const } : {}) })),
+    ...(splats !== undefined ? { splats } : {}),
+  };
 }
 
 /** Where the draw setting came from: it words the panel's line. */
@@ -174,12 +186,61 @@ export function decideDraw(
 /** A draw whose first timed frame (of 20 ms or more) is over this many times the best so far is timed no more (issue 34: 3 before). */
 export const SLOWER_STOP_RATIO = 2;
 
+/**
+ * The probes (issue 34: no trial frame over twice the page's frame). Before a draw
+ * other than the one on screen is drawn at full size, it draws windows of the view
+ * offscreen at the screen's own resolution (every splat as many pixels and tiles as on
+ * screen), between the page's own frames (as many as fit in half a page frame): first a window outside the view,
+ * twice (its frame's cost for the splats in view, which every window pays: their
+ * projection, sort and vertices; the lower of the two), then rounds of 16 windows,
+ * one at the centre of each cell of a 4x4 grid over the view, the first of 1/64 of
+ * the pixels each (a quarter of the view together). Its frame at
+ * full size is estimated as that cost plus what a round's windows added to it, scaled
+ * by the pixels they cover. It is drawn at full size, on screen, only where the
+ * estimate is within twice the page's frame; else the windows grow (at most 4x the
+ * pixels a round, to a cell each, the whole view) until what they add is a 16th of the
+ * page's frame or more (above the clocks' noise: GPU timestamps where read), and its
+ * figure is the estimate, said so in the note; a round stops after its first four
+ * windows (a quadrant each) where they estimate over three page frames already. (On this 2-core machine's SwiftShader at 1280x720 the
+ * tiles draw takes ~3.5-7.9 s a frame against quads' ~90-190 ms: drawn at full size it
+ * held the page 40x its frame.) A downscaled view would not do: the tiles draw then
+ * gets every splat in a few tiles and blends them with a few workgroups, slower than
+ * at full size.
+ */
+/** The first round's windows: this share of the target's pixels each (an 8th of its width and height). */
+export const PROBE_FIRST_SHARE = 1 / 64;
+/** The largest window: a cell of the grid (the round's windows then tile the view). */
+export const PROBE_MAX_SHARE = 1 / 16;
+/** A round's windows have at most this many times the pixels of the last's (a window's cost is not known before). */
+export const PROBE_GROWTH = 4;
+/** Windows that add this share of the page's frame or more to their cost measure it above the clocks' noise: no larger ones. */
+export const PROBE_PRECISE_SHARE = 1 / 16;
+/** A round's first windows, a quadrant each: an estimate from them over this many page frames is figure enough. */
+export const QUADRANT_WINDOWS = 4;
+export const CLEARLY_SLOWER_PAGES = 3;
+/** Untimed frames before the timed ones (the draw's first frames make its buffers and size them from what they counted). */
+export const PROBE_WARMUP = 2;
+/** An estimate draws the full size only when within its bound divided by this (the estimate's and the clock's error). */
+export const PREDICTION_MARGIN = 1.25;
+/** The page's frame is never taken as shorter than a 60 Hz display's: frames under it cost nothing a user sees. */
+export const FRAME_FLOOR_MS = 1000 / 60;
+
 /** Options of {@link DrawTrial}. */
 export interface DrawTrialOptions {
   /** Untimed frames of a draw before its timed ones (default 3; 1 for the draw on screen when the trial starts). */
   warmup?: number;
   /** Timed frames per draw (default: 5 when the first takes < 20 ms, 3 below 300 ms, else 1). */
   reps?: number;
+  /** The target's size: the draws not on screen are probed in windows first. Without it (or under 64 px a side), each is drawn at full size. */
+  size?: { width: number; height: number };
+}
+
+/** A window of the view in the target's pixels (from the top left); one outside the view shows nothing. */
+export interface ProbeWindow {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
 }
 
 /** The frame a trial wants next. */
@@ -187,10 +248,49 @@ export interface TrialFrame {
   draw: DrawName;
   /** Submit it alone on the queue and report its wall time (submit to done). */
   timed: boolean;
+  /** Draw this window of the view offscreen (a probe; nothing presented), else the view on screen. */
+  window?: ProbeWindow;
+}
+
+/** The windows' cells: a GRID x GRID grid over the view, one window at the centre of each. */
+export const PROBE_GRID = 4;
+/** The cells in the order drawn (y x GRID + x): one in each quadrant first, then spread over the rest. */
+export const PROBE_ORDER: readonly number[] = [5, 15, 7, 13, 0, 10, 2, 8, 4, 14, 6, 12, 1, 11, 3, 9];
+
+/**
+ * A round of the probes' windows for a `size` target, each `share` of its pixels (at most
+ * a cell), one at the centre of each cell of the grid in PROBE_ORDER (at a cell's size,
+ * they tile the view); `empty`: one window of that size outside the view instead.
+ */
+export function probeWindows(size: { width: number; height: number }, share: number, empty = false): ProbeWindow[] {
+  const k = Math.sqrt(Math.min(PROBE_MAX_SHARE, share));
+  const cellW = size.width / PROBE_GRID;
+  const cellH = size.height / PROBE_GRID;
+  const width = Math.max(1, Math.min(Math.floor(cellW), Math.round(size.width * k)));
+  const height = Math.max(1, Math.min(Math.floor(cellH), Math.round(size.height * k)));
+  if (empty) return [{ x: size.width + width, y: 0, width, height }];
+  return PROBE_ORDER.map((c) => ({
+    x: Math.round((c % PROBE_GRID) * cellW + (cellW - width) / 2),
+    y: Math.round(Math.floor(c / PROBE_GRID) * cellH + (cellH - height) / 2),
+    width,
+    height,
+  }));
+}
+
+/** One probe measured: a window outside the view (`round` -1) or one of a round's. */
+interface ProbePoint {
+  round: number;
+  wall: number;
+  /** GPU ms (NaN: none usable; undefined: not reported yet). */
+  gpu?: number;
+  frameId: number;
 }
 
 interface DrawPlan {
   name: DrawName;
+  /** Probed in windows, timed at full size, or done (`predicted`: left at its windows' estimate). */
+  stage: 'probe' | 'full' | 'done';
+  predicted: boolean;
   warmup: number;
   /** Timed frames wanted; known after the first. */
   reps: number | null;
@@ -202,34 +302,94 @@ interface DrawPlan {
   timedSubmitted: number;
   /** Warm-up frames submitted. */
   warmSubmitted: number;
+  /** The probes: warm-up frames submitted, the round's windows (-1: the windows outside the view) and their share of the pixels, the windows measured. */
+  probeWarm: number;
+  round: number;
+  windows: ProbeWindow[];
+  shares: number[];
+  points: ProbePoint[];
+  /** A probe's timed frame is in flight. */
+  probing: boolean;
+  /** The round's windows are measured; its GPU readings awaited over this many page frames so far (null: not awaiting). */
+  awaiting: number | null;
 }
 
 /**
- * A measurement of both draws over the page's own frames. The viewer asks
+ * A probe's time for the rounds' decisions: its GPU time where read (the wall clock of a
+ * frame of a few ms takes the page's and the process's hiccups, up to 15x here), else its
+ * wall time.
+ */
+function probeMs(q: ProbePoint): number {
+  return q.gpu !== undefined && Number.isFinite(q.gpu) ? q.gpu : q.wall;
+}
+
+/** Page frames a measured round waits for its windows' GPU readings before deciding on the wall clock. */
+const AWAIT_READINGS_FRAMES = 4;
+
+/** The windows outside the view measured before the rounds. */
+const EMPTY_WINDOWS = 2;
+
+/**
+ * The full frame estimated from round `round`'s windows: the windows outside the view's
+ * cost (the lower) plus what the round's windows added to it, scaled by the pixels they
+ * cover; and what they added, a window's mean.
+ */
+function windowEstimate(points: readonly ProbePoint[], ms: (p: ProbePoint) => number, round: number, share: number): { estimate: number; added: number } {
+  const base = Math.min(...points.filter((p) => p.round < 0).map(ms));
+  const own = points.filter((p) => p.round === round).map(ms);
+  const added = own.reduce((sum, m) => sum + Math.max(0, m - base), 0) / own.length;
+  return { estimate: base + added / share, added };
+}
+
+/**
+ * A measurement of the draws over the page's own frames. The viewer asks
  * {@link next} before each frame: a frame to draw (with which draw, whether
- * timed), `'wait'` (a timed frame is in flight: submit nothing), or null (done:
- * read {@link result}). It tells the trial what it submitted ({@link submitted}),
- * when a timed frame completed ({@link completed}) and its GPU reading
- * ({@link reported}).
+ * timed, a window offscreen or the view on screen), `'page'` (the page's own frame
+ * now, between two probes), `'wait'` (a timed frame is in flight: submit nothing),
+ * or null (done: read {@link result}). It tells the trial what it submitted
+ * ({@link submitted}), when a frame completed ({@link completed}) and a timed
+ * frame's GPU reading ({@link reported}).
  */
 export class DrawTrial {
   private readonly plans: DrawPlan[];
   private index = 0;
   private inFlight: number | null = null;
   private best = Infinity;
+  /** Probes since the page's last frame: how many, and their wall ms (NaN: one's not known). */
+  private sincePage = { probes: 0, ms: 0, last: 0 };
+  /** The target's size where the draws not on screen are probed, else null. */
+  private readonly size: { width: number; height: number } | null;
   /** Frame id -> plan, of timed frames. */
   private readonly timedFrames = new Map<number, DrawPlan>();
+  private readonly reportedFrames = new Set<number>();
+  /** Every frame the trial asked for, by id, and the wall times of those that ran alone on the queue. */
+  private readonly asked = new Map<number, { draw: DrawName; probe: boolean }>();
+  private readonly frameLog: { draw: DrawName; probe: boolean; wall: number }[] = [];
+  /** When the trial's frames of the draw on screen completed (pageMs), in order. */
+  private readonly doneAt: number[] = [];
 
   constructor(draws: readonly DrawName[], current: DrawName, private readonly opts: DrawTrialOptions = {}) {
     const order = [...draws].sort((a, b) => Number(b === current) - Number(a === current));
+    const size = opts.size && opts.size.width >= 64 && opts.size.height >= 64 ? opts.size : null;
+    this.size = size;
+    const empty = size ? probeWindows(size, PROBE_FIRST_SHARE, true) : [];
     this.plans = order.map((name) => ({
       name,
+      stage: name !== current && size ? 'probe' : 'full',
+      predicted: false,
       warmup: opts.warmup ?? (name === current ? 1 : 3),
       reps: null,
       wall: [],
       gpu: new Map(),
       timedSubmitted: 0,
       warmSubmitted: 0,
+      probeWarm: 0,
+      round: -1,
+      windows: Array.from({ length: EMPTY_WINDOWS }, () => empty[0]!).filter((w) => w),
+      shares: [PROBE_FIRST_SHARE],
+      points: [],
+      probing: false,
+      awaiting: null,
     }));
   }
 
@@ -238,13 +398,58 @@ export class DrawTrial {
     return this.plans.map((p) => p.name);
   }
 
+  /**
+   * The page's frame, as it presents with the draw on screen (measured first): the median
+   * interval between the completions of its consecutive trial frames (a frame's own time
+   * and the wait for the next animation frame; 1000 / FPS), at least its frames' median
+   * own time (submit to done), never under FRAME_FLOOR_MS.
+   */
+  private pageMs(): number {
+    const first = this.plans[0];
+    if (!first || first.stage !== 'done') return FRAME_FLOOR_MS;
+    const own = median(first.wall);
+    const done = this.doneAt;
+    const interval = median(done.slice(1).map((t, i) => t - done[i]!));
+    return Math.max(FRAME_FLOOR_MS, Number.isFinite(own) ? own : 0, Number.isFinite(interval) ? interval : 0);
+  }
+
   /** What the next frame should be. */
-  next(): TrialFrame | 'wait' | null {
+  next(): TrialFrame | 'page' | 'wait' | null {
     if (this.inFlight !== null) return 'wait';
+    // The page's own frame before the next probe once the probes since its last would, with one more like the
+    // last, pass half its frame: a gap between frames presented stays within one page frame and half of one.
+    const since = this.sincePage;
+    if (since.probes > 0 && !(since.ms + since.last <= this.pageMs() / 2)) {
+      this.sincePage = { probes: 0, ms: 0, last: since.last };
+      return 'page';
+    }
     while (this.index < this.plans.length) {
-      const p = this.plans[this.index];
-      if (p.warmSubmitted < p.warmup) return { draw: p.name, timed: false };
-      if (p.reps === null || p.timedSubmitted < p.reps) return { draw: p.name, timed: true };
+      const p = this.plans[this.index]!;
+      if (p.stage === 'probe') {
+        // Warm-up frames of the first round's first window, then the windows outside the view and the rounds' timed.
+        if (p.probeWarm < PROBE_WARMUP) return { draw: p.name, timed: false, window: probeWindows(this.size!, PROBE_FIRST_SHARE)[0]! };
+        // A timed probe in flight is reported by completed(), which moves the plan on.
+        if (p.probing) return 'wait';
+        // A round measured: its GPU readings come a few frames late; the page draws meanwhile.
+        if (p.awaiting !== null) {
+          const readings = p.points.every((q) => q.gpu !== undefined);
+          if (!readings && p.awaiting < AWAIT_READINGS_FRAMES) {
+            p.awaiting++;
+            this.sincePage = { probes: 0, ms: 0, last: this.sincePage.last };
+            return 'page';
+          }
+          p.awaiting = null;
+          this.afterRound(p);
+          continue;
+        }
+        const done = p.points.filter((q) => q.round === p.round).length;
+        return { draw: p.name, timed: true, window: p.windows[done]! };
+      }
+      if (p.stage === 'full') {
+        if (p.warmSubmitted < p.warmup) return { draw: p.name, timed: false };
+        if (p.reps === null || p.timedSubmitted < p.reps) return { draw: p.name, timed: true };
+        p.stage = 'done';
+      }
       this.index++;
     }
     return null;
@@ -254,6 +459,20 @@ export class DrawTrial {
   submitted(frame: TrialFrame, frameId: number): void {
     const p = this.plans[this.index];
     if (!p || p.name !== frame.draw) return;
+    this.asked.set(frameId, { draw: frame.draw, probe: !!frame.window });
+    if (frame.window) {
+      if (p.stage !== 'probe') return;
+      // The page's own frame comes between probes (next()).
+      this.sincePage.probes++;
+      if (!frame.timed) {
+        p.probeWarm++;
+        return;
+      }
+      p.probing = true;
+      this.inFlight = frameId;
+      this.timedFrames.set(frameId, p);
+      return;
+    }
     if (!frame.timed) {
       p.warmSubmitted++;
       return;
@@ -263,12 +482,39 @@ export class DrawTrial {
     this.timedFrames.set(frameId, p);
   }
 
-  /** A timed frame finished on the GPU after `wallMs` (submit to done, alone on the queue). */
-  completed(frameId: number, wallMs: number): void {
+  /**
+   * A frame of the trial finished on the GPU after `wallMs` (submit to done), submitted
+   * alone on the queue (as every timed frame is; call it only for those): its time is
+   * kept for {@link frames}, and a timed frame's is its measurement. `doneAt` (ms, the
+   * page's clock): when it completed (the page's frame is the interval between two).
+   */
+  completed(frameId: number, wallMs: number, doneAt = NaN): void {
+    const asked = this.asked.get(frameId);
+    if (asked) {
+      this.asked.delete(frameId);
+      this.frameLog.push({ ...asked, wall: wallMs });
+      if (asked.probe) {
+        this.sincePage.ms += wallMs;
+        this.sincePage.last = wallMs;
+      }
+      if (!asked.probe && this.index === 0 && Number.isFinite(doneAt)) this.doneAt.push(doneAt);
+    }
     if (frameId !== this.inFlight) return;
     this.inFlight = null;
     const p = this.timedFrames.get(frameId);
     if (!p) return;
+    if (p.stage === 'probe') {
+      p.probing = false;
+      p.points.push({ round: p.round, wall: wallMs, frameId });
+      // The round's windows all measured, or its first four (a quadrant each): decided once their GPU readings are in
+      // (next()); the windows outside the view at once.
+      const measured = p.points.filter((q) => q.round === p.round).length;
+      if (measured >= p.windows.length || (p.round >= 0 && measured === QUADRANT_WINDOWS)) {
+        if (p.round < 0) this.afterRound(p);
+        else p.awaiting = 0;
+      }
+      return;
+    }
     p.wall.push(wallMs);
     if (p.reps === null) {
       // Clearly slower than the best so far (SLOWER_STOP_RATIO, 2x): one frame is figure
@@ -280,24 +526,105 @@ export class DrawTrial {
     if (p.wall.length >= p.reps) this.best = Math.min(this.best, median(p.wall));
   }
 
+  /**
+   * After a round of windows (the windows outside the view first, then each round), the
+   * full size on screen where the estimate is within twice the page's frame; else done
+   * at the estimate where the windows added a PROBE_PRECISE_SHARE of the page's frame
+   * or more, or were quadrants; else a round of larger windows (what they are estimated
+   * to add: half the page's frame, at most PROBE_GROWTH times the pixels).
+   */
+  private afterRound(p: DrawPlan): void {
+    const size = this.size!;
+    const next = (round: number, share: number) => {
+      p.round = round;
+      p.windows = probeWindows(size, share);
+      const w = p.windows[0]!;
+      p.shares[round] = (w.width * w.height) / (size.width * size.height);
+    };
+    if (p.round < 0) {
+      next(0, PROBE_FIRST_SHARE);
+      return;
+    }
+    const page = this.pageMs();
+    const share = p.shares[p.round]!;
+    const { estimate, added } = windowEstimate(p.points, probeMs, p.round, share);
+    const all = p.points.filter((q) => q.round === p.round).length >= p.windows.length;
+    if (all && estimate * PREDICTION_MARGIN <= 2 * page) {
+      p.stage = 'full';
+      return;
+    }
+    if (!all) {
+      // The quadrants' four: the rest of the round unless that is clearly slower already.
+      if (estimate > CLEARLY_SLOWER_PAGES * page && added >= PROBE_PRECISE_SHARE * page) {
+        p.stage = 'done';
+        p.predicted = true;
+      }
+      return;
+    }
+    const wanted = added > 0 ? (share * (page / 2)) / added : Infinity;
+    const grown = Math.min(PROBE_MAX_SHARE, share * PROBE_GROWTH, wanted);
+    if (added >= PROBE_PRECISE_SHARE * page || share >= PROBE_MAX_SHARE || grown < 2 * share) {
+      p.stage = 'done';
+      p.predicted = true;
+      return;
+    }
+    next(p.round + 1, grown);
+  }
+
+  /**
+   * The trial's frames against the page's (issue 34: none over twice it): how many ran
+   * alone on the queue, the longest of them (ms, submit to done) and which, and the
+   * page's frame (pageMs).
+   */
+  get frames(): { count: number; longestMs: number; longest: string; pageMs: number } {
+    let worst: { draw: DrawName; probe: boolean; wall: number } | null = null;
+    for (const f of this.frameLog) if (!worst || f.wall > worst.wall) worst = f;
+    return {
+      count: this.frameLog.length,
+      longestMs: worst?.wall ?? 0,
+      longest: worst ? `${worst.draw}${worst.probe ? ' (a window)' : ''}` : '',
+      pageMs: this.pageMs(),
+    };
+  }
+
   /** A frame's GPU time from timestamps (undefined or 0: none). Frames that are not timed trial frames are ignored. */
   reported(frameId: number, gpuMs: number | undefined): void {
     const p = this.timedFrames.get(frameId);
-    if (p) p.gpu.set(frameId, gpuMs !== undefined && gpuMs > 0 ? gpuMs : NaN);
+    if (!p) return;
+    const ms = gpuMs !== undefined && gpuMs > 0 ? gpuMs : NaN;
+    this.reportedFrames.add(frameId);
+    const point = p.points.find((q) => q.frameId === frameId);
+    if (point) point.gpu = ms;
+    else p.gpu.set(frameId, ms);
   }
 
   /** Every timed frame has its GPU reading (usable or not). */
   get reportsIn(): boolean {
-    return [...this.timedFrames.entries()].every(([id, p]) => p.gpu.has(id));
+    return [...this.timedFrames.keys()].every((id) => this.reportedFrames.has(id));
   }
 
   /**
-   * The times measured: GPU timestamps where every timed frame has one, else the
-   * wall clock of the lone frames.
+   * The times measured: GPU timestamps where every timed frame (the probes' too) has
+   * one, else the wall clock of the lone frames. A draw left at its windows gets their
+   * estimate at full size (`predicted`: how it was estimated).
    */
   result(): { timings: DrawTiming[]; method: string } {
-    const gpuOk = this.timedFrames.size > 0 && [...this.timedFrames.entries()].every(([id, p]) => Number.isFinite(p.gpu.get(id) ?? NaN));
-    const timings = this.plans.map((p) => ({ name: p.name, ms: gpuOk ? [...p.gpu.values()] : [...p.wall] }));
+    const gpuOf = (id: number): number => {
+      const p = this.timedFrames.get(id);
+      const q = p?.points.find((x) => x.frameId === id);
+      return (q ? q.gpu : p?.gpu.get(id)) ?? NaN;
+    };
+    const ids = [...this.timedFrames.keys()];
+    const gpuOk = ids.length > 0 && ids.every((id) => Number.isFinite(gpuOf(id)));
+    const timings = this.plans.map((p): DrawTiming => {
+      if (p.stage === 'done' && p.predicted) {
+        const w = p.windows[0]!;
+        const { estimate } = windowEstimate(p.points, (q) => (gpuOk ? q.gpu! : q.wall), p.round, p.shares[p.round]!);
+        const n = p.points.filter((q) => q.round === p.round).length;
+        return { name: p.name, ms: [estimate], predicted: `estimated from ${n} windows of ${w.width}x${w.height} px at full resolution` };
+      }
+      return { name: p.name, ms: gpuOk ? [...p.gpu.values()] : [...p.wall] };
+    });
     return { timings, method: gpuOk ? 'GPU timestamps of whole frames' : 'wall clock of whole frames run alone, submit to done' };
   }
 }
