@@ -1,7 +1,7 @@
 /**
  * npm run bench:auto-draw -- --scene FILE|default[:N] [--size 1920x1080] [--sort onesweep]
  *                            [--camera "eye=X,Y,Z target=X,Y,Z up=X,Y,Z fovy=DEG"] [--prior quads|tiles]
- *                            [--runs 1] [--timeout 300]
+ *                            [--check] [--runs 1] [--timeout 300]
  *
  * The draw's `auto` as a viewer runs it, in Node (Dawn), offscreen: a Viewer on the
  * scene with the draw `auto` and no stored picks, each run a new one, until it has
@@ -19,6 +19,9 @@
  * adapter (1,000 splats: not reused for scenes over 4x that, only auto's start), so that the trial starts
  * with that draw on screen and probes the other (without it: tiles on a GPU, quads on
  * a software adapter).
+ * `--check`: then each draw left at its windows' estimate is drawn at full size for 20
+ * frames and its median GPU frame printed beside the estimate (how good the estimate is;
+ * the frames the trial avoided).
  * A program that prints figures, not a test; docs/PERFORMANCE.md keeps them.
  */
 import fs from 'node:fs';
@@ -37,6 +40,7 @@ const { values: args } = parseArgs({
     camera: { type: 'string' },
     runs: { type: 'string', default: '1' },
     prior: { type: 'string' },
+    check: { type: 'boolean', default: false },
     timeout: { type: 'string', default: '300' },
   },
 });
@@ -90,6 +94,16 @@ runCli(async () => {
         console.log(
           `  trial frames: ${tf.count} alone on the queue, the longest ${tf.longestMs.toFixed(1)} ms (${tf.longest}); the page's frame ${tf.pageMs.toFixed(1)} ms: ${(tf.longestMs / tf.pageMs).toFixed(2)}x (bound 2x)`,
         );
+      }
+      if (args.check) {
+        for (const r of c.ranked.filter((x) => x.predicted)) {
+          viewer.setDraw(r.name);
+          const stats = viewer.live.figures.stats;
+          const from = performance.now();
+          while (stats.size < 20 && performance.now() - from < timeoutMs) await new Promise((res) => setTimeout(res, 20));
+          const measured = stats.medianFrame()?.total ?? NaN;
+          console.log(`  check: ${r.name} estimated ${r.ms.toFixed(1)} ms; drawn at full size ${measured.toFixed(1)} ms (median GPU frame of ${stats.size}): estimate / measured ${(r.ms / measured).toFixed(2)}`);
+        }
       }
     } finally {
       viewer.destroy();

@@ -40,7 +40,7 @@ export function isDrawSetting(v: unknown): v is DrawSetting {
 export interface DrawTiming {
   name: DrawName;
   ms: readonly number[];
-  /** Not drawn at full size: `ms` is an estimate, made as this says ("estimated from 16 windows of 80x45 px at full resolution"). */
+  /** Not drawn at full size: `ms` is an estimate, made as this says ("estimated from 16 windows of 80x45 px at full resolution, ±12 ms"); never the pick. */
   predicted?: string;
 }
 
@@ -67,8 +67,8 @@ function median(values: readonly number[]): number {
 }
 
 /**
- * The draw with the lowest median frame time; null when none has a finite time.
- * Ties go to tiles (the prior). `splats`, `method` and `size` (the target's pixels the
+ * The draw with the lowest median frame time, of those drawn at full size (an estimated
+ * figure ranks after them); null when none has a finite time. Ties go to tiles (the prior). `splats`, `method` and `size` (the target's pixels the
  * trial drew, "1280x720") only feed the reason: what was measured, at what size, so
  * that it is not read against the HUD's figures of another size or kind.
  */
@@ -76,7 +76,8 @@ export function chooseDraw(timings: readonly DrawTiming[], splats?: number, meth
   const ranked = timings
     .map((t) => ({ name: t.name, ms: median(t.ms), ...(t.predicted ? { predicted: t.predicted } : {}) }))
     .filter((t) => Number.isFinite(t.ms))
-    .sort((a, b) => a.ms - b.ms || Number(b.name === 'tiles') - Number(a.name === 'tiles'));
+    // A draw not drawn at full size (its figure an estimate) is never the pick: after every draw measured.
+    .sort((a, b) => Number(!!a.predicted) - Number(!!b.predicted) || a.ms - b.ms || Number(b.name === 'tiles') - Number(a.name === 'tiles'));
   if (ranked.length === 0) return null;
   const best = ranked[0]!;
   // An estimated figure says so, and how (issue 34: no full-size frame over twice the page's).
@@ -190,38 +191,33 @@ export const SLOWER_STOP_RATIO = 2;
  * The probes (issue 34: no trial frame over twice the page's frame). Before a draw
  * other than the one on screen is drawn at full size, it draws windows of the view
  * offscreen at the screen's own resolution (every splat as many pixels and tiles as on
- * screen), between the page's own frames (as many as fit in half a page frame): first a window outside the view,
- * twice (its frame's cost for the splats in view, which every window pays: their
- * projection, sort and vertices; the lower of the two), then rounds of 16 windows,
- * one at the centre of each cell of a 4x4 grid over the view, the first of 1/64 of
- * the pixels each (a quarter of the view together). Its frame at
- * full size is estimated as that cost plus what a round's windows added to it, scaled
- * by the pixels they cover. It is drawn at full size, on screen, only where the
- * estimate is within twice the page's frame; else the windows grow (at most 4x the
- * pixels a round, to a cell each, the whole view) until what they add is a 16th of the
- * page's frame or more (above the clocks' noise: GPU timestamps where read), and its
- * figure is the estimate, said so in the note; a round stops after its first four
- * windows (a quadrant each) where they estimate over three page frames already. (On this 2-core machine's SwiftShader at 1280x720 the
+ * screen), between the page's own frames (as many as fit in half a page frame): first
+ * a window outside the view, twice (the cost every window pays for the splats in view:
+ * their projection, sort and vertices; the lower of the two), then one window at the
+ * centre of each cell of a 4x4 grid over the view, 1/64 of the pixels each (a quarter
+ * of the view together), the four quadrants' first. Its full frame is estimated as the
+ * cost outside the view plus what the windows added, scaled by their pixels, with an
+ * error of twice the standard error of their mean, scaled alike. It is drawn and timed
+ * at full size, on screen, only where the estimate and its error are within the page's
+ * frame (twice it, halved for the model's own error: lavapipe's estimates ran 0.8-3.6x
+ * the frame then drawn, bench:auto-draw --check); else its figure is the estimate, said
+ * so in the note, and it is not the pick (auto picks only a draw it drew). The windows
+ * stop after the quadrants' four where those estimate over five page frames even less
+ * their error. GPU timestamps where read (the windows' readings are awaited a few page
+ * frames), else the wall clock. (On this 2-core machine's SwiftShader at 1280x720 the
  * tiles draw takes ~3.5-7.9 s a frame against quads' ~90-190 ms: drawn at full size it
- * held the page 40x its frame.) A downscaled view would not do: the tiles draw then
- * gets every splat in a few tiles and blends them with a few workgroups, slower than
- * at full size.
+ * held the page 40x its frame; in Chromium there a tiles window costs ~150 ms +- 40 of
+ * which a few ms are its pixels': its estimate is then mostly error, and tiles stays
+ * unpicked.) A downscaled view would not do: the tiles draw then gets every splat in a
+ * few tiles and blends them with a few workgroups, slower than at full size.
  */
-/** The first round's windows: this share of the target's pixels each (an 8th of its width and height). */
-export const PROBE_FIRST_SHARE = 1 / 64;
-/** The largest window: a cell of the grid (the round's windows then tile the view). */
-export const PROBE_MAX_SHARE = 1 / 16;
-/** A round's windows have at most this many times the pixels of the last's (a window's cost is not known before). */
-export const PROBE_GROWTH = 4;
-/** Windows that add this share of the page's frame or more to their cost measure it above the clocks' noise: no larger ones. */
-export const PROBE_PRECISE_SHARE = 1 / 16;
-/** A round's first windows, a quadrant each: an estimate from them over this many page frames is figure enough. */
+/** The windows: this share of the target's pixels each (an 8th of its width and height). */
+export const PROBE_SHARE = 1 / 64;
+/** A round's first windows, a quadrant each: their estimate less its error over this many page frames is figure enough. */
 export const QUADRANT_WINDOWS = 4;
-export const CLEARLY_SLOWER_PAGES = 3;
+export const CLEARLY_SLOWER_PAGES = 5;
 /** Untimed frames before the timed ones (the draw's first frames make its buffers and size them from what they counted). */
 export const PROBE_WARMUP = 2;
-/** An estimate draws the full size only when within its bound divided by this (the estimate's and the clock's error). */
-export const PREDICTION_MARGIN = 1.25;
 /** The page's frame is never taken as shorter than a 60 Hz display's: frames under it cost nothing a user sees. */
 export const FRAME_FLOOR_MS = 1000 / 60;
 
@@ -263,7 +259,7 @@ export const PROBE_ORDER: readonly number[] = [5, 15, 7, 13, 0, 10, 2, 8, 4, 14,
  * they tile the view); `empty`: one window of that size outside the view instead.
  */
 export function probeWindows(size: { width: number; height: number }, share: number, empty = false): ProbeWindow[] {
-  const k = Math.sqrt(Math.min(PROBE_MAX_SHARE, share));
+  const k = Math.sqrt(Math.min(1 / (PROBE_GRID * PROBE_GRID), share));
   const cellW = size.width / PROBE_GRID;
   const cellH = size.height / PROBE_GRID;
   const width = Math.max(1, Math.min(Math.floor(cellW), Math.round(size.width * k)));
@@ -306,7 +302,7 @@ interface DrawPlan {
   probeWarm: number;
   round: number;
   windows: ProbeWindow[];
-  shares: number[];
+
   points: ProbePoint[];
   /** A probe's timed frame is in flight. */
   probing: boolean;
@@ -330,15 +326,20 @@ const AWAIT_READINGS_FRAMES = 4;
 const EMPTY_WINDOWS = 2;
 
 /**
- * The full frame estimated from round `round`'s windows: the windows outside the view's
- * cost (the lower) plus what the round's windows added to it, scaled by the pixels they
- * cover; and what they added, a window's mean.
+ * The full frame estimated from the windows measured (`ms`: a probe's time): the windows
+ * outside the view's cost (the lower) plus what the windows in it added, a window's mean,
+ * scaled by their share of the pixels; `error`: twice the standard error of that mean,
+ * scaled alike (the spread of the windows' times: the view's content and the clock's
+ * noise). High where a frame with anything in view pays more passes than one without
+ * (1.7-3.6x on lavapipe here).
  */
-function windowEstimate(points: readonly ProbePoint[], ms: (p: ProbePoint) => number, round: number, share: number): { estimate: number; added: number } {
+function windowEstimate(points: readonly ProbePoint[], ms: (p: ProbePoint) => number, share: number): { estimate: number; error: number } {
   const base = Math.min(...points.filter((p) => p.round < 0).map(ms));
-  const own = points.filter((p) => p.round === round).map(ms);
-  const added = own.reduce((sum, m) => sum + Math.max(0, m - base), 0) / own.length;
-  return { estimate: base + added / share, added };
+  const own = points.filter((p) => p.round === 0).map(ms);
+  const n = own.length;
+  const mean = own.reduce((sum, m) => sum + m, 0) / n;
+  const variance = n > 1 ? own.reduce((sum, m) => sum + (m - mean) ** 2, 0) / (n - 1) : 0;
+  return { estimate: base + Math.max(0, mean - base) / share, error: (2 * Math.sqrt(variance / n)) / share };
 }
 
 /**
@@ -359,6 +360,8 @@ export class DrawTrial {
   private sincePage = { probes: 0, ms: 0, last: 0 };
   /** The target's size where the draws not on screen are probed, else null. */
   private readonly size: { width: number; height: number } | null;
+  /** A window's share of the target's pixels (as rounded to whole pixels). */
+  private readonly share: number;
   /** Frame id -> plan, of timed frames. */
   private readonly timedFrames = new Map<number, DrawPlan>();
   private readonly reportedFrames = new Set<number>();
@@ -372,7 +375,8 @@ export class DrawTrial {
     const order = [...draws].sort((a, b) => Number(b === current) - Number(a === current));
     const size = opts.size && opts.size.width >= 64 && opts.size.height >= 64 ? opts.size : null;
     this.size = size;
-    const empty = size ? probeWindows(size, PROBE_FIRST_SHARE, true) : [];
+    const empty = size ? probeWindows(size, PROBE_SHARE, true) : [];
+    this.share = size && empty[0] ? (empty[0].width * empty[0].height) / (size.width * size.height) : 1;
     this.plans = order.map((name) => ({
       name,
       stage: name !== current && size ? 'probe' : 'full',
@@ -386,7 +390,7 @@ export class DrawTrial {
       probeWarm: 0,
       round: -1,
       windows: Array.from({ length: EMPTY_WINDOWS }, () => empty[0]!).filter((w) => w),
-      shares: [PROBE_FIRST_SHARE],
+
       points: [],
       probing: false,
       awaiting: null,
@@ -427,7 +431,7 @@ export class DrawTrial {
       const p = this.plans[this.index]!;
       if (p.stage === 'probe') {
         // Warm-up frames of the first round's first window, then the windows outside the view and the rounds' timed.
-        if (p.probeWarm < PROBE_WARMUP) return { draw: p.name, timed: false, window: probeWindows(this.size!, PROBE_FIRST_SHARE)[0]! };
+        if (p.probeWarm < PROBE_WARMUP) return { draw: p.name, timed: false, window: probeWindows(this.size!, PROBE_SHARE)[0]! };
         // A timed probe in flight is reported by completed(), which moves the plan on.
         if (p.probing) return 'wait';
         // A round measured: its GPU readings come a few frames late; the page draws meanwhile.
@@ -527,48 +531,26 @@ export class DrawTrial {
   }
 
   /**
-   * After a round of windows (the windows outside the view first, then each round), the
-   * full size on screen where the estimate is within twice the page's frame; else done
-   * at the estimate where the windows added a PROBE_PRECISE_SHARE of the page's frame
-   * or more, or were quadrants; else a round of larger windows (what they are estimated
-   * to add: half the page's frame, at most PROBE_GROWTH times the pixels).
+   * After the windows outside the view, the windows in it; after those, or their first
+   * four (a quadrant each): the full size on screen where the estimate and its error are
+   * within the page's frame (all 16 measured); done at the estimate where all are
+   * measured, or where the four's estimate less its error is over CLEARLY_SLOWER_PAGES
+   * page frames; else the rest.
    */
   private afterRound(p: DrawPlan): void {
-    const size = this.size!;
-    const next = (round: number, share: number) => {
-      p.round = round;
-      p.windows = probeWindows(size, share);
-      const w = p.windows[0]!;
-      p.shares[round] = (w.width * w.height) / (size.width * size.height);
-    };
     if (p.round < 0) {
-      next(0, PROBE_FIRST_SHARE);
+      p.round = 0;
+      p.windows = probeWindows(this.size!, PROBE_SHARE);
       return;
     }
     const page = this.pageMs();
-    const share = p.shares[p.round]!;
-    const { estimate, added } = windowEstimate(p.points, probeMs, p.round, share);
-    const all = p.points.filter((q) => q.round === p.round).length >= p.windows.length;
-    if (all && estimate * PREDICTION_MARGIN <= 2 * page) {
-      p.stage = 'full';
-      return;
-    }
-    if (!all) {
-      // The quadrants' four: the rest of the round unless that is clearly slower already.
-      if (estimate > CLEARLY_SLOWER_PAGES * page && added >= PROBE_PRECISE_SHARE * page) {
-        p.stage = 'done';
-        p.predicted = true;
-      }
-      return;
-    }
-    const wanted = added > 0 ? (share * (page / 2)) / added : Infinity;
-    const grown = Math.min(PROBE_MAX_SHARE, share * PROBE_GROWTH, wanted);
-    if (added >= PROBE_PRECISE_SHARE * page || share >= PROBE_MAX_SHARE || grown < 2 * share) {
+    const { estimate, error } = windowEstimate(p.points, probeMs, this.share);
+    const all = p.points.filter((q) => q.round === 0).length >= p.windows.length;
+    if (all && estimate + error <= page) p.stage = 'full';
+    else if (all || estimate - error > CLEARLY_SLOWER_PAGES * page) {
       p.stage = 'done';
       p.predicted = true;
-      return;
     }
-    next(p.round + 1, grown);
   }
 
   /**
@@ -619,9 +601,9 @@ export class DrawTrial {
     const timings = this.plans.map((p): DrawTiming => {
       if (p.stage === 'done' && p.predicted) {
         const w = p.windows[0]!;
-        const { estimate } = windowEstimate(p.points, (q) => (gpuOk ? q.gpu! : q.wall), p.round, p.shares[p.round]!);
-        const n = p.points.filter((q) => q.round === p.round).length;
-        return { name: p.name, ms: [estimate], predicted: `estimated from ${n} windows of ${w.width}x${w.height} px at full resolution` };
+        const { estimate, error } = windowEstimate(p.points, (q) => (gpuOk ? q.gpu! : q.wall), this.share);
+        const n = p.points.filter((q) => q.round === 0).length;
+        return { name: p.name, ms: [estimate], predicted: `estimated from ${n} windows of ${w.width}x${w.height} px at full resolution, ±${formatSortMs(error)} ms` };
       }
       return { name: p.name, ms: gpuOk ? [...p.gpu.values()] : [...p.wall] };
     });
