@@ -235,7 +235,7 @@ describe('the draw trial (a plan of the page frames)', () => {
     const frames = runTrial(trial, { quads: 90, tiles }, { quads: undefined, tiles: undefined });
     // No tiles frame on screen; every window far within the page's frame.
     expect(frames.filter((f) => f.draw === 'tiles' && !f.window && !f.page)).toEqual([]);
-    // The quadrants' four windows (160x90) estimate over five page frames: no more. Each window in the view (74.7 ms)
+    // The quadrants' four windows (160x90) estimate over the page's frame, less their error: no more. Each window in the view (74.7 ms)
     // with the next would pass half the page's frame: the page's own frame after each; the two outside it (20 ms) together.
     const seq = frames.map((f) => (f.page ? 'P' : f.window ? (f.timed ? 'W' : 'w') : f.timed ? 'F' : 'f')).join('');
     expect(seq).toBe(`fFFFwPwPWWP${'WP'.repeat(4)}`);

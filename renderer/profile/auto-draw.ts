@@ -202,7 +202,7 @@ export const SLOWER_STOP_RATIO = 2;
  * frame (twice it, halved for the model's own error: lavapipe's estimates ran 0.8-3.6x
  * the frame then drawn, bench:auto-draw --check); else its figure is the estimate, said
  * so in the note, and it is not the pick (auto picks only a draw it drew). The windows
- * stop after the quadrants' four where those estimate over five page frames even less
+ * stop after the quadrants' four where those estimate over the page's frame even less
  * their error. GPU timestamps where read (the windows' readings are awaited a few page
  * frames), else the wall clock. (On this 2-core machine's SwiftShader at 1280x720 the
  * tiles draw takes ~3.5-7.9 s a frame against quads' ~90-190 ms: drawn at full size it
@@ -213,9 +213,8 @@ export const SLOWER_STOP_RATIO = 2;
  */
 /** The windows: this share of the target's pixels each (an 8th of its width and height). */
 export const PROBE_SHARE = 1 / 64;
-/** A round's first windows, a quadrant each: their estimate less its error over this many page frames is figure enough. */
+/** The first windows, a quadrant each: where their estimate less its error is over the page's frame, the draw is not drawn whole, and they are figure enough. */
 export const QUADRANT_WINDOWS = 4;
-export const CLEARLY_SLOWER_PAGES = 5;
 /** Untimed frames before the timed ones (the draw's first frames make its buffers and size them from what they counted). */
 export const PROBE_WARMUP = 2;
 /** The page's frame is never taken as shorter than a 60 Hz display's: frames under it cost nothing a user sees. */
@@ -534,8 +533,8 @@ export class DrawTrial {
    * After the windows outside the view, the windows in it; after those, or their first
    * four (a quadrant each): the full size on screen where the estimate and its error are
    * within the page's frame (all 16 measured); done at the estimate where all are
-   * measured, or where the four's estimate less its error is over CLEARLY_SLOWER_PAGES
-   * page frames; else the rest.
+   * measured, or where the four's estimate less its error is over the page's frame
+   * already (the draw would not be drawn whole); else the rest.
    */
   private afterRound(p: DrawPlan): void {
     if (p.round < 0) {
@@ -547,7 +546,7 @@ export class DrawTrial {
     const { estimate, error } = windowEstimate(p.points, probeMs, this.share);
     const all = p.points.filter((q) => q.round === 0).length >= p.windows.length;
     if (all && estimate + error <= page) p.stage = 'full';
-    else if (all || estimate - error > CLEARLY_SLOWER_PAGES * page) {
+    else if (all || estimate - error > page) {
       p.stage = 'done';
       p.predicted = true;
     }
