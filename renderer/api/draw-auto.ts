@@ -101,8 +101,8 @@ export class DrawAuto {
 
   /**
    * The trial's part of a frame (before it is encoded): the draw and whether it
-   * is timed (then submitted alone), and for a probe the offscreen size to draw it
-   * at; 'skip' for no frame now, or null for a frame that is no trial's (the page's
+   * is timed (then submitted alone), and for a probe the window of the view to draw
+   * offscreen; 'skip' for no frame now, or null for a frame that is no trial's (the page's
    * own). Ends the trial once every timed frame has its GPU reading.
    */
   frame(now: number): TrialFrame | 'skip' | null {
@@ -155,7 +155,7 @@ export class DrawAuto {
         if (token !== this.token) return;
         this.preparing = false;
         const size = this.hooks.size();
-        // The draws not on screen are probed offscreen at small sizes first (DrawTrial: no frame over twice the page's).
+        // The draws not on screen are drawn in windows of the view first (DrawTrial: no frame over twice the page's).
         this.trial = { trial: new DrawTrial(DRAW_NAMES, renderer.draw, { size }), count, finishedAt: null, size: `${size.width}x${size.height}` };
       });
   }

@@ -398,7 +398,7 @@ export class FrameLoop {
     const trialFrame = held ? null : auto.trialFrame(now);
     if (trialFrame === 'skip') return;
     if (!auto.trial && this.probeTexture) this.dropProbeTarget();
-    // Auto's probe of a draw: offscreen at a small size, nothing presented, no figure of the page's.
+    // Auto's probe of a draw: a window of the view offscreen, nothing presented, no figure of the page's.
     if (trialFrame?.window && trial) {
       this.encodeProbe(trialFrame, trialFrame.window, trial);
       return;

@@ -464,7 +464,7 @@ export class SplatRenderer {
     this.side = { kind, scene, draw: kind.create(this.drawContext, scene, this.target, this.sortStrategy) };
   }
 
-  /** Records one frame of the draw prepareProbeDraw made ready (the draw in use without one) into `encoder`: auto's probe, offscreen at a small size. */
+  /** Records one frame of the draw prepareProbeDraw made ready (the draw in use without one) into `encoder`: auto's probe, a window of the view offscreen. */
   encodeProbeFrame(encoder: GPUCommandEncoder, target: GPUTextureView, camera: FrameCamera, settings: FrameSettings & EncodeOptions, timestamps?: FrameTimestamps): void {
     const side = this.side;
     if (!side || side.scene !== this.scene) {
