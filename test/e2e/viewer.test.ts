@@ -838,7 +838,8 @@ describe('viewer page (headless Chromium, SwiftShader WebGPU)', () => {
     await page.waitForFunction(() => /: reload the page$/.test(document.getElementById('message')!.textContent ?? ''), undefined, { timeout: 30_000 });
     step('gave up');
     const rendered = await app(page, (a) => a.framesRendered);
-    await page.waitForTimeout(3000);
+    // Recovery has no timers (recovery.ts): a further attempt or frame would come within a second.
+    await page.waitForTimeout(1000);
     const last = (await page.evaluate(() => (window as unknown as { messageLog: string[] }).messageLog)).slice(seen);
     console.log(`e2e: no new device: ${JSON.stringify(last)}`);
     expect(last).toHaveLength(2);
