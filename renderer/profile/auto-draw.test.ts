@@ -243,12 +243,12 @@ describe('the draw trial (a plan of the page frames)', () => {
     const t = r.timings.find((x) => x.name === 'tiles')!;
     // The window outside the view costs 20 ms (a window's share: 20 + 3500 / 256, scaled back to 3,500 over the view).
     expect(t.ms[0]).toBeCloseTo(3520, 6);
-    expect(t.predicted).toBe('estimated from 4 windows of 160x90 px at full resolution, ±0 ms');
+    expect(t.predicted).toBe('estimated from 4 windows of 160x90 px at full resolution, ±0 ms; not drawn whole, so not picked');
     const c = chooseDraw(r.timings, 60_000, r.method, '1280x720')!;
     expect(c.name).toBe('quads');
     expect(c.ranked).toEqual([{ name: 'quads', ms: 90 }, { name: 'tiles', ms: t.ms[0], predicted: true }]);
     expect(c.reason).toBe(
-      'auto: quads, 90 ms vs tiles ~3,520 ms (estimated from 4 windows of 160x90 px at full resolution, ±0 ms) measured on this adapter (wall clock of whole frames run alone, submit to done, 60,000 splats at 1280x720 px)',
+      'auto: quads, 90 ms vs tiles ~3,520 ms (estimated from 4 windows of 160x90 px at full resolution, ±0 ms; not drawn whole, so not picked) measured on this adapter (wall clock of whole frames run alone, submit to done, 60,000 splats at 1280x720 px)',
     );
     // Decisive: reused for a similar size without a trial.
     expect(reusableDraw({ count: 60_000, value: c }, 100_000)?.name).toBe('quads');
@@ -266,7 +266,7 @@ describe('the draw trial (a plan of the page frames)', () => {
     expect(frames.filter((f) => f.draw === 'tiles' && !f.window && !f.page)).toEqual([]);
     const r = trial.result();
     expect(r.timings[1]!.ms[0]).toBeCloseTo(84, 6);
-    expect(r.timings[1]!.predicted).toBe('estimated from 16 windows of 160x90 px at full resolution, ±33 ms');
+    expect(r.timings[1]!.predicted).toBe('estimated from 16 windows of 160x90 px at full resolution, ±33 ms; not drawn whole, so not picked');
     const c = chooseDraw(r.timings, 60_000, r.method)!;
     expect(c.name).toBe('quads');
     expect(c.ranked).toEqual([{ name: 'quads', ms: 100 }, { name: 'tiles', ms: r.timings[1]!.ms[0], predicted: true }]);

@@ -40,7 +40,7 @@ export function isDrawSetting(v: unknown): v is DrawSetting {
 export interface DrawTiming {
   name: DrawName;
   ms: readonly number[];
-  /** Not drawn at full size: `ms` is an estimate, made as this says ("estimated from 16 windows of 80x45 px at full resolution, ±12 ms"); never the pick. */
+  /** Not drawn at full size: `ms` is an estimate, made as this says ("estimated from 16 windows of 80x45 px at full resolution, ±12 ms; not drawn whole, so not picked"); never the pick. */
   predicted?: string;
 }
 
@@ -208,8 +208,11 @@ export const SLOWER_STOP_RATIO = 2;
  * tiles draw takes ~3.5-7.9 s a frame against quads' ~90-190 ms: drawn at full size it
  * held the page 40x its frame; in Chromium there a tiles window costs ~150 ms +- 40 of
  * which a few ms are its pixels': its estimate is then mostly error, and tiles stays
- * unpicked.) A downscaled view would not do: the tiles draw then gets every splat in a
- * few tiles and blends them with a few workgroups, slower than at full size.
+ * unpicked.) Where the estimate runs high (quads on lavapipe: 2.0-6.5x), a draw faster
+ * than the one on screen can stay unpicked: the price of never drawing a frame over twice
+ * the page's where the windows cannot tell. A downscaled view would not do: the tiles draw
+ * then gets every splat in a few tiles and blends them with a few workgroups, slower than
+ * at full size.
  */
 /** The windows: this share of the target's pixels each (an 8th of its width and height). */
 export const PROBE_SHARE = 1 / 64;
@@ -602,7 +605,7 @@ export class DrawTrial {
         const w = p.windows[0]!;
         const { estimate, error } = windowEstimate(p.points, (q) => (gpuOk ? q.gpu! : q.wall), this.share);
         const n = p.points.filter((q) => q.round === 0).length;
-        return { name: p.name, ms: [estimate], predicted: `estimated from ${n} windows of ${w.width}x${w.height} px at full resolution, ±${formatSortMs(error)} ms` };
+        return { name: p.name, ms: [estimate], predicted: `estimated from ${n} windows of ${w.width}x${w.height} px at full resolution, ±${formatSortMs(error)} ms; not drawn whole, so not picked` };
       }
       return { name: p.name, ms: gpuOk ? [...p.gpu.values()] : [...p.wall] };
     });

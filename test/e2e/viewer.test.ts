@@ -539,7 +539,7 @@ describe('viewer page: figures, views, auto, conveniences (issue 11)', () => {
     // frame is estimated within the page's (issue 34): ranked by its measured figure, or after quads by its estimate.
     const other = choice.name === 'tiles' ? 'quads' : 'tiles';
     const figure = `[\\d.,]+ ms`;
-    const otherFigure = `(${figure}|~${figure} \\(estimated from \\d+ windows of \\d+x\\d+ px at full resolution, ±${figure}\\))`;
+    const otherFigure = `(${figure}|~${figure} \\(estimated from \\d+ windows of \\d+x\\d+ px at full resolution, ±${figure}; not drawn whole, so not picked\\))`;
     expect(drawNote).toMatch(
       new RegExp(
         `^auto: ${choice.name}, ${figure} vs ${other} ${otherFigure} measured on this adapter \\((GPU timestamps of whole frames|wall clock of whole frames run alone, submit to done), 10,000 splats at \\d+x\\d+ px\\)$`,
