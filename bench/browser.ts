@@ -194,8 +194,9 @@ export async function rssSampler(browser: Browser): Promise<{ stop: () => { base
   const max = (pids: number[]) => (pids.length ? Math.max(...pids.map((p) => rssBytes(p))) : 0);
   const sample = (): RssSample => ({ t: Date.now(), rss: max(renderers), gpu: max(gpus), sched: new Map(renderers.map((p) => [p, schedMs(p, p)])) });
   const baseline = sample();
-  // Wall-clock times, to set against the page's (performance.timeOrigin + now).
-  const samples: RssSample[] = [];
+  // Wall-clock times, to set against the page's (performance.timeOrigin + now). The baseline is the first: a
+  // task starting before the interval's first sample (20 ms on, or later on a busy event loop) has one before it.
+  const samples: RssSample[] = [baseline];
   const timer = setInterval(() => samples.push(sample()), 20);
   return {
     stop: () => {
