@@ -300,7 +300,7 @@ interface DrawPlan {
   timedSubmitted: number;
   /** Warm-up frames submitted. */
   warmSubmitted: number;
-  /** The probes: warm-up frames submitted, the round's windows (-1: the windows outside the view) and their share of the pixels, the windows measured. */
+  /** The probes: warm-up frames submitted, the round in progress (-1: the windows outside the view, 0: those in it) and its windows, the windows measured. */
   probeWarm: number;
   round: number;
   windows: ProbeWindow[];
@@ -313,7 +313,7 @@ interface DrawPlan {
 }
 
 /**
- * A probe's time for the rounds' decisions: its GPU time where read (the wall clock of a
+ * A probe's time for the decisions after the windows: its GPU time where read (the wall clock of a
  * frame of a few ms takes the page's and the process's hiccups, up to 15x here), else its
  * wall time.
  */
@@ -324,7 +324,7 @@ function probeMs(q: ProbePoint): number {
 /** Page frames a measured round waits for its windows' GPU readings before deciding on the wall clock. */
 const AWAIT_READINGS_FRAMES = 4;
 
-/** The windows outside the view measured before the rounds. */
+/** The windows outside the view measured before those in it. */
 const EMPTY_WINDOWS = 2;
 
 /**
@@ -432,7 +432,7 @@ export class DrawTrial {
     while (this.index < this.plans.length) {
       const p = this.plans[this.index]!;
       if (p.stage === 'probe') {
-        // Warm-up frames of the first round's first window, then the windows outside the view and the rounds' timed.
+        // Warm-up frames of the first window in the view, then the windows outside the view and in it, timed.
         if (p.probeWarm < PROBE_WARMUP) return { draw: p.name, timed: false, window: probeWindows(this.size!, PROBE_SHARE)[0]! };
         // A timed probe in flight is reported by completed(), which moves the plan on.
         if (p.probing) return 'wait';
