@@ -304,7 +304,6 @@ interface DrawPlan {
   probeWarm: number;
   round: number;
   windows: ProbeWindow[];
-
   points: ProbePoint[];
   /** A probe's timed frame is in flight. */
   probing: boolean;
