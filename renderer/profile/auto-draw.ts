@@ -391,7 +391,6 @@ export class DrawTrial {
       probeWarm: 0,
       round: -1,
       windows: Array.from({ length: EMPTY_WINDOWS }, () => empty[0]!).filter((w) => w),
-
       points: [],
       probing: false,
       awaiting: null,
