@@ -107,44 +107,56 @@ describe('the draw for a setting', () => {
   });
 });
 
+/** A frame's time: fixed, or of its share of the target's pixels (1 on screen, 0 outside the view), the frame and its id. */
+type FrameTime = number | undefined | ((area: number, frame: TrialFrame, frameId: number) => number);
+
 /**
  * Runs a trial with fake frame times: wall ms by draw, GPU ms by draw (undefined: timestamps read 0).
- * A draw's time may be a function of the frame's share of the target's pixels (1 on screen).
+ * `lateReadings`: a timed frame's GPU reading comes at the page's next frame, not at once.
  */
 function runTrial(
   trial: DrawTrial,
-  wall: Record<string, number | ((area: number, frame: TrialFrame) => number)>,
-  gpu: Record<string, number | undefined | ((area: number, frame: TrialFrame) => number)>,
+  wall: Record<string, FrameTime>,
+  gpu: Record<string, FrameTime>,
   target = { width: 1280, height: 720 },
   /** The wait for the next animation frame after each frame (the page's clock: DrawTrial's page frame). */
   rafMs = 0,
+  lateReadings = false,
 ) {
   let clock = 0;
   const frames: (TrialFrame & { id: number; page?: boolean })[] = [];
-  const at = (v: number | undefined | ((area: number, frame: TrialFrame) => number), f: TrialFrame) =>
-    typeof v === 'function' ? v(!f.window ? 1 : f.window.x >= target.width ? 0 : (f.window.width * f.window.height) / (target.width * target.height), f) : v;
+  const pending: [number, number | undefined][] = [];
+  const at = (v: FrameTime, f: TrialFrame, frameId: number) =>
+    typeof v === 'function' ? v(!f.window ? 1 : f.window.x >= target.width ? 0 : (f.window.width * f.window.height) / (target.width * target.height), f, frameId) : v;
+  const readings = () => {
+    for (const [frameId, ms] of pending.splice(0)) trial.reported(frameId, ms);
+  };
   let id = 100;
-  for (let guard = 0; guard < 200; guard++) {
+  for (let guard = 0; guard < 400; guard++) {
     const f = trial.next();
     if (f === null) break;
     expect(f).not.toBe('wait');
     if (f === 'wait') break;
     const frameId = id++;
     if (f === 'page') {
-      // The page's own frame (not the trial's): nothing to tell it.
+      // The page's own frame (not the trial's): the readings of the frames before it come in.
       frames.push({ draw: 'quads', timed: false, id: frameId, page: true });
       clock += (typeof wall.quads === 'number' ? wall.quads : 0) + rafMs;
+      readings();
       continue;
     }
     trial.submitted(f, frameId);
     frames.push({ ...f, id: frameId });
     if (f.timed) expect(trial.next()).toBe('wait'); // a timed frame runs alone
     // Every frame ran alone here: its time is kept (DrawTrial.frames), a timed frame's measured.
-    clock += at(wall[f.draw], f)!;
-    trial.completed(frameId, at(wall[f.draw], f)!, clock);
+    const ms = at(wall[f.draw], f, frameId)!;
+    clock += ms;
+    trial.completed(frameId, ms, clock);
     clock += rafMs;
-    trial.reported(frameId, f.timed ? at(gpu[f.draw], f) : 1);
+    pending.push([frameId, f.timed ? at(gpu[f.draw], f, frameId) : 1]);
+    if (!lateReadings) readings();
   }
+  readings();
   return frames;
 }
 
@@ -274,34 +286,16 @@ describe('the draw trial (a plan of the page frames)', () => {
 
   it("a round is decided on its windows' GPU readings, a few frames late (the page's frames meanwhile): a hiccup of the wall clock does not count", () => {
     const trial = new DrawTrial(['quads', 'tiles'], 'quads', { size: { width: 1280, height: 720 } });
-    const pending: [number, number][] = [];
-    let id = 1;
-    let pages = 0;
     let hiccups = 0;
-    for (let guard = 0; guard < 400; guard++) {
-      const f = trial.next();
-      if (f === null) break;
-      expect(f).not.toBe('wait');
-      if (f === 'wait') break;
-      if (f === 'page') {
-        // The page's frame: the readings of the frames before it come in.
-        pages++;
-        for (const [frameId, ms] of pending.splice(0)) trial.reported(frameId, ms);
-        continue;
-      }
-      const frameId = id++;
-      trial.submitted(f, frameId);
-      const area = !f.window ? 1 : f.window.x >= 1280 ? 0 : (f.window.width * f.window.height) / (1280 * 720);
-      const gpu = f.draw === 'quads' ? 4 : 0.5 + 2 * area;
-      // Every third window in the view: 400 ms by the wall clock (the process was busy), not on the GPU.
-      const hiccup = !!f.window && f.window.x < 1280 && f.timed && frameId % 3 === 0;
+    // Every third window in the view: 400 ms by the wall clock (the process was busy), not on the GPU.
+    const tilesWall = (area: number, f: TrialFrame, frameId: number) => {
+      const hiccup = !!f.window && area > 0 && f.timed && frameId % 3 === 0;
       if (hiccup) hiccups++;
-      trial.completed(frameId, hiccup ? 400 : gpu + 0.3);
-      if (f.timed) pending.push([frameId, gpu]);
-    }
-    for (const [frameId, ms] of pending.splice(0)) trial.reported(frameId, ms);
+      return hiccup ? 400 : 0.5 + 2 * area + 0.3;
+    };
+    const frames = runTrial(trial, { quads: 4.3, tiles: tilesWall }, { quads: 4, tiles: (area) => 0.5 + 2 * area }, undefined, 0, true);
     expect(hiccups).toBeGreaterThan(2);
-    expect(pages).toBeGreaterThan(0);
+    expect(frames.filter((f) => f.page).length).toBeGreaterThan(0);
     // Estimated 2.5 ms on the GPU readings: drawn and timed at full size.
     expect(trial.result().timings[1]).toEqual({ name: 'tiles', ms: [2.5, 2.5, 2.5, 2.5, 2.5] });
   });

@@ -305,8 +305,6 @@ interface DrawPlan {
   round: number;
   windows: ProbeWindow[];
   points: ProbePoint[];
-  /** A probe's timed frame is in flight. */
-  probing: boolean;
   /** The round's windows are measured; its GPU readings awaited over this many page frames so far (null: not awaiting). */
   awaiting: number | null;
 }
@@ -390,9 +388,8 @@ export class DrawTrial {
       warmSubmitted: 0,
       probeWarm: 0,
       round: -1,
-      windows: Array.from({ length: EMPTY_WINDOWS }, () => empty[0]!).filter((w) => w),
+      windows: empty[0] ? Array<ProbeWindow>(EMPTY_WINDOWS).fill(empty[0]) : [],
       points: [],
-      probing: false,
       awaiting: null,
     }));
   }
@@ -432,8 +429,6 @@ export class DrawTrial {
       if (p.stage === 'probe') {
         // Warm-up frames of the first window in the view, then the windows outside the view and in it, timed.
         if (p.probeWarm < PROBE_WARMUP) return { draw: p.name, timed: false, window: probeWindows(this.size!, PROBE_SHARE)[0]! };
-        // A timed probe in flight is reported by completed(), which moves the plan on.
-        if (p.probing) return 'wait';
         // A round measured: its GPU readings come a few frames late; the page draws meanwhile.
         if (p.awaiting !== null) {
           const readings = p.points.every((q) => q.gpu !== undefined);
@@ -472,7 +467,6 @@ export class DrawTrial {
         p.probeWarm++;
         return;
       }
-      p.probing = true;
       this.inFlight = frameId;
       this.timedFrames.set(frameId, p);
       return;
@@ -508,7 +502,6 @@ export class DrawTrial {
     const p = this.timedFrames.get(frameId);
     if (!p) return;
     if (p.stage === 'probe') {
-      p.probing = false;
       p.points.push({ round: p.round, wall: wallMs, frameId });
       // The round's windows all measured, or its first four (a quadrant each): decided once their GPU readings are in
       // (next()); the windows outside the view at once.
