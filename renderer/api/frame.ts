@@ -342,7 +342,7 @@ export class FrameLoop {
       this.probeTexture = texture;
       this.probeDevice = device;
     }
-    const bounds = scene.lodBounds ?? renderer.worldBounds ?? renderer.cloud?.bounds ?? { min: [-1, -1, -1], max: [1, 1, 1] };
+    const bounds = this.frameBounds();
     // A window of the view on screen, at its resolution (windowCamera: each splat as many pixels and tiles as there).
     const camera = windowCamera(frameCamera(controller.pose, target.width, target.height, bounds), win);
     const encoder = device.createCommandEncoder({ label: 'Viewer.probe' });
@@ -370,6 +370,13 @@ export class FrameLoop {
       },
     );
     this.profiler.submitted({ cpuMs: 0, frameMs: 0 });
+  }
+
+  /** What a frame's depth range covers: a streamed LOD scene's bounds, else the placed objects' as placed now (one moved since the drawn set was assembled), else the scene's. */
+  private frameBounds(): Bounds {
+    const { scene } = this.parts;
+    const renderer = scene.renderer;
+    return scene.lodBounds ?? renderer.worldBounds ?? renderer.cloud?.bounds ?? { min: [-1, -1, -1], max: [1, 1, 1] };
   }
 
   private tick(now: number): void {
@@ -437,8 +444,7 @@ export class FrameLoop {
     const device = link.device;
     const encoder = device.createCommandEncoder({ label: 'Viewer.frame' });
     const timestamps = this.profiler.begin();
-    // Placed objects: their bounds as placed now (an object moved since the drawn set was assembled).
-    const bounds = scene.lodBounds ?? renderer.worldBounds ?? cloud?.bounds ?? { min: [-1, -1, -1], max: [1, 1, 1] };
+    const bounds = this.frameBounds();
     const camera = frameCamera(pose, width, height, bounds);
     // A streamed LOD scene: this view's selection (in its object's frame, within what the other objects leave of the
     // budget), loads and, when the drawn set changed, its object's new scene (the others untouched), without waiting.
