@@ -40,6 +40,7 @@ import { summarize } from '../renderer/profile/frame-stats';
 import { cameraFromArg, nonNegativeList, parseSize, runCli } from './cli';
 import { FakeCanvas, installHeadlessWindow } from './playcanvas/headless';
 import { PassTimer, type FramePasses } from './playcanvas/pass-timer';
+import { readTextureRgba } from '../renderer/frame/offscreen';
 
 const CANVAS_FORMAT: GPUTextureFormat = 'rgba8unorm';
 
@@ -84,28 +85,9 @@ async function readU32(device: GPUDevice, src: GPUBuffer): Promise<number> {
 }
 
 async function writePng(device: GPUDevice, texture: GPUTexture, file: string): Promise<void> {
-  const { width, height, format } = texture;
-  const bytesPerRow = Math.ceil((width * 4) / 256) * 256;
-  const buf = device.createBuffer({ size: bytesPerRow * height, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ });
-  const enc = device.createCommandEncoder();
-  enc.copyTextureToBuffer({ texture }, { buffer: buf, bytesPerRow }, { width, height });
-  device.queue.submit([enc.finish()]);
-  await buf.mapAsync(GPUMapMode.READ);
-  const src = new Uint8Array(buf.getMappedRange());
-  const png = new PNG({ width, height });
-  const bgra = format.startsWith('bgra');
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      const s = y * bytesPerRow + x * 4;
-      const d = (y * width + x) * 4;
-      png.data[d] = src[s + (bgra ? 2 : 0)];
-      png.data[d + 1] = src[s + 1];
-      png.data[d + 2] = src[s + (bgra ? 0 : 2)];
-      png.data[d + 3] = 255;
-    }
-  }
-  buf.unmap();
-  buf.destroy();
+  const png = new PNG({ width: texture.width, height: texture.height });
+  png.data = Buffer.from(await readTextureRgba(device, texture));
+  for (let i = 3; i < png.data.length; i += 4) png.data[i] = 255;
   fs.writeFileSync(file, PNG.sync.write(png));
 }
 

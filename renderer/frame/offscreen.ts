@@ -33,12 +33,6 @@ export async function renderOffscreen(
     format,
     usage: GPUTextureUsage.RENDER_ATTACHMENT | GPUTextureUsage.COPY_SRC | (storage ? GPUTextureUsage.STORAGE_BINDING : 0),
   });
-  const bytesPerRow = Math.ceil((width * 4) / 256) * 256;
-  const readback = device.createBuffer({
-    label: 'renderOffscreen.readback',
-    size: bytesPerRow * height,
-    usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ,
-  });
   // A frame drawn before a host sort's order arrived (the CPU strategy), or drawn by the
   // tiles draw's fallback, is drawn again once the order is in or the pair buffers
   // have grown (a live view does that on its next frame; a one-shot render waits),
@@ -46,30 +40,37 @@ export async function renderOffscreen(
   for (let attempt = 0; ; attempt++) {
     const encoder = device.createCommandEncoder({ label: 'renderOffscreen.encoder' });
     renderer.encodeFrame(encoder, texture.createView(), camera, { ...settings, targetStorage: storage });
-    encoder.copyTextureToBuffer({ texture }, { buffer: readback, bytesPerRow }, { width, height });
     device.queue.submit([encoder.finish()]);
     renderer.submitted();
     if (!(await renderer.settle()) || options.firstFrame || attempt >= 2) break;
   }
+  const rgba = await readTextureRgba(device, texture);
+  // The blended alpha is coverage; the image is colour over an opaque background.
+  for (let x = 3; x < rgba.length; x += 4) rgba[x] = 255;
+  texture.destroy();
+  return { width, height, rgba };
+}
+
+/**
+ * Reads an 8-bit RGBA or BGRA texture back: tightly packed RGBA8 (BGRA swapped), row 0 at
+ * the top, alpha as stored. After the work that drew it was submitted.
+ */
+export async function readTextureRgba(device: GPUDevice, texture: GPUTexture): Promise<Uint8Array> {
+  const { width, height, format } = texture;
+  if (format !== 'rgba8unorm' && format !== 'bgra8unorm') throw new Error(`readTextureRgba: format ${format} is not 8-bit RGBA/BGRA`);
+  const bytesPerRow = Math.ceil((width * 4) / 256) * 256;
+  const readback = device.createBuffer({ label: 'readTextureRgba.readback', size: bytesPerRow * height, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ });
+  const encoder = device.createCommandEncoder({ label: 'readTextureRgba.encoder' });
+  encoder.copyTextureToBuffer({ texture }, { buffer: readback, bytesPerRow }, { width, height });
+  device.queue.submit([encoder.finish()]);
   await readback.mapAsync(GPUMapMode.READ);
   const src = new Uint8Array(readback.getMappedRange());
   const rgba = new Uint8Array(width * height * 4);
-  const swap = format === 'bgra8unorm';
-  for (let y = 0; y < height; y++) {
-    const row = src.subarray(y * bytesPerRow, y * bytesPerRow + width * 4);
-    const out = rgba.subarray(y * width * 4, (y + 1) * width * 4);
-    out.set(row);
-    if (swap) {
-      for (let x = 0; x < width * 4; x += 4) {
-        out[x] = row[x + 2];
-        out[x + 2] = row[x];
-      }
-    }
-    // The blended alpha is coverage; the image is colour over an opaque background.
-    for (let x = 3; x < width * 4; x += 4) out[x] = 255;
-  }
+  for (let y = 0; y < height; y++) rgba.set(src.subarray(y * bytesPerRow, y * bytesPerRow + width * 4), y * width * 4);
   readback.unmap();
   readback.destroy();
-  texture.destroy();
-  return { width, height, rgba };
+  if (format === 'bgra8unorm') {
+    for (let i = 0; i < rgba.length; i += 4) [rgba[i], rgba[i + 2]] = [rgba[i + 2]!, rgba[i]!];
+  }
+  return rgba;
 }

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { fitPose, robustBounds, upVector } from '../../renderer/camera/camera';
 import { frameCamera, windowCamera } from '../../renderer/camera/frame-camera';
 import type { FrameCamera } from '../../renderer/frame/splat-renderer';
-import { renderOffscreen } from '../../renderer/frame/offscreen';
+import { readTextureRgba, renderOffscreen } from '../../renderer/frame/offscreen';
 import { SplatRenderer } from '../../renderer/frame/splat-renderer';
 import { generateDefaultScene } from '../../scenes/generate';
 import { psnr } from '../reference/raster';
@@ -29,28 +29,20 @@ function crop(rgba: Uint8Array, x: number, y: number, w: number, h: number): Uin
   return out;
 }
 
-/** One frame of the probe path (encodeProbeFrame) into a w x h texture, read back as RGBA. */
+/** One frame of the probe path (encodeProbeFrame) into a w x h texture, read back as RGBA over an opaque background. */
 async function probeImage(device: GPUDevice, renderer: SplatRenderer, camera: FrameCamera): Promise<Uint8Array> {
   const { width, height } = camera;
   const texture = device.createTexture({ size: { width, height }, format: 'rgba8unorm', usage: GPUTextureUsage.RENDER_ATTACHMENT | GPUTextureUsage.COPY_SRC });
-  const bytesPerRow = Math.ceil((width * 4) / 256) * 256;
-  const readback = device.createBuffer({ size: bytesPerRow * height, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ });
   // The draw's first frames size its buffers from what they counted: draw until it has settled.
   for (let i = 0; i < 4; i++) {
     const encoder = device.createCommandEncoder();
     renderer.encodeProbeFrame(encoder, texture.createView(), camera, settings);
-    if (i === 3) encoder.copyTextureToBuffer({ texture }, { buffer: readback, bytesPerRow }, { width, height });
     device.queue.submit([encoder.finish()]);
     renderer.probeSubmitted();
     await device.queue.onSubmittedWorkDone();
     await new Promise((r) => setTimeout(r, 20));
   }
-  await readback.mapAsync(GPUMapMode.READ);
-  const src = new Uint8Array(readback.getMappedRange());
-  const rgba = new Uint8Array(width * height * 4);
-  for (let y = 0; y < height; y++) rgba.set(src.subarray(y * bytesPerRow, y * bytesPerRow + width * 4), y * width * 4);
-  readback.unmap();
-  readback.destroy();
+  const rgba = await readTextureRgba(device, texture);
   texture.destroy();
   for (let i = 3; i < rgba.length; i += 4) rgba[i] = 255;
   return rgba;

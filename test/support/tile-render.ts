@@ -9,6 +9,7 @@ import { FrameUniforms } from '../../renderer/stage/frame-uniforms';
 import { GpuScene } from '../../renderer/gpu-scene/gpu-scene';
 import { TileRasterizer, type TileRasterizerOptions } from '../../renderer/draw/tiles/tile-rasterizer';
 import { canBlendInto } from '../../renderer/draw/tiles/tile-pipelines';
+import { readTextureRgba } from '../../renderer/frame/offscreen';
 import type { SorterFactory } from '../../sort/types';
 import type { SplatCloud } from '../../scenes/splat-cloud';
 import { rasterizeReference } from '../reference/raster';
@@ -56,24 +57,13 @@ export class TileHarness {
     const direct = (s.direct ?? true) && canBlendInto(device, format);
     const usage = GPUTextureUsage.RENDER_ATTACHMENT | GPUTextureUsage.COPY_SRC | (direct ? GPUTextureUsage.STORAGE_BINDING : 0);
     const texture = device.createTexture({ size: { width: w, height: h }, format, usage });
-    const bytesPerRow = Math.ceil((w * 4) / 256) * 256;
-    const readback = device.createBuffer({ size: bytesPerRow * h, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ });
     const enc = device.createCommandEncoder();
     this.tiles.encode(enc, texture.createView(), format, { width: w, height: h, depthBits, background: s.background, targetStorage: direct });
-    enc.copyTextureToBuffer({ texture }, { buffer: readback, bytesPerRow }, { width: w, height: h });
     device.queue.submit([enc.finish()]);
     this.tiles.submitted();
-    await readback.mapAsync(GPUMapMode.READ);
-    const src = new Uint8Array(readback.getMappedRange());
-    const out = new Uint8Array(w * h * 4);
-    for (let y = 0; y < h; y++) out.set(src.subarray(y * bytesPerRow, y * bytesPerRow + w * 4), y * w * 4);
-    readback.unmap();
-    readback.destroy();
+    const out = await readTextureRgba(device, texture);
     texture.destroy();
     await this.tiles.settle();
-    if (format === 'bgra8unorm') {
-      for (let i = 0; i < out.length; i += 4) [out[i], out[i + 2]] = [out[i + 2], out[i]];
-    }
     return out;
   }
 
