@@ -32,14 +32,11 @@ import { loadScene } from '../../scenes/load';
 import type { SplatCloud } from '../../scenes/splat-cloud';
 import { writeSplatPly } from '../../scenes/write-ply';
 import { settledLodScene } from '../../bench/lod-node';
-import { psnr } from '../reference/raster';
-import { useGpu, withValidation } from '../support/gpu';
+import { useGpu } from '../support/gpu';
 import { haveSplatTransform, makeLodFixture, type LodFixture } from '../support/lod-fixture';
 import { placedAt } from '../support/placed-clouds';
 import { haveSharedScenes, sharedScene } from '../support/shared-scenes';
-import { rgbOf } from '../support/tile-render';
-import { writeTestPng } from '../support/test-png';
-import { frames, installNavigatorGpu } from '../support/viewer-harness';
+import { frames, installNavigatorGpu, viewerPictureCheck } from '../support/viewer-harness';
 
 const ctx = useGpu();
 const have = haveSharedScenes() && haveSplatTransform();
@@ -145,27 +142,24 @@ describe.skipIf(!have)('a streamed LOD scene as one object among others', () => 
         expect(lod.drawn + OBJECT_SPLATS, what).toBeLessThanOrEqual(BUDGET);
         const drawnScene = v.parts.scene.renderer.cloud!;
         expect(drawnScene.count, what).toBe(lod.drawn + OBJECT_SPLATS);
-        const got = await v.readPixels();
-        const cam = v.parts.loop.lastCamera!;
-        const s = v.settings;
-        const expected = await withValidation(ctx.gpu.device, async () => {
-          const { lod: refLod, scene } = await settledLodScene(ctx.gpu.device, fx.meta, cam, { budget: BUDGET - OBJECT_SPLATS, bindingBytes: bindingLimit(ctx.gpu.device.limits).bytes, precision: 'full' });
-          try {
-            expect(scene!.count, what).toBe(lod.drawn);
-            ref.setGpuScene(scene!);
-            ref.addObject(b, tb);
-            return (await renderOffscreen(ref, cam, { shDegree: s.shDegree, splatScale: s.splatScale, cull: s.cull, keyBits: s.keyBits, background: [0, 0, 0], sort: true })).rgba;
-          } finally {
-            refLod.destroy();
-          }
+        await viewerPictureCheck(v, ctx.gpu.device, {
+          what,
+          prefix: 'lod-objects',
+          minPsnr: MIN_PSNR,
+          figures,
+          figure: (p) => `${what}: LOD ${lod.drawn} + object ${OBJECT_SPLATS} of ${BUDGET}, ${p.toFixed(1)} dB`,
+          draw: async (camera, settings) => {
+            const { lod: refLod, scene } = await settledLodScene(ctx.gpu.device, fx.meta, camera, { budget: BUDGET - OBJECT_SPLATS, bindingBytes: bindingLimit(ctx.gpu.device.limits).bytes, precision: 'full' });
+            try {
+              expect(scene!.count, what).toBe(lod.drawn);
+              ref.setGpuScene(scene!);
+              ref.addObject(b, tb);
+              return (await renderOffscreen(ref, camera, settings)).rgba;
+            } finally {
+              refLod.destroy();
+            }
+          },
         });
-        const p = psnr(rgbOf(got.rgba), rgbOf(expected));
-        figures.push(`${what}: LOD ${lod.drawn} + object ${OBJECT_SPLATS} of ${BUDGET}, ${p.toFixed(1)} dB`);
-        if (p < MIN_PSNR) {
-          writeTestPng(`lod-objects-${what.replace(/\W+/g, '-')}-got.png`, got.rgba, W, H);
-          writeTestPng(`lod-objects-${what.replace(/\W+/g, '-')}-want.png`, expected, W, H);
-        }
-        expect(p, what).toBeGreaterThanOrEqual(MIN_PSNR);
       };
 
       v.setPose(fitView);

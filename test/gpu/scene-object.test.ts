@@ -24,12 +24,9 @@ import { loadScene } from '../../scenes/load';
 import type { SplatCloud } from '../../scenes/splat-cloud';
 import { transformCloud } from '../../scenes/transform';
 import { writeSplatPly } from '../../scenes/write-ply';
-import { psnr } from '../reference/raster';
-import { useGpu, withValidation } from '../support/gpu';
+import { useGpu } from '../support/gpu';
 import { boundsCentre as centre, mergeClouds, placedAt } from '../support/placed-clouds';
-import { rgbOf } from '../support/tile-render';
-import { writeTestPng } from '../support/test-png';
-import { frames, installNavigatorGpu, until } from '../support/viewer-harness';
+import { frames, installNavigatorGpu, until, viewerPictureCheck } from '../support/viewer-harness';
 
 const ctx = useGpu();
 const W = 128;
@@ -68,18 +65,17 @@ describe('Viewer.sceneObject: the loaded scene as a placed object', () => {
       /** The viewer's picture against the test's own renderer drawing `want` with the viewer's camera. */
       const check = async (what: string, want: SplatCloud): Promise<void> => {
         await frames(v, 3);
-        const got = await v.readPixels();
-        const cam = v.parts.loop.lastCamera!;
-        const s = v.settings;
-        ref.setScene(want);
-        const expected = await withValidation(ctx.gpu.device, async () => (await renderOffscreen(ref, cam, { shDegree: s.shDegree, splatScale: s.splatScale, cull: s.cull, keyBits: s.keyBits, background: [0, 0, 0], sort: true })).rgba);
-        const p = psnr(rgbOf(got.rgba), rgbOf(expected));
-        figures.push(`${what} ${p.toFixed(1)} dB`);
-        if (p < MIN_PSNR) {
-          writeTestPng(`scene-object-${what.replace(/\W+/g, '-')}-got.png`, got.rgba, W, H);
-          writeTestPng(`scene-object-${what.replace(/\W+/g, '-')}-want.png`, expected, W, H);
-        }
-        expect(p, what).toBeGreaterThanOrEqual(MIN_PSNR);
+        await viewerPictureCheck(v, ctx.gpu.device, {
+          what,
+          prefix: 'scene-object',
+          minPsnr: MIN_PSNR,
+          figures,
+          figure: (p) => `${what} ${p.toFixed(1)} dB`,
+          draw: async (camera, settings) => {
+            ref.setScene(want);
+            return (await renderOffscreen(ref, camera, settings)).rgba;
+          },
+        });
       };
       await check('scene moved', all);
 

@@ -28,11 +28,10 @@ import type { SplatCloud } from '../../scenes/splat-cloud';
 import { makeTransform, transformCloud, transformMatrix } from '../../scenes/transform';
 import { writeSplatPly } from '../../scenes/write-ply';
 import { psnr } from '../reference/raster';
-import { useGpu, withValidation } from '../support/gpu';
+import { useGpu } from '../support/gpu';
 import { boundsCentre as centre, mergeClouds, placedAt } from '../support/placed-clouds';
 import { rgbOf } from '../support/tile-render';
-import { writeTestPng } from '../support/test-png';
-import { frames, installNavigatorGpu, until } from '../support/viewer-harness';
+import { frames, installNavigatorGpu, until, viewerPictureCheck } from '../support/viewer-harness';
 
 const ctx = useGpu();
 const W = 128;
@@ -78,19 +77,17 @@ describe('Viewer.add: placed objects through the library', () => {
       /** The viewer's picture against the test's own renderer drawing `want` with the viewer's camera. */
       const check = async (what: string, want: SplatCloud): Promise<Uint8Array> => {
         await frames(v, 2);
-        const got = await v.readPixels();
-        const cam = v.parts.loop.lastCamera!;
-        const s = v.settings;
-        ref.setScene(want);
-        const expected = await withValidation(ctx.gpu.device, async () => (await renderOffscreen(ref, cam, { shDegree: s.shDegree, splatScale: s.splatScale, cull: s.cull, keyBits: s.keyBits, background: [0, 0, 0], sort: true })).rgba);
-        const p = psnr(rgbOf(got.rgba), rgbOf(expected));
-        figures.push(`${what} ${p.toFixed(1)} dB`);
-        if (p < MIN_PSNR) {
-          writeTestPng(`viewer-objects-${what.replace(/\W+/g, '-')}-got.png`, got.rgba, W, H);
-          writeTestPng(`viewer-objects-${what.replace(/\W+/g, '-')}-want.png`, expected, W, H);
-        }
-        expect(p, what).toBeGreaterThanOrEqual(MIN_PSNR);
-        return got.rgba;
+        return viewerPictureCheck(v, ctx.gpu.device, {
+          what,
+          prefix: 'viewer-objects',
+          minPsnr: MIN_PSNR,
+          figures,
+          figure: (p) => `${what} ${p.toFixed(1)} dB`,
+          draw: async (camera, settings) => {
+            ref.setScene(want);
+            return (await renderOffscreen(ref, camera, settings)).rgba;
+          },
+        });
       };
       await check('scene + b + c', all);
 
