@@ -187,10 +187,15 @@ export class SceneHolder {
   clear(): void {
     const handle = this.handle;
     if (handle !== null && this.renderer.objects.some((o) => o.handle === handle)) this.renderer.removeObject(handle);
-    this.handle = null;
-    this.kept = null;
+    this.forget();
     this.source = null;
     this.sceneId = null;
+  }
+
+  /** Nothing of the scene kept: its handle, what a lost device would bring back, its LOD stream and drawn-order probe. */
+  private forget(): void {
+    this.handle = null;
+    this.kept = null;
     this.lodStream?.destroy();
     this.lodStream = null;
     this.probe?.destroy();
@@ -282,12 +287,7 @@ export class SceneHolder {
   }
 
   destroy(): void {
-    this.kept = null;
-    this.handle = null;
-    this.probe?.destroy();
-    this.probe = null;
-    this.lodStream?.destroy();
-    this.lodStream = null;
+    this.forget();
     this.renderer.destroy();
   }
 }
