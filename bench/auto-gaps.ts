@@ -42,6 +42,8 @@ const timeoutMs = Number(args.timeout) * 1000;
 
 interface Phase {
   longestGap: number;
+  /** The longest interval between completed frames starting in the phase (the last may end after it). */
+  longestDone: number;
   frameMs: number;
   ms: number;
 }
@@ -53,15 +55,13 @@ function phase(raf: number[], done: [number, number][], from: number, to: number
   const gaps: number[] = [];
   for (let i = 1; i < raf.length; i++) if (raf[i - 1]! >= from && raf[i]! <= to) gaps.push(raf[i]! - raf[i - 1]!);
   const intervals: number[] = [];
-  for (let i = 1; i < done.length; i++) if (done[i - 1]![0] >= from && done[i]![0] <= to) intervals.push(done[i]![0] - done[i - 1]![0]);
-  return { longestGap: Math.max(0, ...gaps), frameMs: median(intervals), ms: to - from };
-}
-
-/** The longest interval between completed frames from `from` to `to` (page ms). */
-function longestInterval(done: [number, number][], from: number, to: number): number {
-  let longest = 0;
-  for (let i = 1; i < done.length; i++) if (done[i - 1]![0] >= from && done[i - 1]![0] <= to) longest = Math.max(longest, done[i]![0] - done[i - 1]![0]);
-  return longest;
+  let longestDone = 0;
+  for (let i = 1; i < done.length; i++) {
+    const [start, end] = [done[i - 1]![0], done[i]![0]];
+    if (start >= from && start <= to) longestDone = Math.max(longestDone, end - start);
+    if (start >= from && end <= to) intervals.push(end - start);
+  }
+  return { longestGap: Math.max(0, ...gaps), longestDone, frameMs: median(intervals), ms: to - from };
 }
 
 type Win = Window & {
@@ -130,7 +130,7 @@ try {
     // between completed frames in the 3 s after the trials, with the draw they picked.
     const draw = phase(raf, done, sortEnd, drawEnd);
     const normal = phase(raf, done, drawEnd, drawEnd + 3000).frameMs;
-    const longestDone = longestInterval(done, sortEnd, drawEnd);
+    const longestDone = draw.longestDone;
     const drawRatio = Math.max(draw.longestGap, longestDone) / normal;
     console.log(
       `  draw trial: ${(draw.ms / 1000).toFixed(1)} s, longest gap between animation frames ${draw.longestGap.toFixed(0)} ms, between completed frames ${longestDone.toFixed(0)} ms; ` +
