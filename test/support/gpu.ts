@@ -11,8 +11,15 @@ export function useGpu(): { readonly gpu: NodeGpu } {
     holder.gpu = await createNodeGpu();
     console.log(`adapter: ${holder.gpu.description}`);
   });
-  afterAll(() => {
-    holder.gpu?.device.destroy();
+  afterAll(async () => {
+    const device = holder.gpu?.device;
+    if (!device) return;
+    // Destroyed with its queue idle: a test may leave a frame or a read-back submitted
+    // and not awaited, and Dawn's teardown with work in flight is the least-trodden path
+    // of a native library that takes the whole test process down when it fails (one CI
+    // run lost a worker mid-file, 2026-12-07; not reproduced here in 10 runs).
+    await Promise.race([device.queue.onSubmittedWorkDone(), new Promise((r) => setTimeout(r, 10_000))]);
+    device.destroy();
   });
   return holder;
 }
