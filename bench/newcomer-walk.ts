@@ -6,7 +6,8 @@
  * parameters, as the README's first command opens it, then what a new user does next:
  *
  *   1. the default scene: its first frame, and auto settling its sort and draw (the
- *      longest gap between animation frames meanwhile, against the page's frame);
+ *      longest gap between animation frames meanwhile, after the first frame apart from
+ *      the page's start before it);
  *   2. six formats chosen in the file input, one after the other: a float PLY (SH 3),
  *      PlayCanvas's compressed PLY, and splat-transform's .sog, meta.json + .webp,
  *      .glb and .spz of the PLY (written at run time, never committed): each one's
@@ -62,6 +63,7 @@ interface Win {
   splatview: {
     framesRendered: number;
     sceneFirstFrameAt: number | null;
+    sceneFirstFrameDoneAt: number | null;
     viewer: {
       scene: { name: string; splats: number } | null;
       strategies: { name: string }[];
@@ -73,7 +75,8 @@ interface Win {
       setDraw(n: string): boolean;
     };
   };
-  gaps?: number[];
+  /** [the animation frame's time, the gap before it] */
+  gaps?: [number, number][];
   gapsOn?: boolean;
 }
 
@@ -122,7 +125,7 @@ async function main(): Promise<void> {
       w.gapsOn = true;
       let last = performance.now();
       const tick = (t: number) => {
-        w.gaps!.push(t - last);
+        w.gaps!.push([t, t - last]);
         last = t;
         if (w.gapsOn) requestAnimationFrame(tick);
       };
@@ -134,17 +137,21 @@ async function main(): Promise<void> {
       const v = (window as unknown as Win).splatview.viewer;
       return /fastest exact sort/.test(v.strategyNote) && v.drawChoice != null;
     }, undefined, { timeout });
-    const gaps = await page.evaluate(() => {
+    const { gaps, firstDone } = await page.evaluate(() => {
       const w = window as unknown as Win;
       w.gapsOn = false;
-      return w.gaps!;
+      return { gaps: w.gaps!, firstDone: w.splatview.sceneFirstFrameDoneAt ?? 0 };
     });
-    const sorted = [...gaps].sort((a, b) => a - b);
+    // The page's start (pipelines compiled, the scene generated: before its first frame
+    // completed) apart from auto's trials after it.
+    const sorted = gaps.map(([, g]) => g).sort((a, b) => a - b);
+    const trialGaps = gaps.filter(([t, g]) => t - g >= firstDone).map(([, g]) => g);
+    const startGap = Math.max(0, ...gaps.filter(([t, g]) => t - g < firstDone).map(([, g]) => g));
     const v0 = await page.evaluate(() => {
       const v = (window as unknown as Win).splatview.viewer;
       return `${v.strategy} / ${v.draw}`;
     });
-    record('auto: sort and draw chosen', Date.now() - opened, `${v0}; longest gap ${sorted.at(-1)!.toFixed(0)} ms, median ${sorted[sorted.length >> 1]!.toFixed(0)} ms`);
+    record('auto: sort and draw chosen', Date.now() - opened, `${v0}; longest gap ${Math.max(0, ...trialGaps).toFixed(0)} ms after the first frame (before it ${startGap.toFixed(0)} ms), median ${sorted[sorted.length >> 1]!.toFixed(0)} ms`);
 
     // 2. Six formats.
     const webps = fs.readdirSync(path.join(dir, 'room')).filter((f) => f.endsWith('.webp')).map((f) => path.join(dir, 'room', f));
