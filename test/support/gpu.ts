@@ -18,7 +18,9 @@ export function useGpu(): { readonly gpu: NodeGpu } {
     // and not awaited, and Dawn's teardown with work in flight is the least-trodden path
     // of a native library that takes the whole test process down when it fails (one CI
     // run lost a worker mid-file, 2026-12-07; not reproduced here in 10 runs).
-    await Promise.race([device.queue.onSubmittedWorkDone(), new Promise((r) => setTimeout(r, 10_000))]);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([device.queue.onSubmittedWorkDone(), new Promise((r) => (timer = setTimeout(r, 10_000)))]);
+    clearTimeout(timer);
     device.destroy();
   });
   return holder;
