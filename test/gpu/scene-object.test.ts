@@ -16,7 +16,6 @@
 import { describe, expect, it } from 'vitest';
 import { createViewer, SplatObject, type Viewer } from '../../renderer/api/index';
 import { fitPose, robustBounds, upVector } from '../../renderer/camera/camera';
-import { renderOffscreen } from '../../renderer/frame/offscreen';
 import { SplatRenderer } from '../../renderer/frame/splat-renderer';
 import { checkCrop, cropCloud } from '../../scenes/crop';
 import { generateDefaultScene, generateSynthetic } from '../../scenes/generate';
@@ -26,7 +25,7 @@ import { transformCloud } from '../../scenes/transform';
 import { writeSplatPly } from '../../scenes/write-ply';
 import { useGpu } from '../support/gpu';
 import { boundsCentre as centre, mergeClouds, placedAt } from '../support/placed-clouds';
-import { frames, installNavigatorGpu, until, viewerPictureCheck } from '../support/viewer-harness';
+import { cloudDraw, frames, installNavigatorGpu, until, viewerPictureCheck } from '../support/viewer-harness';
 
 const ctx = useGpu();
 const W = 128;
@@ -70,11 +69,7 @@ describe('Viewer.sceneObject: the loaded scene as a placed object', () => {
           prefix: 'scene-object',
           minPsnr: MIN_PSNR,
           figures,
-          figure: (p) => `${what} ${p.toFixed(1)} dB`,
-          draw: async (camera, settings) => {
-            ref.setScene(want);
-            return (await renderOffscreen(ref, camera, settings)).rgba;
-          },
+          draw: cloudDraw(ref, want),
         });
       };
       await check('scene moved', all);

@@ -18,7 +18,6 @@
 import { describe, expect, it } from 'vitest';
 import { createViewer, SplatObject, type Viewer } from '../../renderer/api/index';
 import { fitPose, robustBounds, upVector } from '../../renderer/camera/camera';
-import { renderOffscreen } from '../../renderer/frame/offscreen';
 import { SplatRenderer } from '../../renderer/frame/splat-renderer';
 import { cropCloud, checkCrop } from '../../scenes/crop';
 import { generateDefaultScene, generateSynthetic } from '../../scenes/generate';
@@ -31,7 +30,7 @@ import { psnr } from '../reference/raster';
 import { useGpu } from '../support/gpu';
 import { boundsCentre as centre, mergeClouds, placedAt } from '../support/placed-clouds';
 import { rgbOf } from '../support/tile-render';
-import { frames, installNavigatorGpu, until, viewerPictureCheck } from '../support/viewer-harness';
+import { cloudDraw, frames, installNavigatorGpu, until, viewerPictureCheck } from '../support/viewer-harness';
 
 const ctx = useGpu();
 const W = 128;
@@ -82,11 +81,7 @@ describe('Viewer.add: placed objects through the library', () => {
           prefix: 'viewer-objects',
           minPsnr: MIN_PSNR,
           figures,
-          figure: (p) => `${what} ${p.toFixed(1)} dB`,
-          draw: async (camera, settings) => {
-            ref.setScene(want);
-            return (await renderOffscreen(ref, camera, settings)).rgba;
-          },
+          draw: cloudDraw(ref, want),
         });
       };
       await check('scene + b + c', all);

@@ -7,7 +7,9 @@
 import { expect } from 'vitest';
 import { nodeGpuObject } from '../../renderer/gpu/node-gpu';
 import type { Viewer } from '../../renderer/api/viewer';
-import type { EncodeOptions, FrameCamera, FrameSettings } from '../../renderer/frame/splat-renderer';
+import { renderOffscreen } from '../../renderer/frame/offscreen';
+import type { EncodeOptions, FrameCamera, FrameSettings, SplatRenderer } from '../../renderer/frame/splat-renderer';
+import type { SplatCloud } from '../../scenes/splat-cloud';
 import { psnr } from '../reference/raster';
 import { withValidation } from './gpu';
 import { writeTestPng } from './test-png';
@@ -48,7 +50,7 @@ export function installNavigatorGpu(): () => void {
  * The Viewer's picture (readPixels) against the test's own: `draw` renders what the viewer
  * should show with the camera of its last frame and its frame settings (its SH degree, splat
  * scale, culling and key bits; a black background; sorted). Held to at least `minPsnr` dB,
- * named `what`; `figure(psnr)` is pushed onto `figures` first; under the bound both pictures
+ * named `what`; `figure(psnr)` (by default "`what` N dB") is pushed onto `figures` first; under the bound both pictures
  * are written, `<prefix>-<what>-got.png` and `-want.png`. Returns the viewer's pixels.
  */
 export async function viewerPictureCheck(
@@ -59,7 +61,7 @@ export async function viewerPictureCheck(
     prefix: string;
     minPsnr: number;
     figures: string[];
-    figure: (psnr: number) => string;
+    figure?: (psnr: number) => string;
     draw: (camera: FrameCamera, settings: FrameSettings & EncodeOptions) => Promise<Uint8Array>;
   },
 ): Promise<Uint8Array> {
@@ -68,7 +70,7 @@ export async function viewerPictureCheck(
   const s = v.settings;
   const expected = await withValidation(device, () => check.draw(camera, { shDegree: s.shDegree, splatScale: s.splatScale, cull: s.cull, keyBits: s.keyBits, background: [0, 0, 0], sort: true }));
   const p = psnr(rgbOf(got.rgba), rgbOf(expected));
-  check.figures.push(check.figure(p));
+  check.figures.push(check.figure ? check.figure(p) : `${check.what} ${p.toFixed(1)} dB`);
   if (p < check.minPsnr) {
     const name = `${check.prefix}-${check.what.replace(/\W+/g, '-')}`;
     writeTestPng(`${name}-got.png`, got.rgba, got.width, got.height);
@@ -76,4 +78,12 @@ export async function viewerPictureCheck(
   }
   expect(p, check.what).toBeGreaterThanOrEqual(check.minPsnr);
   return got.rgba;
+}
+
+/** A viewerPictureCheck `draw`: the test's renderer `ref` drawing the cloud `want`. */
+export function cloudDraw(ref: SplatRenderer, want: SplatCloud): (camera: FrameCamera, settings: FrameSettings & EncodeOptions) => Promise<Uint8Array> {
+  return async (camera, settings) => {
+    ref.setScene(want);
+    return (await renderOffscreen(ref, camera, settings)).rgba;
+  };
 }
