@@ -86,8 +86,7 @@ async function readU32(device: GPUDevice, src: GPUBuffer): Promise<number> {
 
 async function writePng(device: GPUDevice, texture: GPUTexture, file: string): Promise<void> {
   const png = new PNG({ width: texture.width, height: texture.height });
-  png.data = Buffer.from(await readTextureRgba(device, texture));
-  for (let i = 3; i < png.data.length; i += 4) png.data[i] = 255;
+  png.data = Buffer.from(await readTextureRgba(device, texture, true));
   fs.writeFileSync(file, PNG.sync.write(png));
 }
 

@@ -44,18 +44,17 @@ export async function renderOffscreen(
     renderer.submitted();
     if (!(await renderer.settle()) || options.firstFrame || attempt >= 2) break;
   }
-  const rgba = await readTextureRgba(device, texture);
   // The blended alpha is coverage; the image is colour over an opaque background.
-  for (let x = 3; x < rgba.length; x += 4) rgba[x] = 255;
+  const rgba = await readTextureRgba(device, texture, true);
   texture.destroy();
   return { width, height, rgba };
 }
 
 /**
  * Reads an 8-bit RGBA or BGRA texture back: tightly packed RGBA8 (BGRA swapped), row 0 at
- * the top, alpha as stored. After the work that drew it was submitted.
+ * the top, alpha as stored (`opaque`: 255). After the work that drew it was submitted.
  */
-export async function readTextureRgba(device: GPUDevice, texture: GPUTexture): Promise<Uint8Array> {
+export async function readTextureRgba(device: GPUDevice, texture: GPUTexture, opaque = false): Promise<Uint8Array> {
   const { width, height, format } = texture;
   if (format !== 'rgba8unorm' && format !== 'bgra8unorm') throw new Error(`readTextureRgba: format ${format} is not 8-bit RGBA/BGRA`);
   const bytesPerRow = Math.ceil((width * 4) / 256) * 256;
@@ -72,5 +71,6 @@ export async function readTextureRgba(device: GPUDevice, texture: GPUTexture): P
   if (format === 'bgra8unorm') {
     for (let i = 0; i < rgba.length; i += 4) [rgba[i], rgba[i + 2]] = [rgba[i + 2]!, rgba[i]!];
   }
+  if (opaque) for (let i = 3; i < rgba.length; i += 4) rgba[i] = 255;
   return rgba;
 }

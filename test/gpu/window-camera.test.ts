@@ -42,9 +42,8 @@ async function probeImage(device: GPUDevice, renderer: SplatRenderer, camera: Fr
     await device.queue.onSubmittedWorkDone();
     await new Promise((r) => setTimeout(r, 20));
   }
-  const rgba = await readTextureRgba(device, texture);
+  const rgba = await readTextureRgba(device, texture, true);
   texture.destroy();
-  for (let i = 3; i < rgba.length; i += 4) rgba[i] = 255;
   return rgba;
 }
 
