@@ -61,8 +61,9 @@ runCli(async () => {
   const { width, height } = parseSize(args.size);
   const gpu = await createNodeGpu({ timestamps: true });
   console.log(`adapter: ${gpu.description}`);
-  const scene = /^default(:\d+)?$/.test(args.scene) ? { generate: args.scene } : new Uint8Array(fs.readFileSync(args.scene)).buffer;
-  const name = typeof (scene as { generate?: string }).generate === 'string' ? args.scene : path.basename(args.scene);
+  const generated = /^default(:\d+)?$/.test(args.scene);
+  const scene = generated ? { generate: args.scene } : new Uint8Array(fs.readFileSync(args.scene)).buffer;
+  const name = generated ? args.scene : path.basename(args.scene);
   const pose = args.camera ? cameraFromArg(args.camera) : null;
   const timeoutMs = Number(args.timeout) * 1000;
   for (let run = 1; run <= Math.max(1, Number(args.runs)); run++) {
